@@ -1,0 +1,93 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+  .enableUpcomingFeature("ExistentialAny"),
+  .enableUpcomingFeature("InternalImportsByDefault"),
+  .treatAllWarnings(as: .error),
+]
+
+let package = Package(
+  name: "kodo",
+  platforms: [.macOS(.v13)],
+  products: [
+    .executable(name: "kodo", targets: ["kodo"]),
+    .executable(name: "kodo-emulator", targets: ["kodo-emulator"]),
+    .library(name: "KodoCore", targets: ["KodoCore"]),
+    .library(name: "KodoEmulator", targets: ["KodoEmulator"]),
+  ],
+  dependencies: [
+    .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+    .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+  ],
+  targets: [
+    .systemLibrary(
+      name: "CCurl",
+      pkgConfig: "libcurl",
+      providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+    ),
+    .systemLibrary(
+      name: "COpenSSL",
+      pkgConfig: "openssl",
+      providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+    ),
+    .target(name: "KodoCore", dependencies: ["CCurl", "COpenSSL"], swiftSettings: strict),
+    .executableTarget(
+      name: "kodo",
+      dependencies: [
+        "KodoCore",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: strict
+    ),
+    .target(
+      name: "KodoEmulator",
+      dependencies: [
+        "KodoCore",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "NIOHTTP1", package: "swift-nio"),
+      ],
+      swiftSettings: strict
+    ),
+    .executableTarget(
+      name: "kodo-emulator",
+      dependencies: [
+        "KodoEmulator",
+        .product(name: "ArgumentParser", package: "swift-argument-parser"),
+      ],
+      swiftSettings: strict
+    ),
+    .target(
+      name: "KodoTestSupport",
+      dependencies: [
+        "KodoCore",
+        "KodoEmulator",
+        .product(name: "NIOCore", package: "swift-nio"),
+        .product(name: "NIOPosix", package: "swift-nio"),
+      ],
+      path: "Tests/KodoTestSupport",
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "KodoCoreTests",
+      dependencies: [
+        "KodoCore",
+        "KodoTestSupport",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "KodoEmulatorTests",
+      dependencies: ["KodoCore", "KodoEmulator", "KodoTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "KodoCLITests",
+      dependencies: ["KodoCore", "KodoTestSupport"],
+      swiftSettings: strict
+    ),
+  ]
+)

@@ -1,0 +1,28 @@
+/// Download URLs: the key placed in the path, and Kodo's private-URL signature.
+public enum DownloadURL {
+  /// `domain` + `/` + the key percent-encoded (`PercentEncoding.encodePath`).
+  ///
+  /// `domain` is a base URL with scheme, optionally with a path; trailing slashes on it are
+  /// dropped so the key always follows exactly one `/`. An empty key yields the domain itself.
+  public static func publicURL(domain: String, key: String) -> String {
+    var base = Substring(domain)
+    while base.hasSuffix("/") { base = base.dropLast() }
+    if key.isEmpty { return String(base) }
+    return base + "/" + PercentEncoding.encodePath(key)
+  }
+
+  /// Signs `baseURL` for download until `deadline` (Unix seconds):
+  /// `baseURL` + `?e=` (or `&e=` when it already has a query) + deadline + `&token=` + signature.
+  public static func privateURL(baseURL: String, deadline: Int64, credentials: Credentials)
+    -> String
+  {
+    let toSign = baseURL + (baseURL.contains("?") ? "&e=" : "?e=") + String(deadline)
+    return toSign + "&token=" + credentials.sign(toSign)
+  }
+
+  /// The deadline `seconds` from now on `clock`.
+  public static func deadline(expiresIn seconds: Int64, clock: WallClock = .system) -> Int64 {
+    let (sum, overflow) = clock.unixSeconds.addingReportingOverflow(seconds)
+    return overflow ? Int64.max : sum
+  }
+}

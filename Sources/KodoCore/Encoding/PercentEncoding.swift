@@ -1,0 +1,96 @@
+/// Percent-encoding for the two places Kodo keys travel in URLs.
+public enum PercentEncoding {
+  private static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
+
+  /// Encodes a key for a download URL's path: every UTF-8 byte except `A–Z a–z 0–9 - _ . ~ /`
+  /// becomes `%XX` with uppercase hex.
+  public static func encodePath(_ key: String) -> String {
+    encode(key, keepSlash: true)
+  }
+
+  /// Encodes a query value with the RFC 3986 unreserved set `A–Z a–z 0–9 - _ . ~`.
+  public static func encodeQueryValue(_ value: String) -> String {
+    encode(value, keepSlash: false)
+  }
+
+  /// Reverses `encodePath`/`encodeQueryValue` (and any other percent-encoding).
+  ///
+  /// - Returns: `nil` when a `%` is not followed by two hex digits or the bytes are not UTF-8.
+  public static func decode(_ encoded: String) -> String? {
+    let bytes = Array(encoded.utf8)
+    var output = [UInt8]()
+    output.reserveCapacity(bytes.count)
+    var index = 0
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "%") {
+        guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
+          let low = hexValue(bytes[index + 2])
+        else { return nil }
+        output.append(high << 4 | low)
+        index += 3
+      } else {
+        output.append(byte)
+        index += 1
+      }
+    }
+    return String(validating: output, as: UTF8.self)
+  }
+
+  private static func encode(_ text: String, keepSlash: Bool) -> String {
+    var output = [UInt8]()
+    output.reserveCapacity(text.utf8.count)
+    for byte in text.utf8 {
+      if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
+        output.append(byte)
+      } else {
+        output.append(UInt8(ascii: "%"))
+        output.append(hex[Int(byte >> 4)])
+        output.append(hex[Int(byte & 15)])
+      }
+    }
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  @inline(__always)
+  private static func isUnreserved(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
+      UInt8(ascii: "."), UInt8(ascii: "~"):
+      return true
+    default:
+      return false
+    }
+  }
+
+  private static func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+    default: return nil
+    }
+  }
+}
+
+/// Builds a raw query string in a fixed order, encoding each value with RFC 3986's unreserved set.
+///
+/// The result is exactly what is sent and signed, so `+`, `&`, `=` and `%` in values can never be
+/// misread by the server.
+public struct QueryString: Sendable, Equatable {
+  /// The encoded `name=value` pairs, in order.
+  public private(set) var pairs: [String] = []
+
+  /// An empty query.
+  public init() {}
+
+  /// Appends `name=value` with the value percent-encoded.
+  public mutating func append(_ name: String, _ value: String) {
+    pairs.append(
+      PercentEncoding.encodeQueryValue(name) + "=" + PercentEncoding.encodeQueryValue(value))
+  }
+
+  /// The raw query, without a leading `?`.
+  public var encoded: String { pairs.joined(separator: "&") }
+}

@@ -1,0 +1,84 @@
+/// Base64 with the URL-safe alphabet (`-` and `_`), as every Qiniu SDK writes it.
+///
+/// Encoding always keeps the `=` padding, which Kodo's tokens and `EncodedEntryURI` include.
+/// Decoding accepts padded and unpadded input, but only the URL-safe alphabet.
+public enum URLSafeBase64 {
+  private static let alphabet: [UInt8] = Array(
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+  private static let decodeTable: [Int8] = {
+    var table = [Int8](repeating: -1, count: 256)
+    for (index, byte) in alphabet.enumerated() { table[Int(byte)] = Int8(index) }
+    return table
+  }()
+
+  /// Encodes bytes, keeping `=` padding.
+  public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    let input = Array(bytes)
+    var output = [UInt8]()
+    output.reserveCapacity((input.count + 2) / 3 * 4)
+    var index = 0
+    while index + 3 <= input.count {
+      let chunk =
+        UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+      output.append(alphabet[Int(chunk >> 18 & 63)])
+      output.append(alphabet[Int(chunk >> 12 & 63)])
+      output.append(alphabet[Int(chunk >> 6 & 63)])
+      output.append(alphabet[Int(chunk & 63)])
+      index += 3
+    }
+    let remaining = input.count - index
+    if remaining == 1 {
+      let chunk = UInt32(input[index]) << 16
+      output.append(alphabet[Int(chunk >> 18 & 63)])
+      output.append(alphabet[Int(chunk >> 12 & 63)])
+      output.append(UInt8(ascii: "="))
+      output.append(UInt8(ascii: "="))
+    } else if remaining == 2 {
+      let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+      output.append(alphabet[Int(chunk >> 18 & 63)])
+      output.append(alphabet[Int(chunk >> 12 & 63)])
+      output.append(alphabet[Int(chunk >> 6 & 63)])
+      output.append(UInt8(ascii: "="))
+    }
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  /// Encodes the UTF-8 bytes of a string, keeping `=` padding.
+  public static func encode(_ string: String) -> String {
+    encode(Array(string.utf8))
+  }
+
+  /// Decodes URL-safe base64, padded or not.
+  ///
+  /// - Returns: the bytes, or `nil` when the input has characters outside the URL-safe alphabet,
+  ///   misplaced padding, or a length no encoder produces.
+  public static func decode(_ string: String) -> [UInt8]? {
+    var symbols = Array(string.utf8)
+    var padding = 0
+    while symbols.last == UInt8(ascii: "=") {
+      symbols.removeLast()
+      padding += 1
+    }
+    if padding > 2 { return nil }
+    if padding > 0 && (symbols.count + padding) % 4 != 0 { return nil }
+    if symbols.count % 4 == 1 { return nil }
+    var output = [UInt8]()
+    output.reserveCapacity(symbols.count * 3 / 4)
+    var accumulator: UInt32 = 0
+    var bits = 0
+    for symbol in symbols {
+      let value = decodeTable[Int(symbol)]
+      if value < 0 { return nil }
+      accumulator = accumulator << 6 | UInt32(value)
+      bits += 6
+      if bits >= 8 {
+        bits -= 8
+        output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+      }
+    }
+    // Leftover bits must be zero, as a canonical encoder leaves them.
+    if bits > 0 && accumulator & ((1 << UInt32(bits)) - 1) != 0 { return nil }
+    return output
+  }
+}

@@ -1,0 +1,172 @@
+import Foundation
+import KodoCore
+import PropertyBased
+import Testing
+
+/// Any Unicode scalar except surrogates (which are not scalars), weighted towards the awkward ones.
+let anyScalar = Gen<UInt32>.value(in: 0...0x10FFFF).map { value -> Character in
+  let scalar = Unicode.Scalar(value) ?? Unicode.Scalar(0xFFFD as UInt32)!
+  return Character(scalar)
+}
+let awkwardASCII = Gen<Character?>.element(
+  of: Array("/:%?#&=+ ~*'()[]{}|\\\"<>^`@;,$!\t\n\0") as [Character]
+)
+.map { $0! }
+let keyCharacter = Gen.oneOf(anyScalar, awkwardASCII, Gen.ascii)
+let anyKey = keyCharacter.string(of: 0...40)
+
+@Suite("Round trips for arbitrary keys")
+struct RoundTripPropertyTests {
+  @Test func entryURIRoundTripsAnyKey() async {
+    await propertyCheck(count: 500, input: anyKey, Gen.lowercaseLetter.string(of: 1...12)) {
+      key, bucket in
+      let encoded = EncodedEntryURI.encode(bucket: bucket, key: key)
+      let decoded = EncodedEntryURI.decode(encoded)
+      #expect(decoded?.bucket == bucket)
+      #expect(decoded?.key == key)
+      #expect(!encoded.contains("+") && !encoded.contains("/"))
+    }
+  }
+
+  @Test func urlPathRoundTripsAnyKey() async {
+    await propertyCheck(count: 500, input: anyKey) { key in
+      let path = PercentEncoding.encodePath(key)
+      #expect(PercentEncoding.decode(path) == key)
+      // Only the unreserved set, `/` and `%XX` escapes ever appear.
+      let allowed = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~/%".utf8)
+      #expect(path.utf8.allSatisfy { allowed.contains($0) })
+      let url = DownloadURL.publicURL(domain: "http://dl.example.com", key: key)
+      if !key.isEmpty {
+        #expect(URLParts(url).path == "/" + path)
+        #expect(URLParts(url).query == nil)
+      }
+    }
+  }
+
+  @Test func queryValueRoundTripsAnyText() async {
+    await propertyCheck(count: 300, input: anyKey) { text in
+      var query = QueryString()
+      query.append("prefix", text)
+      let encoded = query.encoded
+      #expect(!encoded.dropFirst("prefix=".count).contains("&"))
+      #expect(!encoded.contains("+"))
+      #expect(PercentEncoding.decode(String(encoded.dropFirst("prefix=".count))) == text)
+    }
+  }
+
+  @Test func base64RoundTripsAnyBytes() async {
+    await propertyCheck(count: 500, input: Gen.uint8().array(of: 0...64)) { bytes in
+      let encoded = URLSafeBase64.encode(bytes)
+      #expect(encoded.count % 4 == 0)
+      #expect(URLSafeBase64.decode(encoded) == bytes)
+      #expect(URLSafeBase64.decode(String(encoded.prefix(while: { $0 != "=" }))) == bytes)
+      #expect(
+        Data(
+          base64Encoded: encoded.replacingOccurrences(of: "-", with: "+")
+            .replacingOccurrences(of: "_", with: "/")) == Data(bytes))
+    }
+  }
+
+  @Test func putTimeFormattingMatchesFoundationForAnySecond() async {
+    await propertyCheck(
+      count: 500, input: Gen<Int64>.value(in: 0...4_102_444_800),
+      Gen<Int64>.value(in: 0...9_999_999)
+    ) {
+      seconds, fraction in
+      let text = KodoTime.rfc3339(hundredNanoseconds: seconds * 10_000_000 + fraction)
+      let formatter = ISO8601DateFormatter()
+      formatter.timeZone = TimeZone(identifier: "UTC")
+      let expectedPrefix = formatter.string(
+        from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+      #expect(text.hasPrefix(String(expectedPrefix.dropLast())))
+      #expect(text.hasSuffix(String(format: ".%07lldZ", fraction)))
+    }
+  }
+
+  @Test func decodersRejectGarbageWithoutCrashing() async {
+    await propertyCheck(count: 500, input: anyKey) { text in
+      _ = URLSafeBase64.decode(text)
+      _ = EncodedEntryURI.decode(text)
+      _ = PercentEncoding.decode(text)
+      _ = try? DurationParser.seconds(text)
+      _ = try? JSONValue.parse(text)
+      _ = URLParts(text)
+    }
+  }
+}
+
+@Suite("Durations")
+struct DurationParserTests {
+  @Test(arguments: [
+    ("3600", Int64(3600)), ("90s", 90), ("15m", 900), ("2h", 7200), ("7d", 604_800),
+    ("1h30m", 5400), ("365d", 31_536_000),
+  ])
+  func parses(_ text: String, _ seconds: Int64) throws {
+    #expect(try DurationParser.seconds(text) == seconds)
+  }
+
+  @Test(arguments: [
+    "", "0", "0s", "-5", "5x", "h", "1.5h", "1h30", " 5", "99999999999999999999",
+    "9223372036854775807d",
+  ])
+  func rejects(_ text: String) {
+    #expect(throws: KodoError.self) { try DurationParser.seconds(text) }
+    do {
+      _ = try DurationParser.seconds(text)
+    } catch {
+      #expect(error.kind == .invalidInput)
+    }
+  }
+}
+
+@Suite("Signing details beyond the vectors")
+struct SigningDetailTests {
+  let credentials = Credentials(accessKey: "MY_ACCESS_KEY", secretKey: "MY_SECRET_KEY")
+
+  @Test func secretKeyNeverInDescriptions() {
+    #expect(!credentials.description.contains("MY_SECRET_KEY"))
+    #expect(!String(reflecting: credentials).contains("MY_SECRET_KEY"))
+    #expect(credentials.secretKeyAppears(in: "xx MY_SECRET_KEY yy"))
+    #expect(!credentials.secretKeyAppears(in: "MY_SECRET_KE"))
+  }
+
+  @Test func changingAnyByteOfTheSigningStringChangesTheToken() {
+    let request = SignableRequest(
+      url: "https://rs-z0.qiniuapi.com/stat/bXktYnVja2V0OmEudHh0",
+      contentType: RequestSigning.formContentType, headers: [("X-Qiniu-Date", "20240101T000000Z")])
+    let base = RequestSigning.qiniuAuthorization(for: request, credentials: credentials)
+    var other = request
+    other.headers = [("X-Qiniu-Date", "20240101T000001Z")]
+    #expect(RequestSigning.qiniuAuthorization(for: other, credentials: credentials) != base)
+    other = request
+    other.method = "POST"
+    #expect(RequestSigning.qiniuAuthorization(for: other, credentials: credentials) != base)
+  }
+
+  @Test func privateURLUsesAmpersandWhenTheBaseHasAQuery() {
+    let url = DownloadURL.privateURL(
+      baseURL: "http://x.com/a?attname=b", deadline: 5, credentials: credentials)
+    #expect(url.hasPrefix("http://x.com/a?attname=b&e=5&token=MY_ACCESS_KEY:"))
+  }
+
+  @Test func uploadPolicyKeepsExtraFieldsInOrderAndRejectsOverrides() throws {
+    let extra = try JSONValue.parse(#"{"returnBody":"{\"k\":$(key)}","fsizeLimit":1e3,"名":"值"}"#)
+    let json = try UploadToken.policyJSON(scope: "b:k", deadline: 7, extra: extra)
+    #expect(
+      json
+        == #"{"scope":"b:k","deadline":7,"returnBody":"{\"k\":$(key)}","fsizeLimit":1e3,"\u540d":"\u503c"}"#
+    )
+    #expect(throws: KodoError.self) {
+      try UploadToken.policyJSON(
+        scope: "b", deadline: 1, extra: try JSONValue.parse(#"{"scope":"x"}"#))
+    }
+    #expect(throws: KodoError.self) {
+      try UploadToken.policyJSON(scope: "b", deadline: 1, extra: try JSONValue.parse("[1]"))
+    }
+  }
+
+  @Test func displayTextEscapesControlCharacters() {
+    #expect(DisplayText.escaped("a\nb\tc\u{1B}[31m") == "a\\nb\\tc\\u{1B}[31m")
+    #expect(DisplayText.escaped("中文 ok") == "中文 ok")
+  }
+}
