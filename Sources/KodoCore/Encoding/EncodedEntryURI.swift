@@ -13,9 +13,16 @@ public enum EncodedEntryURI {
   /// - Returns: `nil` when the text is not URL-safe base64 or not UTF-8.
   public static func decode(_ encoded: String) -> (bucket: String, key: String?)? {
     guard let bytes = URLSafeBase64.decode(encoded),
-      let text = String(validating: bytes, as: UTF8.self)
+      String(validating: bytes, as: UTF8.self) != nil
     else { return nil }
-    guard let colon = text.firstIndex(of: ":") else { return (text, nil) }
-    return (String(text[..<colon]), String(text[text.index(after: colon)...]))
+    // Split on the first colon byte: a colon followed by a combining mark is one Character, so
+    // a Character search would miss it.
+    guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else {
+      return (String(decoding: bytes, as: UTF8.self), nil)
+    }
+    return (
+      String(decoding: bytes[..<colon], as: UTF8.self),
+      String(decoding: bytes[(colon + 1)...], as: UTF8.self)
+    )
   }
 }

@@ -1,0 +1,52 @@
+/// When and how long to wait before trying a failed idempotent request again.
+///
+/// Retried: network errors, timeouts, dropped connections, answers without `X-Reqid`, and 5xx
+/// statuses except 501, 509 and 579. 573 (rate limited) is retried with a longer backoff. 6xx
+/// statuses (Kodo's own codes, such as 612 and 631) and 4xx statuses are final.
+public struct RetryPolicy: Sendable {
+  /// How many times a request is sent at most (1 = no retries).
+  public var maxAttempts: Int
+  /// The backoff before the second attempt; it doubles each time.
+  public var baseDelay: Duration
+  /// The longest single backoff.
+  public var maxDelay: Duration
+  /// How much longer the backoff is after a 573 (rate limited).
+  public var rateLimitFactor: Int
+  /// How the client waits (tests make it instant); throws when the task is cancelled.
+  public var sleep: @Sendable (Duration) async throws -> Void
+
+  /// A policy; the defaults suit the real service (5 attempts, 0.25 s doubling, capped at 8 s).
+  public init(
+    maxAttempts: Int = 5, baseDelay: Duration = .milliseconds(250),
+    maxDelay: Duration = .seconds(8),
+    rateLimitFactor: Int = 4,
+    sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
+  ) {
+    self.maxAttempts = max(1, maxAttempts)
+    self.baseDelay = baseDelay
+    self.maxDelay = maxDelay
+    self.rateLimitFactor = max(1, rateLimitFactor)
+    self.sleep = sleep
+  }
+
+  /// Whether an HTTP status is worth another attempt.
+  public static func isRetryable(status: Int) -> Bool {
+    switch status {
+    case 501, 509, 579: false
+    case 500...599: true
+    default: false
+    }
+  }
+
+  /// The backoff after failed attempt `attempt` (1-based): exponential, capped, with "equal
+  /// jitter" (half fixed, half random) so many clients do not retry in step.
+  public func delay(afterAttempt attempt: Int, rateLimited: Bool) -> Duration {
+    var delay = baseDelay
+    for _ in 1..<max(1, attempt) where delay < maxDelay { delay *= 2 }
+    if rateLimited { delay *= rateLimitFactor }
+    let cap = rateLimited ? maxDelay * rateLimitFactor : maxDelay
+    if delay > cap { delay = cap }
+    let half = delay / 2
+    return half + half * Double.random(in: 0...1)
+  }
+}

@@ -1,0 +1,212 @@
+/// Decoders for Kodo's JSON answers, on `JSONReader` (fast, strict, exact error positions).
+enum Decode {
+  typealias Failure = JSONReader.Failure
+
+  /// Runs `body` over `bytes`, turning a parse failure into a `.protocolError` that says which
+  /// answer could not be read.
+  static func answer<T>(
+    _ what: String, _ bytes: [UInt8], requestID: String?,
+    _ body: (inout JSONReader) throws(Failure) -> T
+  ) throws(KodoError) -> T {
+    var reader = JSONReader(bytes)
+    do {
+      let value = try body(&reader)
+      try reader.expectEnd()
+      return value
+    } catch {
+      throw KodoError(
+        .protocolError,
+        "cannot read Kodo's \(what) answer: \(error.reason) at byte \(error.offset) of \(bytes.count)",
+        status: 200, requestID: requestID)
+    }
+  }
+
+  static func listPage(_ reader: inout JSONReader) throws(Failure) -> ListPage {
+    var page = ListPage(marker: "")
+    var sawMarker = false
+    try reader.readObject { (reader, name) throws(Failure) in
+      switch name {
+      case "marker":
+        page.marker = try reader.readOptionalString() ?? ""
+        sawMarker = true
+      case "commonPrefixes": page.commonPrefixes = try reader.readStringArray()
+      case "items":
+        if reader.readNull() { return }
+        page.items.reserveCapacity(1000)
+        try reader.readArray { (reader) throws(Failure) in
+          page.items.append(try objectFields(&reader, key: nil).object)
+        }
+      default: try reader.skipValue()
+      }
+    }
+    _ = sawMarker
+    return page
+  }
+
+  /// Reads an item or stat object. `key` is used when the object has none (stat answers).
+  static func objectFields(_ reader: inout JSONReader, key: String?) throws(Failure) -> ObjectStat {
+    let start = reader.index
+    var entry = ObjectEntry(key: key ?? "", size: 0, hash: "", mimeType: "", putTime: 0)
+    var stat = ObjectStat(object: entry)
+    var sawKey = key != nil
+    try reader.readObject { (reader, name) throws(Failure) in
+      switch name {
+      case "key":
+        entry.key = try reader.readString()
+        sawKey = true
+      case "fsize": entry.size = try reader.readOptionalInt64() ?? 0
+      case "hash": entry.hash = try reader.readOptionalString() ?? ""
+      case "mimeType": entry.mimeType = try reader.readOptionalString() ?? ""
+      case "putTime": entry.putTime = try reader.readOptionalInt64() ?? 0
+      case "type":
+        entry.storageClass = StorageClass(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
+      case "status":
+        entry.status = ObjectStatus(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
+      case "md5": entry.md5 = try reader.readOptionalString()
+      case "endUser": entry.endUser = try reader.readOptionalString()
+      case "x-qn-meta": entry.meta = try reader.readStringMap()
+      case "restoreStatus":
+        entry.restoreStatus = try reader.readOptionalInt64().map {
+          RestoreStatus(code: Int(clamping: $0))
+        }
+      case "lastModify": entry.lastModify = try reader.readOptionalInt64()
+      case "parts":
+        if reader.readNull() { return }
+        var parts: [Int64] = []
+        try reader.readArray { (reader) throws(Failure) in parts.append(try reader.readInt64()) }
+        entry.parts = parts
+      case "expiration": stat.expiration = try reader.readOptionalInt64()
+      case "transitionToIA": stat.transitionToIA = try reader.readOptionalInt64()
+      case "transitionToArchiveIR": stat.transitionToArchiveIR = try reader.readOptionalInt64()
+      case "transitionToARCHIVE", "transitionToArchive":
+        stat.transitionToArchive = try reader.readOptionalInt64()
+      case "transitionToDeepArchive": stat.transitionToDeepArchive = try reader.readOptionalInt64()
+      default: try reader.skipValue()
+      }
+    }
+    guard sawKey else { throw Failure(offset: start, reason: "an item has no key") }
+    stat.object = entry
+    return stat
+  }
+
+  static func bucketNames(_ reader: inout JSONReader) throws(Failure) -> [Bucket] {
+    try reader.readStringArray().map { Bucket(name: $0) }
+  }
+
+  static func bucketsV2(_ reader: inout JSONReader) throws(Failure) -> [Bucket] {
+    var buckets: [Bucket] = []
+    try reader.readArray { (reader) throws(Failure) in
+      let start = reader.index
+      var bucket = Bucket(name: "")
+      try reader.readObject { (reader, name) throws(Failure) in
+        switch name {
+        case "tbl", "name": bucket.name = try reader.readString()
+        case "region": bucket.region = try reader.readOptionalString()
+        case "ctime":
+          if try reader.peekKind() == .number {
+            bucket.createdAt = try reader.readInt64()
+          } else {
+            try reader.skipValue()
+          }
+        case "perm":
+          switch try reader.readOptionalInt64() ?? 0 {
+          case 1: bucket.shared = "rd"
+          case 2: bucket.shared = "rw"
+          default: bucket.shared = nil
+          }
+        case "private":
+          switch try reader.peekKind() {
+          case .bool: bucket.isPrivate = try reader.readBool()
+          case .number: bucket.isPrivate = try reader.readInt64() != 0
+          default: try reader.skipValue()
+          }
+        case "remark":
+          let remark = try reader.readOptionalString()
+          bucket.remark = remark?.isEmpty == false ? remark : nil
+        default: try reader.skipValue()
+        }
+      }
+      guard !bucket.name.isEmpty else {
+        throw Failure(offset: start, reason: "a bucket has no name")
+      }
+      buckets.append(bucket)
+    }
+    return buckets
+  }
+
+  static func domains(_ reader: inout JSONReader) throws(Failure) -> [String] {
+    var domains: [String] = []
+    try reader.readArray { (reader) throws(Failure) in
+      // `/v2/domains` answers strings; `/v3/domains` objects with a `domain` field.
+      if try reader.peekKind() == .object {
+        try reader.readObject { (reader, name) throws(Failure) in
+          if name == "domain" {
+            domains.append(try reader.readString())
+          } else {
+            try reader.skipValue()
+          }
+        }
+      } else {
+        domains.append(try reader.readString())
+      }
+    }
+    return domains
+  }
+
+  static func errorMessage(_ bytes: [UInt8]) -> String? {
+    var reader = JSONReader(bytes)
+    var message: String?
+    do {
+      try reader.readObject { (reader, name) throws(Failure) in
+        if name == "error", try reader.peekKind() == .string {
+          message = try reader.readString()
+        } else {
+          try reader.skipValue()
+        }
+      }
+    } catch {
+      return nil
+    }
+    return message
+  }
+
+  static func regions(_ reader: inout JSONReader) throws(Failure) -> [RegionHosts] {
+    var regions: [RegionHosts] = []
+    try reader.readObject { (reader, name) throws(Failure) in
+      guard name == "hosts" else { return try reader.skipValue() }
+      try reader.readArray { (reader) throws(Failure) in
+        var region = RegionHosts(region: "", ttl: 86_400, services: [:])
+        try reader.readObject { (reader, name) throws(Failure) in
+          switch name {
+          case "region": region.region = try reader.readOptionalString() ?? ""
+          case "ttl": region.ttl = try reader.readOptionalInt64() ?? 86_400
+          default:
+            guard try reader.peekKind() == .object else { return try reader.skipValue() }
+            var domains: [String] = []
+            var old: [String] = []
+            try reader.readObject { (reader, field) throws(Failure) in
+              switch field {
+              case "domains": domains = try reader.readStringArray()
+              case "old": old = try reader.readStringArray()
+              default: try reader.skipValue()
+              }
+            }
+            region.services[name] = domains + old
+          }
+        }
+        regions.append(region)
+      }
+    }
+    return regions
+  }
+}
+
+/// One region's service hosts from `/v4/query`: per service, `domains` then `old`.
+public struct RegionHosts: Sendable, Equatable {
+  /// The region id.
+  public var region: String
+  /// How long the answer may be cached, in seconds.
+  public var ttl: Int64
+  /// Bare host names (no scheme) per service name (`rs`, `rsf`, `uc`, `api`, `io_src`, …).
+  public var services: [String: [String]]
+}

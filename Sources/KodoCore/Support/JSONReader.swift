@@ -1,0 +1,376 @@
+/// A pull parser over JSON bytes: the decoders of Kodo's answers walk it field by field.
+///
+/// It allocates only for the strings it returns, skips what a decoder does not ask for, and
+/// reports the byte offset of anything that is not JSON. Strict RFC 8259; nesting is capped.
+struct JSONReader {
+  let bytes: [UInt8]
+  private(set) var index: Int = 0
+  private var depth = 0
+
+  init(_ bytes: [UInt8]) {
+    self.bytes = bytes
+  }
+
+  struct Failure: Error, Equatable {
+    var offset: Int
+    var reason: String
+  }
+
+  enum Kind: Equatable {
+    case object, array, string, number, bool, null
+  }
+
+  func fail(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
+
+  mutating func skipWhitespace() {
+    while index < bytes.count {
+      switch bytes[index] {
+      case 0x20, 0x0A, 0x0D, 0x09: index += 1
+      default: return
+      }
+    }
+  }
+
+  /// The kind of the next value, without consuming it.
+  mutating func peekKind() throws(Failure) -> Kind {
+    skipWhitespace()
+    guard index < bytes.count else { throw fail("unexpected end of JSON") }
+    switch bytes[index] {
+    case UInt8(ascii: "{"): return .object
+    case UInt8(ascii: "["): return .array
+    case UInt8(ascii: "\""): return .string
+    case UInt8(ascii: "t"), UInt8(ascii: "f"): return .bool
+    case UInt8(ascii: "n"): return .null
+    case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number
+    default: throw fail("unexpected character")
+    }
+  }
+
+  /// Requires the end of input after optional whitespace.
+  mutating func expectEnd() throws(Failure) {
+    skipWhitespace()
+    guard index == bytes.count else { throw fail("unexpected text after the JSON value") }
+  }
+
+  /// Iterates an object's members: `body` is called with each name and must consume the value.
+  mutating func readObject(_ body: (inout JSONReader, String) throws(Failure) -> Void)
+    throws(Failure)
+  {
+    skipWhitespace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
+      throw fail("expected an object")
+    }
+    try enter()
+    index += 1
+    skipWhitespace()
+    if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+      index += 1
+      depth -= 1
+      return
+    }
+    while true {
+      skipWhitespace()
+      guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+        throw fail("expected a member name")
+      }
+      let name = try readString()
+      skipWhitespace()
+      guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
+        throw fail("expected ':'")
+      }
+      index += 1
+      let before = index
+      try body(&self, name)
+      if index == before { try skipValue() }
+      skipWhitespace()
+      guard index < bytes.count else { throw fail("unexpected end of JSON") }
+      if bytes[index] == UInt8(ascii: ",") {
+        index += 1
+        continue
+      }
+      guard bytes[index] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
+      index += 1
+      depth -= 1
+      return
+    }
+  }
+
+  /// Iterates an array's elements: `body` must consume each element.
+  mutating func readArray(_ body: (inout JSONReader) throws(Failure) -> Void) throws(Failure) {
+    skipWhitespace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else {
+      throw fail("expected an array")
+    }
+    try enter()
+    index += 1
+    skipWhitespace()
+    if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+      index += 1
+      depth -= 1
+      return
+    }
+    while true {
+      let before = index
+      try body(&self)
+      if index == before { try skipValue() }
+      skipWhitespace()
+      guard index < bytes.count else { throw fail("unexpected end of JSON") }
+      if bytes[index] == UInt8(ascii: ",") {
+        index += 1
+        continue
+      }
+      guard bytes[index] == UInt8(ascii: "]") else { throw fail("expected ',' or ']'") }
+      index += 1
+      depth -= 1
+      return
+    }
+  }
+
+  private mutating func enter() throws(Failure) {
+    depth += 1
+    if depth > 256 { throw fail("JSON nested too deeply") }
+  }
+
+  /// Reads a string value.
+  mutating func readString() throws(Failure) -> String {
+    skipWhitespace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+      throw fail("expected a string")
+    }
+    index += 1
+    let start = index
+    // Fast path: no escapes.
+    while index < bytes.count {
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "\"") {
+        let slice = bytes[start..<index]
+        index += 1
+        guard let text = String(validating: slice, as: UTF8.self) else {
+          throw Failure(offset: start, reason: "string is not valid UTF-8")
+        }
+        return text
+      }
+      if byte == UInt8(ascii: "\\") { break }
+      if byte < 0x20 { throw fail("control character in string") }
+      index += 1
+    }
+    var units = Array(bytes[start..<index])
+    while true {
+      guard index < bytes.count else { throw fail("unterminated string") }
+      let byte = bytes[index]
+      if byte == UInt8(ascii: "\"") {
+        index += 1
+        guard let text = String(validating: units, as: UTF8.self) else {
+          throw Failure(offset: start, reason: "string is not valid UTF-8")
+        }
+        return text
+      }
+      if byte < 0x20 { throw fail("control character in string") }
+      if byte != UInt8(ascii: "\\") {
+        units.append(byte)
+        index += 1
+        continue
+      }
+      index += 1
+      guard index < bytes.count else { throw fail("unterminated string") }
+      let escape = bytes[index]
+      index += 1
+      switch escape {
+      case UInt8(ascii: "\""): units.append(0x22)
+      case UInt8(ascii: "\\"): units.append(0x5C)
+      case UInt8(ascii: "/"): units.append(0x2F)
+      case UInt8(ascii: "b"): units.append(0x08)
+      case UInt8(ascii: "f"): units.append(0x0C)
+      case UInt8(ascii: "n"): units.append(0x0A)
+      case UInt8(ascii: "r"): units.append(0x0D)
+      case UInt8(ascii: "t"): units.append(0x09)
+      case UInt8(ascii: "u"):
+        var scalar = try hex4()
+        if (0xD800...0xDBFF).contains(scalar) {
+          guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+            bytes[index + 1] == UInt8(ascii: "u")
+          else { throw fail("unpaired surrogate") }
+          index += 2
+          let low = try hex4()
+          guard (0xDC00...0xDFFF).contains(low) else { throw fail("unpaired surrogate") }
+          scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(scalar) {
+          throw fail("unpaired surrogate")
+        }
+        guard let unicode = Unicode.Scalar(scalar) else { throw fail("invalid escape") }
+        var buffer: [UInt8] = []
+        UTF8.encode(unicode) { buffer.append($0) }
+        units.append(contentsOf: buffer)
+      default:
+        throw fail("invalid escape")
+      }
+    }
+  }
+
+  private mutating func hex4() throws(Failure) -> UInt32 {
+    guard index + 4 <= bytes.count else { throw fail("invalid \\u escape") }
+    var value: UInt32 = 0
+    for _ in 0..<4 {
+      let byte = bytes[index]
+      let digit: UInt32
+      switch byte {
+      case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+      case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+      case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+      default: throw fail("invalid \\u escape")
+      }
+      value = value << 4 | digit
+      index += 1
+    }
+    return value
+  }
+
+  /// Reads a number's text exactly as written.
+  mutating func readNumberText() throws(Failure) -> String {
+    skipWhitespace()
+    let start = index
+    if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+    guard index < bytes.count else { throw fail("invalid number") }
+    if bytes[index] == UInt8(ascii: "0") {
+      index += 1
+    } else if countDigits() == 0 {
+      throw fail("invalid number")
+    }
+    if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+      index += 1
+      guard countDigits() > 0 else { throw fail("invalid number") }
+    }
+    if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+      index += 1
+      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")
+      {
+        index += 1
+      }
+      guard countDigits() > 0 else { throw fail("invalid number") }
+    }
+    return String(decoding: bytes[start..<index], as: UTF8.self)
+  }
+
+  private mutating func countDigits() -> Int {
+    var count = 0
+    while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9")
+    {
+      index += 1
+      count += 1
+    }
+    return count
+  }
+
+  /// Reads an integer that fits in 64 bits (`12`, `-3`, and integral forms like `1.0` or `1e3`).
+  mutating func readInt64() throws(Failure) -> Int64 {
+    skipWhitespace()
+    let start = index
+    // Fast path: plain digits.
+    var negative = false
+    if index < bytes.count, bytes[index] == UInt8(ascii: "-") {
+      negative = true
+      index += 1
+    }
+    var value: Int64 = 0
+    var digits = 0
+    var overflow = false
+    while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9")
+    {
+      let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+      let (sum, o2) = times10.addingReportingOverflow(Int64(bytes[index] - UInt8(ascii: "0")))
+      overflow = overflow || o1 || o2
+      value = sum
+      index += 1
+      digits += 1
+    }
+    let next = index < bytes.count ? bytes[index] : 0
+    if digits > 0, !overflow, next != UInt8(ascii: "."), next != UInt8(ascii: "e"),
+      next != UInt8(ascii: "E")
+    {
+      if digits > 1 && bytes[negative ? start + 1 : start] == UInt8(ascii: "0") {
+        index = start
+        throw fail("invalid number")
+      }
+      return negative ? -value : value
+    }
+    index = start
+    let text = try readNumberText()
+    guard let double = Double(text), double.rounded() == double,
+      double >= -9.223_372_036_854_775_808e18, double < 9.223_372_036_854_775_808e18
+    else { throw Failure(offset: start, reason: "expected an integer, found \(text)") }
+    return Int64(double)
+  }
+
+  /// Reads `true` or `false`.
+  mutating func readBool() throws(Failure) -> Bool {
+    skipWhitespace()
+    if matchLiteral("true") { return true }
+    if matchLiteral("false") { return false }
+    throw fail("expected true or false")
+  }
+
+  /// Consumes `null` when it is next; returns whether it was.
+  mutating func readNull() -> Bool {
+    skipWhitespace()
+    return matchLiteral("null")
+  }
+
+  private mutating func matchLiteral(_ word: StaticString) -> Bool {
+    let count = word.utf8CodeUnitCount
+    guard index + count <= bytes.count else { return false }
+    let matches = word.withUTF8Buffer { buffer in
+      bytes[index..<index + count].elementsEqual(buffer)
+    }
+    if matches { index += count }
+    return matches
+  }
+
+  /// Skips any value.
+  mutating func skipValue() throws(Failure) {
+    switch try peekKind() {
+    case .object: try readObject { (reader, _) throws(Failure) in try reader.skipValue() }
+    case .array: try readArray { (reader) throws(Failure) in try reader.skipValue() }
+    case .string: _ = try readString()
+    case .number: _ = try readNumberText()
+    case .bool: _ = try readBool()
+    case .null: _ = readNull()
+    }
+  }
+
+  /// Reads a string, or `nil` for `null`.
+  mutating func readOptionalString() throws(Failure) -> String? {
+    if readNull() { return nil }
+    return try readString()
+  }
+
+  /// Reads an integer, or `nil` for `null`.
+  mutating func readOptionalInt64() throws(Failure) -> Int64? {
+    if readNull() { return nil }
+    return try readInt64()
+  }
+
+  /// Reads an array of strings (`null` reads as empty).
+  mutating func readStringArray() throws(Failure) -> [String] {
+    if readNull() { return [] }
+    var values: [String] = []
+    try readArray { (reader) throws(Failure) in values.append(try reader.readString()) }
+    return values
+  }
+
+  /// Reads an object of string values (`null` reads as empty); other value kinds become their
+  /// JSON text.
+  mutating func readStringMap() throws(Failure) -> [String: String] {
+    if readNull() { return [:] }
+    var values: [String: String] = [:]
+    try readObject { (reader, name) throws(Failure) in
+      if try reader.peekKind() == .string {
+        values[name] = try reader.readString()
+      } else {
+        let start = reader.index
+        try reader.skipValue()
+        values[name] = String(decoding: reader.bytes[start..<reader.index], as: UTF8.self)
+      }
+    }
+    return values
+  }
+}

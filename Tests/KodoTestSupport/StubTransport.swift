@@ -1,0 +1,70 @@
+import Foundation
+public import KodoCore
+
+/// A transport that records every request and answers from a script, for request-shape tests.
+///
+/// `@unchecked Sendable`: all mutable state is behind `lock`.
+public final class StubTransport: HTTPTransport, @unchecked Sendable {
+  /// What the script answers for one request.
+  public enum Answer: Sendable {
+    case response(HTTPResponse)
+    case failure(KodoError)
+  }
+
+  private let lock = NSLockShim()
+  private var recorded: [HTTPRequest] = []
+  private let script: @Sendable (HTTPRequest, Int) -> Answer
+
+  /// A stub answering with `script(request, index)` (index counts from 0).
+  public init(_ script: @escaping @Sendable (HTTPRequest, Int) -> Answer) {
+    self.script = script
+  }
+
+  /// A stub answering the given answers in order (the last one repeats).
+  public convenience init(answers: [Answer]) {
+    self.init { _, index in answers[min(index, answers.count - 1)] }
+  }
+
+  /// The requests sent so far.
+  public var requests: [HTTPRequest] { lock.with { recorded } }
+
+  public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    let index = lock.with {
+      recorded.append(request)
+      return recorded.count - 1
+    }
+    switch script(request, index) {
+    case .response(let response): return response
+    case .failure(let error): throw error
+    }
+  }
+
+  public func download(_ request: HTTPRequest, to fileDescriptor: Int32) async throws
+    -> HTTPResponse
+  {
+    var response = try await send(request)
+    if (200..<300).contains(response.status) {
+      let body = response.body
+      let written = body.withUnsafeBytes { buffer in
+        buffer.baseAddress.map { write(fileDescriptor, $0, buffer.count) } ?? 0
+      }
+      response.streamedByteCount = Int64(max(0, written))
+      response.body = []
+    }
+    return response
+  }
+}
+
+/// JSON answers with Kodo's headers.
+extension HTTPResponse {
+  /// A Kodo-style JSON answer with an `X-Reqid`.
+  public static func json(
+    _ status: Int, _ body: String, requestID: String = "req-1", date: String? = nil
+  )
+    -> HTTPResponse
+  {
+    var headers: HTTPHeaders = ["Content-Type": "application/json", "X-Reqid": requestID]
+    if let date { headers.add("Date", date) }
+    return HTTPResponse(status: status, headers: headers, body: Array(body.utf8))
+  }
+}
