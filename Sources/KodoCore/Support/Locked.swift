@@ -1,18 +1,20 @@
 import Foundation
 
-/// A value guarded by a lock, for the little shared state the client has (skew, region cache).
+/// A value guarded by a lock, for the little shared state there is (skew, region cache, signals).
 ///
 /// `@unchecked Sendable` is sound because every access to `value` goes through `withLock`, which
 /// holds `lock` for the whole access.
-final class Locked<Value>: @unchecked Sendable {
+public final class Locked<Value>: @unchecked Sendable {
   private let lock = NSLock()
   private var value: Value
 
-  init(_ value: Value) {
+  /// A lock around `value`.
+  public init(_ value: Value) {
     self.value = value
   }
 
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+  /// Runs `body` with exclusive access to the value.
+  public func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
     lock.lock()
     defer { lock.unlock() }
     return try body(&value)

@@ -1,0 +1,163 @@
+public import Foundation
+
+/// Runs the built `kodo` (or `kodo-emulator`) binary as a real process, for end-to-end tests.
+public struct CLIRunner: Sendable {
+  /// What one run produced.
+  public struct Result: Sendable, CustomStringConvertible {
+    /// The exit status (or 128 + signal number when killed by a signal).
+    public var status: Int32
+    /// Everything written to stdout.
+    public var stdoutBytes: [UInt8]
+    /// Everything written to stderr.
+    public var stderr: String
+
+    /// stdout as UTF-8 text.
+    public var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
+    /// stdout split into lines (without the final empty one).
+    public var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+
+    public var description: String {
+      "exit \(status)\n--- stdout ---\n\(stdout.prefix(4000))\n--- stderr ---\n\(stderr.prefix(4000))"
+    }
+  }
+
+  /// The directory holding the built products.
+  public static let binDirectory: URL = {
+    let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    var directory = executable.deletingLastPathComponent()
+    // On Linux the test binary is .build/<config>/<package>PackageTests.xctest.
+    while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("kodo").path),
+      directory.path != "/"
+    {
+      directory = directory.deletingLastPathComponent()
+    }
+    if directory.path == "/" {
+      return Fixtures.repositoryRoot.appendingPathComponent(".build/debug")
+    }
+    return directory
+  }()
+
+  /// The binary's path.
+  public let executable: String
+  /// The environment every run starts from.
+  public var environment: [String: String]
+
+  /// A runner for `name` (`kodo` or `kodo-emulator`) with a clean environment: no credentials,
+  /// no config, caches in a temporary directory, `NO_COLOR` unset.
+  public init(_ name: String = "kodo", environment: [String: String] = [:]) {
+    executable = Self.binDirectory.appendingPathComponent(name).path
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-home-\(UUID())").path
+    var base = ["PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_CACHE_HOME": home + "/cache", "LANG": "C.UTF-8", "TZ": "UTC"]
+    for (name, value) in environment { base[name] = value }
+    self.environment = base
+  }
+
+  /// Runs with `arguments`, feeding `stdin`, and waits for the exit.
+  public func run(_ arguments: [String], stdin: [UInt8]? = nil, environment extra: [String: String] = [:]) throws -> Result {
+    let process = try start(arguments, stdin: stdin, environment: extra)
+    return process.wait()
+  }
+
+  /// Starts a run without waiting (to send signals or read incrementally).
+  public func start(_ arguments: [String], stdin: [UInt8]? = nil, environment extra: [String: String] = [:]) throws
+    -> Running
+  {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var environment = self.environment
+    for (name, value) in extra { environment[name] = value }
+    process.environment = environment
+    let out = Pipe()
+    let err = Pipe()
+    let input = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = input
+    let running = Running(process: process, stdout: out, stderr: err)
+    try process.run()
+    if let stdin {
+      DispatchQueue.global().async {
+        input.fileHandleForWriting.write(Data(stdin))
+        try? input.fileHandleForWriting.close()
+      }
+    } else {
+      try? input.fileHandleForWriting.close()
+    }
+    return running
+  }
+
+  /// A process that was started; collects its output as it arrives.
+  public final class Running: @unchecked Sendable {
+    // The collected buffers are guarded by `lock`; `process` is only used from the test's task.
+    public let process: Process
+    private let lock = NSLock()
+    private var out: [UInt8] = []
+    private var err: [UInt8] = []
+    private let group = DispatchGroup()
+
+    init(process: Process, stdout: Pipe, stderr: Pipe) {
+      self.process = process
+      collect(stdout.fileHandleForReading, into: \.out)
+      collect(stderr.fileHandleForReading, into: \.err)
+    }
+
+    private func collect(_ handle: FileHandle, into path: ReferenceWritableKeyPath<Running, [UInt8]>) {
+      group.enter()
+      DispatchQueue.global().async {
+        while true {
+          let data = handle.availableData
+          if data.isEmpty { break }
+          self.lock.lock()
+          self[keyPath: path].append(contentsOf: data)
+          self.lock.unlock()
+        }
+        self.group.leave()
+      }
+    }
+
+    /// stdout so far.
+    public var stdoutSoFar: String {
+      lock.lock()
+      defer { lock.unlock() }
+      return String(decoding: out, as: UTF8.self)
+    }
+
+    /// stderr so far.
+    public var stderrSoFar: String {
+      lock.lock()
+      defer { lock.unlock() }
+      return String(decoding: err, as: UTF8.self)
+    }
+
+    /// Waits until `condition` holds for stdout so far, or `seconds` pass; returns whether it held.
+    public func waitFor(seconds: Double = 20, _ condition: (String) -> Bool) -> Bool {
+      let end = Date().addingTimeInterval(seconds)
+      while Date() < end {
+        if condition(stdoutSoFar) { return true }
+        if !process.isRunning { return condition(stdoutSoFar) }
+        usleep(10_000)
+      }
+      return false
+    }
+
+    /// Sends `signal` to the process.
+    public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the exit (killing the process after `seconds` as a hang guard).
+    public func wait(seconds: Double = 120) -> Result {
+      let deadline = Date().addingTimeInterval(seconds)
+      while process.isRunning && Date() < deadline { usleep(5_000) }
+      if process.isRunning {
+        kill(process.processIdentifier, SIGKILL)
+      }
+      process.waitUntilExit()
+      group.wait()
+      lock.lock()
+      defer { lock.unlock() }
+      let status =
+        process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+      return Result(status: status, stdoutBytes: out, stderr: String(decoding: err, as: UTF8.self))
+    }
+  }
+}
