@@ -57,4 +57,15 @@ static inline CURLcode kodo_curl_share_setopt_long(CURLSH *share, CURLSHoption o
   return curl_share_setopt(share, option, value);
 }
 
+// CURLINFO_EFFECTIVE_URL and friends hand back a `char *` owned by the handle through a
+// `char **`; a typed wrapper keeps the variadic call out of Swift.
+static inline CURLcode kodo_curl_easy_getinfo_string(CURL *handle, CURLINFO info, const char **value) {
+  return curl_easy_getinfo(handle, info, value);
+}
+
+// CURL_GLOBAL_ALL is a macro built from shifts; one wrapper avoids depending on how Swift imports it.
+static inline CURLcode kodo_curl_global_init_all(void) {
+  return curl_global_init(CURL_GLOBAL_ALL);
+}
+
 #endif
