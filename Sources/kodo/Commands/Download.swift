@@ -117,7 +117,12 @@ struct Get: KodoCommand {
     guard fsync(descriptor) == 0 else {
       throw KodoError(.localIO, "cannot write \(temporary): \(String(cString: strerror(errno)))")
     }
-    let hash = try QETag.hash(fileAt: temporary)
+    let hash: String
+    do {
+      hash = try QETag.hash(fileAt: temporary)
+    } catch {
+      throw KodoError(.localIO, "\(error)")
+    }
     guard hash == stat.object.hash else {
       throw KodoError(
         .protocolError,

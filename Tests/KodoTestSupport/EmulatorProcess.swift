@@ -1,0 +1,64 @@
+public import Foundation
+
+/// A `kodo-emulator` process started through its command line, as users start it.
+public final class EmulatorProcess: @unchecked Sendable {
+  // Immutable after init, except the process, which only `stop` touches.
+  /// `http://127.0.0.1:PORT`.
+  public let baseURL: String
+  /// The access key the emulator accepts.
+  public let accessKey: String
+  /// The secret key the emulator accepts.
+  public let secretKey: String
+  private let running: CLIRunner.Running
+
+  /// Starts `kodo-emulator` with `arguments` (credentials added) and waits for its start-up line.
+  public init(_ arguments: [String], accessKey: String = "test-access-key", secretKey: String = "test-secret-key-\(UUID().uuidString)") throws {
+    self.accessKey = accessKey
+    self.secretKey = secretKey
+    let runner = CLIRunner("kodo-emulator")
+    running = try runner.start(
+      ["--host", "127.0.0.1", "--port", "0", "--access-key", accessKey, "--secret-key", secretKey] + arguments)
+    let prefix = "kodo-emulator listening on "
+    guard running.waitFor(seconds: 60, { $0.contains("\n") && $0.hasPrefix(prefix) }),
+      let first = running.stdoutSoFar.split(separator: "\n").first
+    else {
+      running.send(SIGKILL)
+      let result = running.wait()
+      throw EmulatorStartFailure(output: result.description)
+    }
+    baseURL = String(first.dropFirst(prefix.count))
+  }
+
+  /// Everything the emulator printed on stdout so far.
+  public var output: String { running.stdoutSoFar }
+
+  /// The download base URL the emulator gives `bucket`.
+  public func downloadDomain(_ bucket: String) -> String { baseURL + "/dl/" + bucket }
+
+  /// A config file whose hosts all point at the emulator (so no discovery happens).
+  public func configFile(bucket: String? = nil, extra: String = "") throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-test-\(UUID()).json").path
+    var text = "{\"accessKey\":\"\(accessKey)\",\"secretKey\":\"\(secretKey)\","
+    if let bucket { text += "\"bucket\":\"\(bucket)\"," }
+    text += extra
+    text += "\"hosts\":{\"uc\":\"\(baseURL)\",\"rs\":\"\(baseURL)\",\"rsf\":\"\(baseURL)\",\"api\":\"\(baseURL)\"}}"
+    guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+      throw EmulatorStartFailure(output: "cannot write \(path)")
+    }
+    return path
+  }
+
+  /// Stops the emulator (SIGTERM) and waits.
+  public func stop() {
+    if running.process.isRunning { running.send(SIGTERM) }
+    _ = running.wait(seconds: 10)
+  }
+
+  deinit { stop() }
+}
+
+/// The emulator did not print its start-up line.
+public struct EmulatorStartFailure: Error, CustomStringConvertible {
+  public var output: String
+  public var description: String { "kodo-emulator did not start:\n\(output)" }
+}
