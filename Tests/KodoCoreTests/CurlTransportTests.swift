@@ -476,9 +476,28 @@ struct CurlTransportTests {
   }
 
   @Test func refusedConnectionIsUnavailableAndKeepsSecretsOut() async throws {
-    let server = try await Server.start { _ in .close }
-    let port = server.port
-    try await server.shutdown()
+    // A socket bound to a port but not listening refuses connections, and keeps any other test's
+    // server from taking the port meanwhile.
+    #if os(Linux)
+      let streamType = Int32(SOCK_STREAM.rawValue)
+    #else
+      let streamType = SOCK_STREAM
+    #endif
+    let socketDescriptor = socket(AF_INET, streamType, 0)
+    try #require(socketDescriptor >= 0)
+    defer { close(socketDescriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(socketDescriptor, $0, length) == 0 && getsockname(socketDescriptor, $0, &length) == 0
+      }
+    }
+    try #require(bound)
+    let port = Int(UInt16(bigEndian: address.sin_port))
     let error = await #expect(throws: KodoError.self) {
       try await CurlTransport(configuration: Self.impatient).send(
         HTTPRequest(
