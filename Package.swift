@@ -9,7 +9,7 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
   name: "kodo",
-  platforms: [.macOS(.v13)],
+  platforms: [.macOS(.v15)],
   products: [
     .executable(name: "kodo", targets: ["kodo"]),
     .executable(name: "kodo-emulator", targets: ["kodo-emulator"]),

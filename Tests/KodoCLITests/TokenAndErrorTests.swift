@@ -79,7 +79,7 @@ struct ExitCodeTests {
   @Test func unreachableIs69() throws {
     let config = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-\(UUID()).json").path
     let text = #"{"accessKey":"a","secretKey":"b","hosts":{"uc":"http://127.0.0.1:9","rs":"http://127.0.0.1:9","rsf":"http://127.0.0.1:9"}}"#
-    FileManager.default.createFile(atPath: config, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+    _ = FileManager.default.createFile(atPath: config, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
     let result = try CLIRunner().run(["ls", "--retries", "2", "--config", config, "b"])
     expectError(result, status: 69, containing: "127.0.0.1:9")
   }
@@ -94,7 +94,7 @@ struct ExitCodeTests {
     expectError(try CLIRunner().run(["buckets"]), status: 78, containing: "QINIU_ACCESS_KEY")
     expectError(try CLIRunner().run(["buckets", "--config", "/nonexistent.json"]), status: 78, containing: "/nonexistent.json")
     let config = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-\(UUID()).json").path
-    FileManager.default.createFile(atPath: config, contents: Data(#"{"acessKey":"x"}"#.utf8), attributes: [.posixPermissions: 0o600])
+    _ = FileManager.default.createFile(atPath: config, contents: Data(#"{"acessKey":"x"}"#.utf8), attributes: [.posixPermissions: 0o600])
     expectError(try CLIRunner().run(["buckets", "--config", config]), status: 78, containing: #"unknown key "acessKey""#)
   }
 

@@ -11,6 +11,13 @@ public struct CLIRunner: Sendable {
     /// Everything written to stderr.
     public var stderr: String
 
+    /// A result from its parts.
+    public init(status: Int32, stdoutBytes: [UInt8], stderr: String) {
+      self.status = status
+      self.stdoutBytes = stdoutBytes
+      self.stderr = stderr
+    }
+
     /// stdout as UTF-8 text.
     public var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
     /// stdout split into lines (without the final empty one).
@@ -98,18 +105,18 @@ public struct CLIRunner: Sendable {
 
     init(process: Process, stdout: Pipe, stderr: Pipe) {
       self.process = process
-      collect(stdout.fileHandleForReading, into: \.out)
-      collect(stderr.fileHandleForReading, into: \.err)
+      collect(stdout.fileHandleForReading, isStdout: true)
+      collect(stderr.fileHandleForReading, isStdout: false)
     }
 
-    private func collect(_ handle: FileHandle, into path: ReferenceWritableKeyPath<Running, [UInt8]>) {
+    private func collect(_ handle: FileHandle, isStdout: Bool) {
       group.enter()
       DispatchQueue.global().async {
         while true {
           let data = handle.availableData
           if data.isEmpty { break }
           self.lock.lock()
-          self[keyPath: path].append(contentsOf: data)
+          if isStdout { self.out.append(contentsOf: data) } else { self.err.append(contentsOf: data) }
           self.lock.unlock()
         }
         self.group.leave()

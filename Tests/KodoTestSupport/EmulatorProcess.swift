@@ -60,5 +60,6 @@ public final class EmulatorProcess: @unchecked Sendable {
 /// The emulator did not print its start-up line.
 public struct EmulatorStartFailure: Error, CustomStringConvertible {
   public var output: String
+  public init(output: String) { self.output = output }
   public var description: String { "kodo-emulator did not start:\n\(output)" }
 }

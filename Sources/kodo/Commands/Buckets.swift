@@ -16,11 +16,12 @@ struct Buckets: KodoCommand {
 
   func execute(_ context: Context) async throws {
     let client = try context.client()
-    let buckets: [Bucket]
+    var buckets: [Bucket]
     do {
       buckets = try await client.bucketsWithDetails()
-    } catch where error.kind == .notFound || error.kind == .rejected || error.kind == .protocolError {
+    } catch {
       // Older deployments have no /v2/buckets: fall back to names only.
+      guard [.notFound, .rejected, .protocolError].contains(error.kind) else { throw error }
       buckets = try await client.buckets()
     }
     let output = OutputStream(fileDescriptor: 1)

@@ -137,7 +137,8 @@ struct List: KodoCommand {
           }
         }
       }
-    } catch where error.kind != .outputClosed {
+    } catch {
+      guard error.kind != .outputClosed else { throw error }
       Signals.setResumeHint(nil)
       progress.clear()
       try? output.flush()
