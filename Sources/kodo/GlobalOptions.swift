@@ -5,18 +5,21 @@ struct GlobalOptions: ParsableArguments {
   @Option(name: .long, help: ArgumentHelp("Read configuration from FILE.", valueName: "FILE"))
   var config: String?
 
-  @Option(name: .long, help: ArgumentHelp("Use profile NAME from the config file.", valueName: "NAME"))
+  @Option(
+    name: .long, help: ArgumentHelp("Use profile NAME from the config file.", valueName: "NAME"))
   var profile: String?
 
   @Flag(name: .long, help: "Write JSON Lines (one compact object per line) to stdout.")
   var json = false
 
-  @Flag(name: .shortAndLong, help: "Log each request (method, URL, status, time, X-Reqid) to stderr.")
+  @Flag(
+    name: .shortAndLong, help: "Log each request (method, URL, status, time, X-Reqid) to stderr.")
   var verbose = false
 
   @Option(
     name: .long,
-    help: ArgumentHelp("Send each request at most N times (1 = no retries; default 5).", valueName: "N"))
+    help: ArgumentHelp(
+      "Send each request at most N times (1 = no retries; default 5).", valueName: "N"))
   var retries: Int?
 
   @Option(

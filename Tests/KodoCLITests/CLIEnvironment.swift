@@ -58,7 +58,9 @@ final class CLIEnvironment: Sendable {
   }
 
   /// Runs kodo with the emulator's config.
-  func run(_ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:]) throws -> CLIRunner.Result {
+  func run(_ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:]) throws
+    -> CLIRunner.Result
+  {
     try kodo.run(arguments, stdin: stdin, environment: environment)
   }
 
@@ -70,7 +72,8 @@ final class CLIEnvironment: Sendable {
   /// JSON lines of stdout, parsed.
   static func jsonLines(_ result: CLIRunner.Result) throws -> [[String: Any]] {
     try result.lines.map { line in
-      guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+      guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+      else {
         throw EmulatorStartFailure(output: "not a JSON object: \(line)")
       }
       return object

@@ -25,8 +25,12 @@ struct CommandTests {
     let result = try env.run(["ls", "--json", "photos"])
     #expect(result.status == 0, "\(result)")
     let lines = try CLIEnvironment.jsonLines(result)
-    let prefixes = lines.filter { $0["type"] as? String == "prefix" }.compactMap { $0["key"] as? String }
-    let objects = lines.filter { $0["type"] as? String == "object" }.compactMap { $0["key"] as? String }
+    let prefixes = lines.filter { $0["type"] as? String == "prefix" }.compactMap {
+      $0["key"] as? String
+    }
+    let objects = lines.filter { $0["type"] as? String == "object" }.compactMap {
+      $0["key"] as? String
+    }
     #expect(prefixes == ["2024/", "big/", "odd/", "中文/"])
     #expect(objects == ["a.txt", "b.json", "empty.bin"])
     #expect(lines.prefix(4).allSatisfy { $0["type"] as? String == "prefix" })
@@ -37,8 +41,13 @@ struct CommandTests {
     #expect(a["storageClass"] as? String == "standard")
     #expect(a["status"] as? String == "enabled")
     let putTime = try #require(a["putTime"] as? String)
-    #expect(putTime.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z$"#, options: .regularExpression) != nil)
-    #expect(Set(a.keys) == ["type", "key", "size", "hash", "mimeType", "putTime", "storageClass", "status"])
+    #expect(
+      putTime.range(of: #"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{7}Z$"#, options: .regularExpression)
+        != nil)
+    #expect(
+      Set(a.keys) == [
+        "type", "key", "size", "hash", "mimeType", "putTime", "storageClass", "status",
+      ])
   }
 
   @Test func lsOfAFolderAndTextOutput() throws {
@@ -58,7 +67,9 @@ struct CommandTests {
     let json = try CLIEnvironment.jsonLines(env.run(["ls", "--json", "photos/odd/"]))
     #expect(json.compactMap { $0["key"] as? String }.contains("odd/new\nline.txt"))
     let nul = try env.run(["ls", "-r", "-0", "photos/odd/"])
-    #expect(nul.stdoutBytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) } == CLIEnvironment.keys(CLIEnvironment.photos, prefix: "odd/"))
+    #expect(
+      nul.stdoutBytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        == CLIEnvironment.keys(CLIEnvironment.photos, prefix: "odd/"))
     #expect(nul.stdoutBytes.last == 0)
   }
 
@@ -100,7 +111,9 @@ struct CommandTests {
     let result = try env.run(["ls", "-r", "--limit", "3", "photos"])
     #expect(result.status == 0)
     #expect(result.lines.count == 3)
-    let marker = try #require(result.stderr.components(separatedBy: "--marker ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+    let marker = try #require(
+      result.stderr.components(separatedBy: "--marker ").last?.trimmingCharacters(
+        in: .whitespacesAndNewlines))
     let rest = try env.run(["ls", "-r", "-0", "--marker", marker, "photos"])
     let restKeys = rest.stdoutBytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
     #expect(restKeys == Array(CLIEnvironment.keys(CLIEnvironment.photos).dropFirst(3)))
@@ -108,7 +121,9 @@ struct CommandTests {
 
   @Test func parallelOutputIsIdenticalToSequential() throws {
     let sequential = try env.run(["ls", "-r", "--json", "big"])
-    let parallel = try env.run(["ls", "-r", "--json", "--parallel", "8", "--page-size", "300", "big"])
+    let parallel = try env.run([
+      "ls", "-r", "--json", "--parallel", "8", "--page-size", "300", "big",
+    ])
     #expect(parallel.status == 0, "\(parallel.stderr)")
     #expect(parallel.stdout == sequential.stdout)
     let photos = try env.run(["ls", "-r", "--parallel", "3", "-0", "photos"])
@@ -141,19 +156,29 @@ struct CommandTests {
     let signed = try env.run(["url", "--deadline", "4102444800", "logs", "2024-06-01/app.log"])
     #expect(signed.status == 0, "\(signed)")
     let url = signed.stdout.trimmingCharacters(in: .newlines)
-    #expect(url.hasPrefix(env.emulator.downloadDomain("logs") + "/2024-06-01/app.log?e=4102444800&token=\(env.emulator.accessKey):"))
+    #expect(
+      url.hasPrefix(
+        env.emulator.downloadDomain("logs")
+          + "/2024-06-01/app.log?e=4102444800&token=\(env.emulator.accessKey):"))
     let public_ = try env.run(["url", "--public", "photos", "2024/summer trip/beach day.txt"])
-    #expect(public_.stdout == env.emulator.downloadDomain("photos") + "/2024/summer%20trip/beach%20day.txt\n")
-    let domain = try env.run(["url", "--public", "--domain", "https://cdn.example.com/", "photos", "中文/文件.txt"])
+    #expect(
+      public_.stdout == env.emulator.downloadDomain("photos")
+        + "/2024/summer%20trip/beach%20day.txt\n")
+    let domain = try env.run([
+      "url", "--public", "--domain", "https://cdn.example.com/", "photos", "中文/文件.txt",
+    ])
     #expect(domain.stdout == "https://cdn.example.com/%E4%B8%AD%E6%96%87/%E6%96%87%E4%BB%B6.txt\n")
-    let json = try CLIEnvironment.jsonLines(env.run(["url", "--json", "--expires", "2h", "logs", "2024-06-02/app.log"]))
+    let json = try CLIEnvironment.jsonLines(
+      env.run(["url", "--json", "--expires", "2h", "logs", "2024-06-02/app.log"]))
     let deadline = try #require(json.first?["deadline"] as? Int)
     let now = Int(Date().timeIntervalSince1970)
     #expect(deadline >= now + 7_100 && deadline <= now + 7_300)
   }
 
   @Test func urlStdinKeepsOrderAndExactKeys() throws {
-    let keys = ["a.txt", "2024/summer trip/beach day.txt", " leading space", "trailing space ", "中文/文件.txt"]
+    let keys = [
+      "a.txt", "2024/summer trip/beach day.txt", " leading space", "trailing space ", "中文/文件.txt",
+    ]
     let input = Array((keys.joined(separator: "\n") + "\r\n").utf8)
     let result = try env.run(["url", "--stdin", "--public", "--json", "photos"], stdin: input)
     #expect(result.status == 0, "\(result)")
@@ -172,12 +197,16 @@ struct CommandTests {
   }
 
   @Test func getWritesAtomicallyAndRefusesToOverwrite() throws {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-get-\(UUID())").path
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "kodo-get-\(UUID())"
+    ).path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let target = directory + "/five.bin"
     let first = try env.run(["get", "photos", "big/five-mib.bin", "-o", target])
     #expect(first.status == 0, "\(first)")
-    #expect(FileManager.default.contents(atPath: target).map(Array.init) == CLIEnvironment.photos["big/five-mib.bin"])
+    #expect(
+      FileManager.default.contents(atPath: target).map(Array.init)
+        == CLIEnvironment.photos["big/five-mib.bin"])
     let again = try env.run(["get", "photos", "big/five-mib.bin", "-o", target])
     #expect(again.status == 65)
     #expect(again.stderr.hasPrefix("kodo: error: ") && again.stderr.contains("--force"))
@@ -185,8 +214,12 @@ struct CommandTests {
     #expect(forced.status == 0)
     let intoDirectory = try env.run(["get", "logs", "2024-06-01/app.log", "-o", directory])
     #expect(intoDirectory.status == 0, "\(intoDirectory)")
-    #expect(FileManager.default.contents(atPath: directory + "/app.log").map(Array.init) == CLIEnvironment.logs["2024-06-01/app.log"])
-    let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".part") }
+    #expect(
+      FileManager.default.contents(atPath: directory + "/app.log").map(Array.init)
+        == CLIEnvironment.logs["2024-06-01/app.log"])
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter {
+      $0.contains(".part")
+    }
     #expect(leftovers.isEmpty)
   }
 

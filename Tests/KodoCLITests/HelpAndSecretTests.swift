@@ -16,11 +16,13 @@ struct HelpGoldenTests {
     let name = (["kodo"] + command).joined(separator: "-") + ".txt"
     let golden = Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/help/" + name)
     if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] == "1" {
-      try FileManager.default.createDirectory(at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
+      try FileManager.default.createDirectory(
+        at: golden.deletingLastPathComponent(), withIntermediateDirectories: true)
       try result.stdout.write(to: golden, atomically: true, encoding: .utf8)
     }
     let expected = try String(contentsOf: golden, encoding: .utf8)
-    #expect(result.stdout == expected, "help of \(name) changed; rerun with RECORD_SNAPSHOTS=1 to accept")
+    #expect(
+      result.stdout == expected, "help of \(name) changed; rerun with RECORD_SNAPSHOTS=1 to accept")
     if !command.isEmpty && command != ["token"] {
       #expect(result.stdout.contains("kodo "), "every command's help shows an example")
     }
@@ -28,7 +30,9 @@ struct HelpGoldenTests {
 
   @Test func versionAndCompletions() throws {
     let version = try CLIRunner().run(["--version"])
-    #expect(version.status == 0 && version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
+    #expect(
+      version.status == 0
+        && version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
     for shell in ["bash", "zsh", "fish"] {
       let script = try CLIRunner().run(["--generate-completion-script", shell])
       #expect(script.status == 0 && script.stdout.contains("ls"), "\(shell)")
@@ -42,23 +46,32 @@ struct SecretTests {
     let env = try CLIEnvironment.get()
     let secret = env.emulator.secretKey
     let runs: [[String]] = [
-      ["buckets"], ["ls", "photos"], ["ls", "-r", "--limit", "2", "photos"], ["stat", "photos", "a.txt"],
-      ["stat", "photos", "missing"], ["url", "logs", "2024-06-01/app.log"], ["cat", "logs", "2024-06-01/app.log"],
-      ["domains", "photos"], ["token", "qbox", "http://x.example/a"], ["token", "qiniu", "http://x.example/a"],
-      ["token", "upload", "photos"], ["ls", "nosuchbucket"], ["url", "--expires", "bad", "photos", "a"],
+      ["buckets"], ["ls", "photos"], ["ls", "-r", "--limit", "2", "photos"],
+      ["stat", "photos", "a.txt"],
+      ["stat", "photos", "missing"], ["url", "logs", "2024-06-01/app.log"],
+      ["cat", "logs", "2024-06-01/app.log"],
+      ["domains", "photos"], ["token", "qbox", "http://x.example/a"],
+      ["token", "qiniu", "http://x.example/a"],
+      ["token", "upload", "photos"], ["ls", "nosuchbucket"],
+      ["url", "--expires", "bad", "photos", "a"],
     ]
     for arguments in runs {
       for verbose in [false, true] {
         let result = try env.run(arguments + (verbose ? ["-v"] : []))
-        #expect(!result.stdout.contains(secret) && !result.stderr.contains(secret), "\(arguments) leaked the secret key")
+        #expect(
+          !result.stdout.contains(secret) && !result.stderr.contains(secret),
+          "\(arguments) leaked the secret key")
         if verbose && !arguments.contains("token") {
-          #expect(result.stderr.contains("Authorization: Qiniu \(env.emulator.accessKey):<redacted>") || !result.stderr.contains("Authorization"), "\(arguments)")
+          #expect(
+            result.stderr.contains("Authorization: Qiniu \(env.emulator.accessKey):<redacted>")
+              || !result.stderr.contains("Authorization"), "\(arguments)")
           #expect(result.stderr.contains(" -> "), "verbose prints request lines for \(arguments)")
         }
       }
     }
     // With a wrong secret, the error must not echo either secret.
-    let wrong = try env.run(["buckets", "-v"], environment: ["QINIU_SECRET_KEY": "WRONG-SECRET-VALUE"])
+    let wrong = try env.run(
+      ["buckets", "-v"], environment: ["QINIU_SECRET_KEY": "WRONG-SECRET-VALUE"])
     #expect(wrong.status == 77)
     #expect(!wrong.stderr.contains("WRONG-SECRET-VALUE") && !wrong.stderr.contains(secret))
   }

@@ -3,7 +3,9 @@ import KodoCore
 import KodoTestSupport
 import Testing
 
-private let vectorEnvironment = ["QINIU_ACCESS_KEY": "MY_ACCESS_KEY", "QINIU_SECRET_KEY": "MY_SECRET_KEY"]
+private let vectorEnvironment = [
+  "QINIU_ACCESS_KEY": "MY_ACCESS_KEY", "QINIU_SECRET_KEY": "MY_SECRET_KEY",
+]
 
 @Suite("kodo token prints exactly what the SDKs produce")
 struct TokenCommandTests {
@@ -20,35 +22,60 @@ struct TokenCommandTests {
       "--json", "token", "qiniu", "--date", "20240101T000000Z",
       "https://rsf-z0.qiniuapi.com/list?bucket=my-bucket&prefix=photos%2F2024%20summer%2F&delimiter=%2F&limit=1000",
     ])
-    #expect(json.stdout == #"{"authorization":"Qiniu MY_ACCESS_KEY:BpW3YsX-BIfqXHd3LdC1a5I-YUo=","xQiniuDate":"20240101T000000Z"}"# + "\n")
+    #expect(
+      json.stdout
+        == #"{"authorization":"Qiniu MY_ACCESS_KEY:BpW3YsX-BIfqXHd3LdC1a5I-YUo=","xQiniuDate":"20240101T000000Z"}"#
+        + "\n")
   }
 
   @Test func qboxMatchesTheDocumentExample() throws {
-    let result = try kodo.run(["token", "qbox", "http://rs.qiniu.com/move/bmV3ZG9jczpmaW5kX21hbi50eHQ=/bmV3ZG9jczpmaW5kLm1hbi50eHQ="])
+    let result = try kodo.run([
+      "token", "qbox",
+      "http://rs.qiniu.com/move/bmV3ZG9jczpmaW5kX21hbi50eHQ=/bmV3ZG9jczpmaW5kLm1hbi50eHQ=",
+    ])
     #expect(result.stdout == "QBox MY_ACCESS_KEY:FXsYh0wKHYPEsIAgdPD9OfjkeEM=\n")
   }
 
   @Test func uploadMatchesThePythonSDK() throws {
     let plain = try kodo.run(["token", "upload", "--deadline", "1700000000", "my-bucket"])
-    #expect(plain.stdout == "MY_ACCESS_KEY:PneH7UqdQm32a-fdHqIoEYSa-uo=:eyJzY29wZSI6Im15LWJ1Y2tldCIsImRlYWRsaW5lIjoxNzAwMDAwMDAwfQ==\n")
+    #expect(
+      plain.stdout
+        == "MY_ACCESS_KEY:PneH7UqdQm32a-fdHqIoEYSa-uo=:eyJzY29wZSI6Im15LWJ1Y2tldCIsImRlYWRsaW5lIjoxNzAwMDAwMDAwfQ==\n"
+    )
     let policy = try kodo.run([
-      "token", "upload", "--deadline", "1700000000", "--policy", #"{"insertOnly":1,"fsizeLimit":1024}"#, "my-bucket:a.txt",
+      "token", "upload", "--deadline", "1700000000", "--policy",
+      #"{"insertOnly":1,"fsizeLimit":1024}"#, "my-bucket:a.txt",
     ])
-    #expect(policy.stdout == "MY_ACCESS_KEY:8e39bySw9EvvgbLV2351vqlLCBs=:eyJzY29wZSI6Im15LWJ1Y2tldDphLnR4dCIsImRlYWRsaW5lIjoxNzAwMDAwMDAwLCJpbnNlcnRPbmx5IjoxLCJmc2l6ZUxpbWl0IjoxMDI0fQ==\n")
-    let chinese = try kodo.run(["token", "upload", "--deadline", "1700000000", "my-bucket:中文 key.txt"])
-    #expect(chinese.stdout == "MY_ACCESS_KEY:73z3bavevLS14xfQtl4R0XyCg3w=:eyJzY29wZSI6Im15LWJ1Y2tldDpcdTRlMmRcdTY1ODcga2V5LnR4dCIsImRlYWRsaW5lIjoxNzAwMDAwMDAwfQ==\n")
+    #expect(
+      policy.stdout
+        == "MY_ACCESS_KEY:8e39bySw9EvvgbLV2351vqlLCBs=:eyJzY29wZSI6Im15LWJ1Y2tldDphLnR4dCIsImRlYWRsaW5lIjoxNzAwMDAwMDAwLCJpbnNlcnRPbmx5IjoxLCJmc2l6ZUxpbWl0IjoxMDI0fQ==\n"
+    )
+    let chinese = try kodo.run([
+      "token", "upload", "--deadline", "1700000000", "my-bucket:中文 key.txt",
+    ])
+    #expect(
+      chinese.stdout
+        == "MY_ACCESS_KEY:73z3bavevLS14xfQtl4R0XyCg3w=:eyJzY29wZSI6Im15LWJ1Y2tldDpcdTRlMmRcdTY1ODcga2V5LnR4dCIsImRlYWRsaW5lIjoxNzAwMDAwMDAwfQ==\n"
+    )
   }
 }
 
 @Suite("Exit codes and error lines", .serialized)
 struct ExitCodeTests {
-  func expectError(_ result: CLIRunner.Result, status: Int32, containing text: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+  func expectError(
+    _ result: CLIRunner.Result, status: Int32, containing text: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) {
     #expect(result.status == status, "\(result)", sourceLocation: sourceLocation)
     if status != 64 {
       let lines = result.stderr.split(separator: "\n")
-      #expect(lines.filter { $0.hasPrefix("kodo: error: ") }.count == 1, "\(result.stderr)", sourceLocation: sourceLocation)
+      #expect(
+        lines.filter { $0.hasPrefix("kodo: error: ") }.count == 1, "\(result.stderr)",
+        sourceLocation: sourceLocation)
     }
-    if let text { #expect(result.stderr.contains(text), "\(result.stderr)", sourceLocation: sourceLocation) }
+    if let text {
+      #expect(result.stderr.contains(text), "\(result.stderr)", sourceLocation: sourceLocation)
+    }
     #expect(result.stdout.isEmpty || status == 0, sourceLocation: sourceLocation)
   }
 
@@ -64,22 +91,31 @@ struct ExitCodeTests {
 
   @Test func badInputIs65() throws {
     let env = try CLIEnvironment.get()
-    expectError(try env.run(["url", "--expires", "soon", "photos", "a.txt"]), status: 65, containing: "invalid duration")
-    expectError(try env.run(["token", "upload", "--policy", "{not json", "my-bucket"]), status: 65, containing: "--policy")
+    expectError(
+      try env.run(["url", "--expires", "soon", "photos", "a.txt"]), status: 65,
+      containing: "invalid duration")
+    expectError(
+      try env.run(["token", "upload", "--policy", "{not json", "my-bucket"]), status: 65,
+      containing: "--policy")
     expectError(try env.run(["ls", "bad bucket!"]), status: 65, containing: "invalid bucket name")
     expectError(try env.run(["stat", "photos", ""]), status: 65, containing: "empty")
   }
 
   @Test func notFoundIs66WithTheRequestID() throws {
     let env = try CLIEnvironment.get()
-    expectError(try env.run(["stat", "photos", "no/such/key"]), status: 66, containing: "request id")
+    expectError(
+      try env.run(["stat", "photos", "no/such/key"]), status: 66, containing: "request id")
     expectError(try env.run(["ls", "nosuchbucket"]), status: 66, containing: "no such bucket")
   }
 
   @Test func unreachableIs69() throws {
-    let config = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-\(UUID()).json").path
-    let text = #"{"accessKey":"a","secretKey":"b","hosts":{"uc":"http://127.0.0.1:9","rs":"http://127.0.0.1:9","rsf":"http://127.0.0.1:9"}}"#
-    _ = FileManager.default.createFile(atPath: config, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+    let config = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "kodo-\(UUID()).json"
+    ).path
+    let text =
+      #"{"accessKey":"a","secretKey":"b","hosts":{"uc":"http://127.0.0.1:9","rs":"http://127.0.0.1:9","rsf":"http://127.0.0.1:9"}}"#
+    _ = FileManager.default.createFile(
+      atPath: config, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
     let result = try CLIRunner().run(["ls", "--retries", "2", "--config", config, "b"])
     expectError(result, status: 69, containing: "127.0.0.1:9")
   }
@@ -92,10 +128,18 @@ struct ExitCodeTests {
 
   @Test func configurationProblemsAre78() throws {
     expectError(try CLIRunner().run(["buckets"]), status: 78, containing: "QINIU_ACCESS_KEY")
-    expectError(try CLIRunner().run(["buckets", "--config", "/nonexistent.json"]), status: 78, containing: "/nonexistent.json")
-    let config = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-\(UUID()).json").path
-    _ = FileManager.default.createFile(atPath: config, contents: Data(#"{"acessKey":"x"}"#.utf8), attributes: [.posixPermissions: 0o600])
-    expectError(try CLIRunner().run(["buckets", "--config", config]), status: 78, containing: #"unknown key "acessKey""#)
+    expectError(
+      try CLIRunner().run(["buckets", "--config", "/nonexistent.json"]), status: 78,
+      containing: "/nonexistent.json")
+    let config = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "kodo-\(UUID()).json"
+    ).path
+    _ = FileManager.default.createFile(
+      atPath: config, contents: Data(#"{"acessKey":"x"}"#.utf8),
+      attributes: [.posixPermissions: 0o600])
+    expectError(
+      try CLIRunner().run(["buckets", "--config", config]), status: 78,
+      containing: #"unknown key "acessKey""#)
   }
 
   @Test func aConfigReadableByOthersGetsAWarning() throws {
@@ -104,7 +148,8 @@ struct ExitCodeTests {
     chmod(config, 0o644)
     let result = try CLIRunner().run(["buckets", "--config", config])
     #expect(result.status == 0)
-    #expect(result.stderr.contains("kodo: warning: config file \(config) can be read by other users"))
+    #expect(
+      result.stderr.contains("kodo: warning: config file \(config) can be read by other users"))
   }
 }
 
@@ -121,16 +166,22 @@ struct SignalTests {
   @Test func sigintDuringAListingExits130WithAResumeMarker() throws {
     let slow = try EmulatorProcess(["--synthetic", "slow=5000", "--latency-ms", "300"])
     let config = try slow.configFile()
-    let running = try CLIRunner("kodo", environment: ["KODO_CONFIG": config]).start(["ls", "-r", "--page-size", "100", "slow"])
+    let running = try CLIRunner("kodo", environment: ["KODO_CONFIG": config]).start([
+      "ls", "-r", "--page-size", "100", "slow",
+    ])
     #expect(running.waitFor { $0.split(separator: "\n").count >= 200 })
     running.send(SIGINT)
     let result = running.wait(seconds: 10)
     #expect(result.status == 130, "\(result.stderr)")
     #expect(result.stderr.contains("--marker "), "\(result.stderr)")
     // Resuming from the marker completes the set exactly.
-    let marker = try #require(result.stderr.components(separatedBy: "--marker ").last?.trimmingCharacters(in: .whitespacesAndNewlines))
+    let marker = try #require(
+      result.stderr.components(separatedBy: "--marker ").last?.trimmingCharacters(
+        in: .whitespacesAndNewlines))
     let firstPart = result.lines
-    let rest = try CLIRunner("kodo", environment: ["KODO_CONFIG": config]).run(["ls", "-r", "--page-size", "1000", "--marker", marker, "slow"])
+    let rest = try CLIRunner("kodo", environment: ["KODO_CONFIG": config]).run([
+      "ls", "-r", "--page-size", "1000", "--marker", marker, "slow",
+    ])
     #expect(firstPart.count + rest.lines.count == 5000)
     #expect(firstPart.count % 100 == 0, "only whole pages are printed")
   }
@@ -153,6 +204,8 @@ extension CLIRunner {
     let stdout = out.fileHandleForReading.readDataToEndOfFile()
     let stderr = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return Result(status: process.terminationStatus, stdoutBytes: Array(stdout), stderr: String(decoding: stderr, as: UTF8.self))
+    return Result(
+      status: process.terminationStatus, stdoutBytes: Array(stdout),
+      stderr: String(decoding: stderr, as: UTF8.self))
   }
 }

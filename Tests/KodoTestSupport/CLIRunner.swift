@@ -21,7 +21,9 @@ public struct CLIRunner: Sendable {
     /// stdout as UTF-8 text.
     public var stdout: String { String(decoding: stdoutBytes, as: UTF8.self) }
     /// stdout split into lines (without the final empty one).
-    public var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    public var lines: [String] {
+      stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+    }
 
     public var description: String {
       "exit \(status)\n--- stdout ---\n\(stdout.prefix(4000))\n--- stderr ---\n\(stderr.prefix(4000))"
@@ -53,20 +55,28 @@ public struct CLIRunner: Sendable {
   /// no config, caches in a temporary directory, `NO_COLOR` unset.
   public init(_ name: String = "kodo", environment: [String: String] = [:]) {
     executable = Self.binDirectory.appendingPathComponent(name).path
-    let home = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-home-\(UUID())").path
-    var base = ["PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config", "XDG_CACHE_HOME": home + "/cache", "LANG": "C.UTF-8", "TZ": "UTC"]
+    let home = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-home-\(UUID())")
+      .path
+    var base = [
+      "PATH": "/usr/bin:/bin", "HOME": home, "XDG_CONFIG_HOME": home + "/config",
+      "XDG_CACHE_HOME": home + "/cache", "LANG": "C.UTF-8", "TZ": "UTC",
+    ]
     for (name, value) in environment { base[name] = value }
     self.environment = base
   }
 
   /// Runs with `arguments`, feeding `stdin`, and waits for the exit.
-  public func run(_ arguments: [String], stdin: [UInt8]? = nil, environment extra: [String: String] = [:]) throws -> Result {
+  public func run(
+    _ arguments: [String], stdin: [UInt8]? = nil, environment extra: [String: String] = [:]
+  ) throws -> Result {
     let process = try start(arguments, stdin: stdin, environment: extra)
     return process.wait()
   }
 
   /// Starts a run without waiting (to send signals or read incrementally).
-  public func start(_ arguments: [String], stdin: [UInt8]? = nil, environment extra: [String: String] = [:]) throws
+  public func start(
+    _ arguments: [String], stdin: [UInt8]? = nil, environment extra: [String: String] = [:]
+  ) throws
     -> Running
   {
     let process = Process()
@@ -116,7 +126,11 @@ public struct CLIRunner: Sendable {
           let data = handle.availableData
           if data.isEmpty { break }
           self.lock.lock()
-          if isStdout { self.out.append(contentsOf: data) } else { self.err.append(contentsOf: data) }
+          if isStdout {
+            self.out.append(contentsOf: data)
+          } else {
+            self.err.append(contentsOf: data)
+          }
           self.lock.unlock()
         }
         self.group.leave()
@@ -163,7 +177,8 @@ public struct CLIRunner: Sendable {
       lock.lock()
       defer { lock.unlock() }
       let status =
-        process.terminationReason == .uncaughtSignal ? 128 + process.terminationStatus : process.terminationStatus
+        process.terminationReason == .uncaughtSignal
+        ? 128 + process.terminationStatus : process.terminationStatus
       return Result(status: status, stdoutBytes: out, stderr: String(decoding: err, as: UTF8.self))
     }
   }

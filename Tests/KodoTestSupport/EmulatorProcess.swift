@@ -12,12 +12,16 @@ public final class EmulatorProcess: @unchecked Sendable {
   private let running: CLIRunner.Running
 
   /// Starts `kodo-emulator` with `arguments` (credentials added) and waits for its start-up line.
-  public init(_ arguments: [String], accessKey: String = "test-access-key", secretKey: String = "test-secret-key-\(UUID().uuidString)") throws {
+  public init(
+    _ arguments: [String], accessKey: String = "test-access-key",
+    secretKey: String = "test-secret-key-\(UUID().uuidString)"
+  ) throws {
     self.accessKey = accessKey
     self.secretKey = secretKey
     let runner = CLIRunner("kodo-emulator")
     running = try runner.start(
-      ["--host", "127.0.0.1", "--port", "0", "--access-key", accessKey, "--secret-key", secretKey] + arguments)
+      ["--host", "127.0.0.1", "--port", "0", "--access-key", accessKey, "--secret-key", secretKey]
+        + arguments)
     let prefix = "kodo-emulator listening on "
     guard running.waitFor(seconds: 60, { $0.contains("\n") && $0.hasPrefix(prefix) }),
       let first = running.stdoutSoFar.split(separator: "\n").first
@@ -37,12 +41,18 @@ public final class EmulatorProcess: @unchecked Sendable {
 
   /// A config file whose hosts all point at the emulator (so no discovery happens).
   public func configFile(bucket: String? = nil, extra: String = "") throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-test-\(UUID()).json").path
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "kodo-test-\(UUID()).json"
+    ).path
     var text = "{\"accessKey\":\"\(accessKey)\",\"secretKey\":\"\(secretKey)\","
     if let bucket { text += "\"bucket\":\"\(bucket)\"," }
     text += extra
-    text += "\"hosts\":{\"uc\":\"\(baseURL)\",\"rs\":\"\(baseURL)\",\"rsf\":\"\(baseURL)\",\"api\":\"\(baseURL)\"}}"
-    guard FileManager.default.createFile(atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+    text +=
+      "\"hosts\":{\"uc\":\"\(baseURL)\",\"rs\":\"\(baseURL)\",\"rsf\":\"\(baseURL)\",\"api\":\"\(baseURL)\"}}"
+    guard
+      FileManager.default.createFile(
+        atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+    else {
       throw EmulatorStartFailure(output: "cannot write \(path)")
     }
     return path

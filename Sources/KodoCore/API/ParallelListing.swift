@@ -99,7 +99,9 @@ public struct ParallelListing: Sendable {
     let pageSize = self.pageSize
     return Task {
       do {
-        for try await element in client.listPages(bucket: bucket, prefix: folder.prefix, pageSize: pageSize) {
+        for try await element in client.listPages(
+          bucket: bucket, prefix: folder.prefix, pageSize: pageSize)
+        {
           try await folder.put(element.page.items)
         }
         await folder.finish(nil)

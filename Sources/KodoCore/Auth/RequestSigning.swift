@@ -116,13 +116,14 @@ public enum RequestSigning {
     return String(decoding: output, as: UTF8.self)
   }
 
-  private static func isTokenByte(_ byte: UInt8) -> Bool {
+  /// Whether `byte` may appear in an HTTP token (RFC 9110 `tchar`): header names, methods.
+  static func isTokenByte(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
       UInt8(ascii: "0")...UInt8(ascii: "9"):
       return true
     default:
-      return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
     }
   }
 

@@ -56,70 +56,60 @@ struct JSONReader {
   mutating func readObject(_ body: (inout JSONReader, String) throws(Failure) -> Void)
     throws(Failure)
   {
-    skipWhitespace()
-    guard index < bytes.count, bytes[index] == UInt8(ascii: "{") else {
-      throw fail("expected an object")
-    }
-    try enter()
-    index += 1
-    skipWhitespace()
-    if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-      index += 1
-      depth -= 1
-      return
-    }
-    while true {
-      skipWhitespace()
-      guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-        throw fail("expected a member name")
+    try readContainer(open: "{", close: "}", what: "an object") { (reader) throws(Failure) in
+      reader.skipWhitespace()
+      guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"")
+      else {
+        throw reader.fail("expected a member name")
       }
-      let name = try readString()
-      skipWhitespace()
-      guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-        throw fail("expected ':'")
+      let name = try reader.readString()
+      reader.skipWhitespace()
+      guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: ":")
+      else {
+        throw reader.fail("expected ':'")
       }
-      index += 1
-      let before = index
-      try body(&self, name)
-      if index == before { try skipValue() }
-      skipWhitespace()
-      guard index < bytes.count else { throw fail("unexpected end of JSON") }
-      if bytes[index] == UInt8(ascii: ",") {
-        index += 1
-        continue
-      }
-      guard bytes[index] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
-      index += 1
-      depth -= 1
-      return
+      reader.index += 1
+      let before = reader.index
+      try body(&reader, name)
+      if reader.index == before { try reader.skipValue() }
     }
   }
 
   /// Iterates an array's elements: `body` must consume each element.
   mutating func readArray(_ body: (inout JSONReader) throws(Failure) -> Void) throws(Failure) {
+    try readContainer(open: "[", close: "]", what: "an array") { (reader) throws(Failure) in
+      let before = reader.index
+      try body(&reader)
+      if reader.index == before { try reader.skipValue() }
+    }
+  }
+
+  /// The loop both containers share: `open`, elements separated by commas, `close`.
+  private mutating func readContainer(
+    open: Unicode.Scalar, close: Unicode.Scalar, what: String,
+    _ element: (inout JSONReader) throws(Failure) -> Void
+  ) throws(Failure) {
     skipWhitespace()
-    guard index < bytes.count, bytes[index] == UInt8(ascii: "[") else {
-      throw fail("expected an array")
+    guard index < bytes.count, bytes[index] == UInt8(ascii: open) else {
+      throw fail("expected \(what)")
     }
     try enter()
     index += 1
     skipWhitespace()
-    if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+    if index < bytes.count, bytes[index] == UInt8(ascii: close) {
       index += 1
       depth -= 1
       return
     }
     while true {
-      let before = index
-      try body(&self)
-      if index == before { try skipValue() }
+      try element(&self)
       skipWhitespace()
       guard index < bytes.count else { throw fail("unexpected end of JSON") }
       if bytes[index] == UInt8(ascii: ",") {
         index += 1
         continue
       }
-      guard bytes[index] == UInt8(ascii: "]") else { throw fail("expected ',' or ']'") }
+      guard bytes[index] == UInt8(ascii: close) else { throw fail("expected ',' or '\(close)'") }
       index += 1
       depth -= 1
       return

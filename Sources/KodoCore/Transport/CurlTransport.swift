@@ -411,12 +411,12 @@ public final class CurlTransport: HTTPTransport {
     guard !request.url.utf8.contains(where: { $0 == 0 || $0 == 0x0A || $0 == 0x0D }) else {
       throw KodoError(.invalidInput, "the request URL contains a NUL or line-break byte")
     }
-    guard !request.method.isEmpty, request.method.utf8.allSatisfy(Self.isTokenByte) else {
+    guard !request.method.isEmpty, request.method.utf8.allSatisfy(RequestSigning.isTokenByte) else {
       throw KodoError(
         .invalidInput, "the request method " + DisplayText.quoted(request.method) + " is not valid")
     }
     for field in request.headers {
-      guard !field.name.isEmpty, field.name.utf8.allSatisfy(Self.isTokenByte) else {
+      guard !field.name.isEmpty, field.name.utf8.allSatisfy(RequestSigning.isTokenByte) else {
         throw KodoError(
           .invalidInput,
           "the request header name " + DisplayText.quoted(field.name) + " is not valid")
@@ -428,17 +428,6 @@ public final class CurlTransport: HTTPTransport {
           "the value of request header " + DisplayText.quoted(field.name)
             + " contains a NUL or line-break byte")
       }
-    }
-  }
-
-  /// Whether `byte` may appear in an HTTP token (RFC 9110 `tchar`).
-  private static func isTokenByte(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-      UInt8(ascii: "0")...UInt8(ascii: "9"):
-      return true
-    default:
-      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
     }
   }
 

@@ -4,15 +4,18 @@ import KodoCore
 
 /// Downloads share the URL logic of `url`: a short-lived signed URL on the chosen domain.
 enum Fetch {
-  static func prepare(_ arguments: [String], context: Context, download: DownloadOptions) async throws -> (
-    client: KodoClient, stat: ObjectStat, url: String
-  ) {
+  static func prepare(_ arguments: [String], context: Context, download: DownloadOptions)
+    async throws -> (
+      client: KodoClient, stat: ObjectStat, url: String
+    )
+  {
     let (bucket, key) = try context.bucketAndKey(arguments)
     guard !key.isEmpty else { throw KodoError(.invalidInput, "the key is empty") }
     let client = try context.client()
     let stat = try await client.stat(bucket: bucket, key: key)
     let domain = try await download.resolve(bucket: bucket, context: context, client: client)
-    let url = client.downloadURL(domain: domain.baseURL, key: key, deadline: client.deadline(expiresIn: 3600))
+    let url = client.downloadURL(
+      domain: domain.baseURL, key: key, deadline: client.deadline(expiresIn: 3600))
     return (client, stat, url)
   }
 }
@@ -31,7 +34,10 @@ struct Cat: KodoCommand {
   @ParentCommand var root: Kodo
   @OptionGroup var download: DownloadOptions
 
-  @Argument(help: ArgumentHelp("[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"))
+  @Argument(
+    help: ArgumentHelp(
+      "[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"
+    ))
   var arguments: [String] = []
 
   func validate() throws {
@@ -39,17 +45,17 @@ struct Cat: KodoCommand {
   }
 
   func execute(_ context: Context) async throws {
-    let (client, stat, url) = try await Fetch.prepare(arguments, context: context, download: download)
+    let (client, stat, url) = try await Fetch.prepare(
+      arguments, context: context, download: download)
     // A regular file on stdout can be rewound for a retry; a pipe or terminal cannot.
-    var info = stat_t()
-    let seekable = fstat(1, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && lseek(1, 0, SEEK_CUR) == 0
+    var info = Foundation.stat()
+    let seekable =
+      fstat(1, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && lseek(1, 0, SEEK_CUR) == 0
     let rewind: (@Sendable () -> Bool)? =
       seekable ? { @Sendable in ftruncate(1, 0) == 0 && lseek(1, 0, SEEK_SET) == 0 } : nil
     _ = try await client.download(url: url, to: 1, expectedSize: stat.object.size, rewind: rewind)
   }
 }
-
-typealias stat_t = Foundation.stat
 
 struct Get: KodoCommand {
   static let configuration = CommandConfiguration(
@@ -70,13 +76,20 @@ struct Get: KodoCommand {
   @ParentCommand var root: Kodo
   @OptionGroup var download: DownloadOptions
 
-  @Option(name: .shortAndLong, help: ArgumentHelp("Where to write (default: the key's last path segment; a directory keeps that name).", valueName: "PATH"))
+  @Option(
+    name: .shortAndLong,
+    help: ArgumentHelp(
+      "Where to write (default: the key's last path segment; a directory keeps that name).",
+      valueName: "PATH"))
   var output: String?
 
   @Flag(help: "Replace an existing file.")
   var force = false
 
-  @Argument(help: ArgumentHelp("[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"))
+  @Argument(
+    help: ArgumentHelp(
+      "[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"
+    ))
   var arguments: [String] = []
 
   func validate() throws {
@@ -85,21 +98,28 @@ struct Get: KodoCommand {
 
   func execute(_ context: Context) async throws {
     let (_, key) = try context.bucketAndKey(arguments)
-    let name = key.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
+    let name =
+      key.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
     var destination = output ?? name
     var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory.boolValue {
+    if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    {
       destination = (destination as NSString).appendingPathComponent(name)
     }
     guard !destination.isEmpty, !name.isEmpty || output != nil else {
-      throw KodoError(.invalidInput, "the key \(DisplayText.quoted(key)) has no file name; give one with -o PATH")
+      throw KodoError(
+        .invalidInput, "the key \(DisplayText.quoted(key)) has no file name; give one with -o PATH")
     }
     if !force && FileManager.default.fileExists(atPath: destination) {
       throw KodoError(.invalidInput, "\(destination) exists; use --force to replace it")
     }
-    let (client, stat, url) = try await Fetch.prepare(arguments, context: context, download: download)
+    let (client, stat, url) = try await Fetch.prepare(
+      arguments, context: context, download: download)
     let directory = (destination as NSString).deletingLastPathComponent
-    let temporary = (directory.isEmpty ? "." : directory) + "/.\((destination as NSString).lastPathComponent).kodo-\(getpid()).part"
+    let temporary =
+      (directory.isEmpty ? "." : directory)
+      + "/.\((destination as NSString).lastPathComponent).kodo-\(getpid()).part"
     let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     guard descriptor >= 0 else {
       throw KodoError(.localIO, "cannot create \(temporary): \(String(cString: strerror(errno)))")
@@ -126,13 +146,17 @@ struct Get: KodoCommand {
     guard hash == stat.object.hash else {
       throw KodoError(
         .protocolError,
-        "the downloaded data's hash \(hash) does not match Kodo's \(DisplayText.escaped(stat.object.hash)); nothing was written to \(destination)")
+        "the downloaded data's hash \(hash) does not match Kodo's \(DisplayText.escaped(stat.object.hash)); nothing was written to \(destination)"
+      )
     }
     if !force && FileManager.default.fileExists(atPath: destination) {
-      throw KodoError(.invalidInput, "\(destination) appeared while downloading; use --force to replace it")
+      throw KodoError(
+        .invalidInput, "\(destination) appeared while downloading; use --force to replace it")
     }
     guard rename(temporary, destination) == 0 else {
-      throw KodoError(.localIO, "cannot rename \(temporary) to \(destination): \(String(cString: strerror(errno)))")
+      throw KodoError(
+        .localIO,
+        "cannot rename \(temporary) to \(destination): \(String(cString: strerror(errno)))")
     }
     keep = true
     if !context.options.json {

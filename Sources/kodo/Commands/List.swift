@@ -25,7 +25,10 @@ struct List: KodoCommand {
   @OptionGroup var global: GlobalOptions
   @ParentCommand var root: Kodo
 
-  @Argument(help: ArgumentHelp("The bucket and an optional key prefix (default: the configured bucket).", valueName: "BUCKET[/PREFIX]"))
+  @Argument(
+    help: ArgumentHelp(
+      "The bucket and an optional key prefix (default: the configured bucket).",
+      valueName: "BUCKET[/PREFIX]"))
   var target: String?
 
   @Flag(name: .shortAndLong, help: "List every object under the prefix, not one level.")
@@ -37,33 +40,49 @@ struct List: KodoCommand {
   @Flag(help: "End with the number of folders and objects and their total size.")
   var summarize = false
 
-  @Option(help: ArgumentHelp("Stop after N entries (folders and objects both count) and print where to resume.", valueName: "N"))
+  @Option(
+    help: ArgumentHelp(
+      "Stop after N entries (folders and objects both count) and print where to resume.",
+      valueName: "N"))
   var limit: Int?
 
-  @Option(help: ArgumentHelp("Resume a listing at the marker a previous --limit printed.", valueName: "TOKEN"))
+  @Option(
+    help: ArgumentHelp(
+      "Resume a listing at the marker a previous --limit printed.", valueName: "TOKEN"))
   var marker: String?
 
-  @Option(name: .customLong("page-size"), help: ArgumentHelp("Entries per request, 1-1000.", valueName: "N"))
+  @Option(
+    name: .customLong("page-size"),
+    help: ArgumentHelp("Entries per request, 1-1000.", valueName: "N"))
   var pageSize: Int = 1000
 
-  @Flag(name: .customShort("0"), help: "Print full keys (folders included) separated by NUL, nothing else.")
+  @Flag(
+    name: .customShort("0"),
+    help: "Print full keys (folders included) separated by NUL, nothing else.")
   var nulSeparated = false
 
-  @Option(help: ArgumentHelp("With -r: list up to N top-level folders at once (same output, same order).", valueName: "N"))
+  @Option(
+    help: ArgumentHelp(
+      "With -r: list up to N top-level folders at once (same output, same order).", valueName: "N"))
   var parallel: Int?
 
   func validate() throws {
-    guard (1...1000).contains(pageSize) else { throw ValidationError("--page-size must be between 1 and 1000") }
+    guard (1...1000).contains(pageSize) else {
+      throw ValidationError("--page-size must be between 1 and 1000")
+    }
     if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
     if let parallel {
       guard recursive else { throw ValidationError("--parallel needs -r/--recursive") }
-      guard (1...64).contains(parallel) else { throw ValidationError("--parallel must be between 1 and 64") }
+      guard (1...64).contains(parallel) else {
+        throw ValidationError("--parallel must be between 1 and 64")
+      }
       guard limit == nil, marker == nil else {
         throw ValidationError("--parallel cannot be combined with --limit or --marker")
       }
     }
     if nulSeparated && (global.json || long || summarize) {
-      throw ValidationError("-0 prints keys only; it cannot be combined with --json, -l or --summarize")
+      throw ValidationError(
+        "-0 prints keys only; it cannot be combined with --json, -l or --summarize")
     }
   }
 
@@ -85,7 +104,8 @@ struct List: KodoCommand {
     if let parallel {
       let listing = ParallelListing(
         client: client, bucket: bucket, prefix: prefix, pageSize: pageSize, concurrency: parallel)
-      Signals.setResumeHint("interrupted; a --parallel listing cannot be resumed with a marker, run it again")
+      Signals.setResumeHint(
+        "interrupted; a --parallel listing cannot be resumed with a marker, run it again")
       do {
         try await listing.run { objects in
           try output.append { renderer.objects(objects, into: &$0) }
@@ -95,7 +115,8 @@ struct List: KodoCommand {
       } catch let error as KodoError where error.kind == .cancelled {
         Signals.setResumeHint(nil)
         progress.clear()
-        Diagnostics.note("interrupted; a --parallel listing cannot be resumed with a marker, run it again")
+        Diagnostics.note(
+          "interrupted; a --parallel listing cannot be resumed with a marker, run it again")
         throw error
       }
       try finishOutput(output, renderer: &renderer, progress: progress)
@@ -108,7 +129,9 @@ struct List: KodoCommand {
     do {
       while true {
         let pageLimit = min(pageSize, remaining ?? pageSize)
-        Signals.setResumeHint(currentMarker.isEmpty ? nil : "interrupted; resume with: \(command) --marker \(currentMarker)")
+        Signals.setResumeHint(
+          currentMarker.isEmpty
+            ? nil : "interrupted; resume with: \(command) --marker \(currentMarker)")
         let page = try await client.listPage(
           bucket: bucket, prefix: prefix, delimiter: recursive ? nil : "/", marker: currentMarker,
           limit: pageLimit)
@@ -131,7 +154,8 @@ struct List: KodoCommand {
               line.string("marker", currentMarker)
               try output.write(bytes: line.finish())
             } else {
-              Diagnostics.note("more entries follow; resume with: \(command) --marker \(currentMarker)")
+              Diagnostics.note(
+                "more entries follow; resume with: \(command) --marker \(currentMarker)")
             }
             break
           }
@@ -157,7 +181,9 @@ struct List: KodoCommand {
     try finishOutput(output, renderer: &renderer, progress: progress)
   }
 
-  private func finishOutput(_ output: OutputStream, renderer: inout ListRenderer, progress: Progress) throws {
+  private func finishOutput(
+    _ output: OutputStream, renderer: inout ListRenderer, progress: Progress
+  ) throws {
     progress.clear()
     if summarize {
       try output.append { renderer.summary(into: &$0) }
@@ -186,7 +212,8 @@ struct List: KodoCommand {
 enum ShellQuote {
   static func quote(_ text: String) -> String {
     let safe = text.unicodeScalars.allSatisfy {
-      ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-_./:@%+=,".unicodeScalars.contains($0))
+      ($0.properties.isAlphabetic || ("0"..."9").contains($0)
+        || "-_./:@%+=,".unicodeScalars.contains($0))
         && !DisplayText.isUnsafe($0)
     }
     if safe && !text.isEmpty { return text }
@@ -217,7 +244,8 @@ struct ListRenderer {
 
   private func displayName(_ key: String) -> String {
     var name = Substring(key)
-    if let relativeTo, !relativeTo.isEmpty, key.hasPrefix(relativeTo), key.count > relativeTo.count {
+    if let relativeTo, !relativeTo.isEmpty, key.hasPrefix(relativeTo), key.count > relativeTo.count
+    {
       name = key.dropFirst(relativeTo.count)
     }
     return DisplayText.escaped(name)
@@ -314,7 +342,9 @@ final class Progress: @unchecked Sendable {
     let now = ContinuousClock.now
     guard now - lastDraw > .milliseconds(250) else { return }
     lastDraw = now
-    let elapsed = Double((now - started).components.seconds) + Double((now - started).components.attoseconds) / 1e18
+    let elapsed =
+      Double((now - started).components.seconds) + Double((now - started).components.attoseconds)
+      / 1e18
     let rate = elapsed > 0 ? Int(Double(count) / elapsed) : 0
     Diagnostics.raw("\r\u{1B}[Klisted \(count) entries (\(rate)/s)")
     drawn = true

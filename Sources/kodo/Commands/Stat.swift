@@ -17,7 +17,10 @@ struct Stat: KodoCommand {
   @OptionGroup var global: GlobalOptions
   @ParentCommand var root: Kodo
 
-  @Argument(help: ArgumentHelp("[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"))
+  @Argument(
+    help: ArgumentHelp(
+      "[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"
+    ))
   var arguments: [String] = []
 
   func validate() throws {
@@ -34,9 +37,12 @@ struct Stat: KodoCommand {
       stat.object.appendJSONFields(to: &line)
       line.string("expiration", stat.expiration.map(KodoTime.rfc3339(unixSeconds:)))
       line.string("transitionToIA", stat.transitionToIA.map(KodoTime.rfc3339(unixSeconds:)))
-      line.string("transitionToArchiveIR", stat.transitionToArchiveIR.map(KodoTime.rfc3339(unixSeconds:)))
-      line.string("transitionToArchive", stat.transitionToArchive.map(KodoTime.rfc3339(unixSeconds:)))
-      line.string("transitionToDeepArchive", stat.transitionToDeepArchive.map(KodoTime.rfc3339(unixSeconds:)))
+      line.string(
+        "transitionToArchiveIR", stat.transitionToArchiveIR.map(KodoTime.rfc3339(unixSeconds:)))
+      line.string(
+        "transitionToArchive", stat.transitionToArchive.map(KodoTime.rfc3339(unixSeconds:)))
+      line.string(
+        "transitionToDeepArchive", stat.transitionToDeepArchive.map(KodoTime.rfc3339(unixSeconds:)))
       try output.write(bytes: line.finish())
     } else {
       try output.write(Self.describe(stat, bucket: bucket))
@@ -56,7 +62,9 @@ struct Stat: KodoCommand {
       ("Storage class", "\(object.storageClass.name) (type \(code(object.storageClass)))"),
       ("Status", object.status.name),
     ]
-    if let lastModify = object.lastModify { rows.append(("Last modified", timeRow(hundredNanoseconds: lastModify))) }
+    if let lastModify = object.lastModify {
+      rows.append(("Last modified", timeRow(hundredNanoseconds: lastModify)))
+    }
     if let restore = object.restoreStatus { rows.append(("Restore status", restore.name)) }
     if let md5 = object.md5 { rows.append(("MD5", DisplayText.escaped(md5))) }
     if let endUser = object.endUser { rows.append(("End user", DisplayText.escaped(endUser))) }
@@ -67,15 +75,22 @@ struct Stat: KodoCommand {
     ]
     for (label, value) in lifecycle {
       if let value {
-        rows.append((label, "\(Human.localTimeLong(value))  (\(KodoTime.rfc3339(unixSeconds: value)), \(value))"))
+        rows.append(
+          (
+            label,
+            "\(Human.localTimeLong(value))  (\(KodoTime.rfc3339(unixSeconds: value)), \(value))"
+          ))
       }
     }
-    if let parts = object.parts { rows.append(("Parts", parts.map(String.init).joined(separator: ", "))) }
+    if let parts = object.parts {
+      rows.append(("Parts", parts.map(String.init).joined(separator: ", ")))
+    }
     for (name, value) in (object.meta ?? [:]).sorted(by: { $0.key < $1.key }) {
       rows.append(("x-qn-meta-" + DisplayText.escaped(name), DisplayText.escaped(value)))
     }
     let width = rows.map(\.0.count).max() ?? 0
-    return rows.map { Human.padRight($0.0 + ":", width + 1) + " " + $0.1 }.joined(separator: "\n") + "\n"
+    return rows.map { Human.padRight($0.0 + ":", width + 1) + " " + $0.1 }.joined(separator: "\n")
+      + "\n"
   }
 
   private static func timeRow(hundredNanoseconds value: Int64) -> String {

@@ -37,10 +37,13 @@ struct Token: AsyncParsableCommand {
     @Argument(help: "The request URL, exactly as it will be sent.")
     var url: String
 
-    @Option(name: .customLong("content-type"), help: ArgumentHelp("The request's Content-Type.", valueName: "CT"))
+    @Option(
+      name: .customLong("content-type"),
+      help: ArgumentHelp("The request's Content-Type.", valueName: "CT"))
     var contentType: String?
 
-    @Option(help: ArgumentHelp("The request body (signed only for form content).", valueName: "TEXT"))
+    @Option(
+      help: ArgumentHelp("The request body (signed only for form content).", valueName: "TEXT"))
     var body: String?
 
     func execute(_ context: Context) async throws {
@@ -76,16 +79,26 @@ struct Token: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The method (default GET).", valueName: "M"))
     var method: String = "GET"
 
-    @Option(name: .customLong("content-type"), help: ArgumentHelp("The Content-Type (default application/x-www-form-urlencoded, as Kodo's SDKs send).", valueName: "CT"))
+    @Option(
+      name: .customLong("content-type"),
+      help: ArgumentHelp(
+        "The Content-Type (default application/x-www-form-urlencoded, as Kodo's SDKs send).",
+        valueName: "CT"))
     var contentType: String = RequestSigning.formContentType
 
     @Option(help: ArgumentHelp("The request body.", valueName: "TEXT"))
     var body: String?
 
-    @Option(name: .customLong("header"), help: ArgumentHelp("An X-Qiniu-* header to sign, as 'X-Qiniu-Name: value' (repeatable).", valueName: "HEADER"))
+    @Option(
+      name: .customLong("header"),
+      help: ArgumentHelp(
+        "An X-Qiniu-* header to sign, as 'X-Qiniu-Name: value' (repeatable).", valueName: "HEADER"))
     var headers: [String] = []
 
-    @Option(help: ArgumentHelp("The X-Qiniu-Date to sign, YYYYMMDDTHHMMSSZ (default: now).", valueName: "YYYYMMDDTHHMMSSZ"))
+    @Option(
+      help: ArgumentHelp(
+        "The X-Qiniu-Date to sign, YYYYMMDDTHHMMSSZ (default: now).", valueName: "YYYYMMDDTHHMMSSZ")
+    )
     var date: String?
 
     @Flag(name: .customLong("no-date"), help: "Sign without X-Qiniu-Date.")
@@ -97,7 +110,9 @@ struct Token: AsyncParsableCommand {
         throw ValidationError("--date must look like 20240101T000000Z")
       }
       for header in headers {
-        guard let colon = header.firstIndex(of: ":"), !header[..<colon].trimmingCharacters(in: .whitespaces).isEmpty else {
+        guard let colon = header.firstIndex(of: ":"),
+          !header[..<colon].trimmingCharacters(in: .whitespaces).isEmpty
+        else {
           throw ValidationError("--header must look like 'X-Qiniu-Name: value'")
         }
       }
@@ -123,7 +138,8 @@ struct Token: AsyncParsableCommand {
         signed.append(("X-Qiniu-Date", xQiniuDate ?? ""))
       }
       let request = SignableRequest(
-        method: method, url: url, contentType: contentType.isEmpty ? nil : contentType, headers: signed,
+        method: method, url: url, contentType: contentType.isEmpty ? nil : contentType,
+        headers: signed,
         body: Array((body ?? "").utf8))
       let authorization = RequestSigning.qiniuAuthorization(for: request, credentials: credentials)
       try TokenOutput.print(context: context, authorization: authorization, date: xQiniuDate)
@@ -150,10 +166,14 @@ struct Token: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The scope: a bucket, or bucket:key.", valueName: "BUCKET[:KEY]"))
     var scope: String
 
-    @Option(help: ArgumentHelp("How long the token works: seconds, or 90s, 15m, 2h, 7d (default 3600).", valueName: "D"))
+    @Option(
+      help: ArgumentHelp(
+        "How long the token works: seconds, or 90s, 15m, 2h, 7d (default 3600).", valueName: "D"))
     var expires: String = "3600"
 
-    @Option(help: ArgumentHelp("When the token stops working, in Unix seconds (overrides --expires).", valueName: "UNIX"))
+    @Option(
+      help: ArgumentHelp(
+        "When the token stops working, in Unix seconds (overrides --expires).", valueName: "UNIX"))
     var deadline: Int64?
 
     @Option(help: ArgumentHelp("More put-policy fields, as a JSON object.", valueName: "JSON"))
@@ -196,7 +216,8 @@ enum TokenOutput {
   static func requireURL(_ url: String) throws(KodoError) {
     let parts = URLParts(url)
     guard parts.scheme == "http" || parts.scheme == "https", !parts.host.isEmpty else {
-      throw KodoError(.invalidInput, "expected an http:// or https:// URL, got \(DisplayText.quoted(url))")
+      throw KodoError(
+        .invalidInput, "expected an http:// or https:// URL, got \(DisplayText.quoted(url))")
     }
   }
 

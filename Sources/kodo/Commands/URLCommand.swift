@@ -4,25 +4,33 @@ import KodoCore
 
 /// How `url`, `cat` and `get` pick the domain and sign.
 struct DownloadOptions: ParsableArguments {
-  @Option(help: ArgumentHelp("Download base URL, scheme included (default: the config's domains[BUCKET], else the bucket's first bound domain).", valueName: "BASE_URL"))
+  @Option(
+    help: ArgumentHelp(
+      "Download base URL, scheme included (default: the config's domains[BUCKET], else the bucket's first bound domain).",
+      valueName: "BASE_URL"))
   var domain: String?
 
   func validate() throws {
     if let domain {
       let parts = URLParts(domain)
-      guard parts.scheme == "http" || parts.scheme == "https", !parts.host.isEmpty, parts.query == nil else {
-        throw ValidationError("--domain must be a base URL with http:// or https://, such as https://cdn.example.com")
+      guard parts.scheme == "http" || parts.scheme == "https", !parts.host.isEmpty,
+        parts.query == nil
+      else {
+        throw ValidationError(
+          "--domain must be a base URL with http:// or https://, such as https://cdn.example.com")
       }
     }
   }
 
   /// Resolves the domain, saying on stderr which one was picked when the bucket has several.
-  func resolve(bucket: String, context: Context, client: KodoClient) async throws -> DownloadDomain {
+  func resolve(bucket: String, context: Context, client: KodoClient) async throws -> DownloadDomain
+  {
     let picked = try await client.downloadDomain(
       bucket: bucket, explicit: domain, configured: context.configuration.domains[bucket])
     if picked.source == .bound && !picked.alternatives.isEmpty {
       Diagnostics.note(
-        "bucket \(DisplayText.escaped(bucket)) has \(picked.alternatives.count + 1) domains; using \(picked.baseURL) (choose with --domain)")
+        "bucket \(DisplayText.escaped(bucket)) has \(picked.alternatives.count + 1) domains; using \(picked.baseURL) (choose with --domain)"
+      )
     }
     return picked
   }
@@ -49,10 +57,16 @@ struct URLCommand: KodoCommand {
   @ParentCommand var root: Kodo
   @OptionGroup var download: DownloadOptions
 
-  @Option(help: ArgumentHelp("How long the URL works: seconds, or 90s, 15m, 2h, 7d (default 3600).", valueName: "DURATION"))
+  @Option(
+    help: ArgumentHelp(
+      "How long the URL works: seconds, or 90s, 15m, 2h, 7d (default 3600).", valueName: "DURATION")
+  )
   var expires: String = "3600"
 
-  @Option(help: ArgumentHelp("When the URL stops working, in Unix seconds (overrides --expires).", valueName: "UNIX_SECONDS"))
+  @Option(
+    help: ArgumentHelp(
+      "When the URL stops working, in Unix seconds (overrides --expires).",
+      valueName: "UNIX_SECONDS"))
   var deadline: Int64?
 
   @Flag(help: "An unsigned URL, for public buckets.")
@@ -61,16 +75,23 @@ struct URLCommand: KodoCommand {
   @Flag(help: "Read keys from stdin, one per line; print one URL per line in the same order.")
   var stdin = false
 
-  @Argument(help: ArgumentHelp("[BUCKET] KEY, or only [BUCKET] with --stdin.", valueName: "BUCKET KEY"))
+  @Argument(
+    help: ArgumentHelp("[BUCKET] KEY, or only [BUCKET] with --stdin.", valueName: "BUCKET KEY"))
   var arguments: [String] = []
 
   func validate() throws {
     if stdin {
-      guard arguments.count <= 1 else { throw ValidationError("with --stdin, give only the bucket (or nothing)") }
+      guard arguments.count <= 1 else {
+        throw ValidationError("with --stdin, give only the bucket (or nothing)")
+      }
     } else {
-      guard (1...2).contains(arguments.count) else { throw ValidationError("expected [BUCKET] KEY") }
+      guard (1...2).contains(arguments.count) else {
+        throw ValidationError("expected [BUCKET] KEY")
+      }
     }
-    if let deadline, deadline <= 0 { throw ValidationError("--deadline must be a positive Unix time") }
+    if let deadline, deadline <= 0 {
+      throw ValidationError("--deadline must be a positive Unix time")
+    }
   }
 
   func execute(_ context: Context) async throws {

@@ -16,7 +16,8 @@ struct Context: Sendable {
       configFlag: options.config, profileFlag: options.profile, environment: environment)
     if configuration.fileReadableByOthers, let file = configuration.file {
       Diagnostics.warning(
-        "config file \(file) can be read by other users and holds a secret key; run: chmod 600 \(file)")
+        "config file \(file) can be read by other users and holds a secret key; run: chmod 600 \(file)"
+      )
     }
   }
 
@@ -53,7 +54,8 @@ struct Context: Sendable {
 
   static func describe(_ event: RequestEvent) -> String {
     let milliseconds = Int(
-      event.duration.components.seconds * 1000 + event.duration.components.attoseconds / 1_000_000_000_000_000)
+      event.duration.components.seconds * 1000 + event.duration.components.attoseconds
+        / 1_000_000_000_000_000)
     var line = "\(event.method) \(DisplayText.escaped(event.url)) -> "
     if let status = event.status { line += "\(status)" } else { line += "no answer" }
     line += " (\(milliseconds) ms)"
@@ -63,7 +65,9 @@ struct Context: Sendable {
       line += " [\(error.message)]"
     }
     if event.willRetry { line += ", retrying" }
-    if let authorization = event.headers["Authorization"] { line += " Authorization: \(authorization)" }
+    if let authorization = event.headers["Authorization"] {
+      line += " Authorization: \(authorization)"
+    }
     return line
   }
 
