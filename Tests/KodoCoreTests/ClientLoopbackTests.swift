@@ -1,0 +1,125 @@
+import Foundation
+import KodoCore
+import KodoTestSupport
+import Testing
+
+/// KodoClient over the real CurlTransport against a scripted server on 127.0.0.1.
+@Suite("Client over libcurl on loopback")
+struct ClientLoopbackTests {
+  static func kodoClient(
+    _ server: ScriptedHTTPServer, retries: Int = 4, idle: Duration = .seconds(30)
+  ) -> KodoClient {
+    var configuration = CurlTransport.Configuration()
+    configuration.proxy = .none
+    configuration.idleTimeout = idle
+    return KodoClient(
+      credentials: Credentials(accessKey: "ak", secretKey: "sk"),
+      transport: CurlTransport(configuration: configuration),
+      options: KodoClient.Options(
+        hosts: ServiceHosts(uc: server.baseURL, rs: server.baseURL, rsf: server.baseURL),
+        retry: RetryPolicy(maxAttempts: retries, baseDelay: .milliseconds(1))))
+  }
+
+  static let kodoHeaders: HTTPHeaders = ["X-Reqid": "loopback"]
+
+  /// Pages `page-0` … `page-(count-1)`; every third page is empty but carries a marker.
+  static func pagedScript(count: Int) -> ScriptedHTTPServer.Script {
+    { request in
+      let marker = request.query?.split(separator: "&").first { $0.hasPrefix("marker=") }.map {
+        String($0.dropFirst(7))
+      }
+      let index = marker.flatMap { Int($0.dropFirst(1)) } ?? 0
+      let next = index + 1 < count ? "\"p\(index + 1)\"" : "\"\""
+      let items =
+        index % 3 == 1
+        ? "" : #"{"key":"k\#(index)","fsize":1,"hash":"h","mimeType":"m","putTime":1}"#
+      return .respond(.json(#"{"marker":\#(next),"items":[\#(items)]}"#, headers: kodoHeaders))
+    }
+  }
+
+  @Test func pagesToTheEndThroughEmptyPagesOnOneConnection() async throws {
+    try await ScriptedHTTPServer.withServer(script: Self.pagedScript(count: 30)) {
+      (server) async throws in
+      var keys: [String] = []
+      for try await element in Self.kodoClient(server).listPages(bucket: "b") {
+        keys += element.page.items.map(\.key)
+      }
+      #expect(keys == (0..<30).filter { $0 % 3 != 1 }.map { "k\($0)" })
+      #expect(server.requests.count == 30)
+      #expect(server.acceptedConnections == 1, "the connection is reused across pages")
+    }
+  }
+
+  @Test func retriesRecoverFromDropsAndServerErrors() async throws {
+    let counter = Locked(0)
+    try await ScriptedHTTPServer.withServer(script: { _ in
+      let attempt = counter.withLock { count -> Int in
+        count += 1
+        return count
+      }
+      switch attempt {
+      case 1: return .close
+      case 2: return .respond(.json(#"{"error":"busy"}"#, status: 503, headers: Self.kodoHeaders))
+      case 3:
+        return .truncatedBody(
+          headers: Self.kodoHeaders, body: Array(#"{"mark"#.utf8), declaredLength: 40)
+      default: return .respond(.json(#"["a"]"#, headers: Self.kodoHeaders))
+      }
+    }) { (server) async throws in
+      #expect(try await Self.kodoClient(server).buckets().map(\.name) == ["a"])
+      #expect(server.requests.count == 4)
+    }
+  }
+
+  @Test func retriesGiveUpWithTheTemporaryError() async throws {
+    try await ScriptedHTTPServer.withServer(script: { _ in
+      .respond(.text("<html>bad gateway</html>", status: 502, headers: Self.kodoHeaders))
+    }) { (server) async throws in
+      let error = await kodoError { _ = try await Self.kodoClient(server, retries: 3).buckets() }
+      #expect(error?.kind == .temporary)
+      #expect(server.requests.count == 3)
+    }
+  }
+
+  @Test func aServerThatNeverAnswersTimesOut() async throws {
+    try await ScriptedHTTPServer.withServer(script: { _ in .hang }) { (server) async throws in
+      let error = await kodoError {
+        _ = try await Self.kodoClient(server, retries: 1, idle: .seconds(1)).buckets()
+      }
+      #expect(error?.kind == .unavailable)
+    }
+  }
+
+  @Test func cancellationStopsARequest() async throws {
+    try await ScriptedHTTPServer.withServer(script: { _ in .hang }) { (server) async throws in
+      let client = Self.kodoClient(server, retries: 1, idle: .seconds(120))
+      let task = Task { try await client.buckets() }
+      try await server.waitForRequests(1)
+      task.cancel()
+      let result = await task.result
+      if case .failure(let error as KodoError) = result {
+        #expect(error.kind == .cancelled)
+      } else {
+        Issue.record("expected a cancellation error, got \(result)")
+      }
+    }
+  }
+
+  @Test func signedRequestsCarryTheExactBytesSigned() async throws {
+    try await ScriptedHTTPServer.withServer(script: { _ in
+      .respond(.json(#"{"marker":""}"#, headers: Self.kodoHeaders))
+    }) { (server) async throws in
+      _ = try await Self.kodoClient(server).listPage(bucket: "b", prefix: "a+b &c/中")
+      let request = try #require(server.requests.first)
+      #expect(request.target == "/list?bucket=b&prefix=a%2Bb%20%26c%2F%E4%B8%AD&limit=1000")
+      let signable = SignableRequest(
+        method: request.method, url: server.baseURL + request.target, host: request.headers["Host"],
+        contentType: request.headers["Content-Type"],
+        headers: request.headers.fields.map { ($0.name, $0.value) })
+      let expected = RequestSigning.qiniuAuthorization(
+        for: signable, credentials: Credentials(accessKey: "ak", secretKey: "sk"))
+      #expect(request.headers["Authorization"] == expected)
+      #expect(request.headers["User-Agent"] == KodoVersion.userAgent)
+    }
+  }
+}
