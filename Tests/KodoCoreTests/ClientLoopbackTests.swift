@@ -52,7 +52,7 @@ struct ClientLoopbackTests {
 
   @Test func retriesRecoverFromDropsAndServerErrors() async throws {
     let counter = Locked(0)
-    try await ScriptedHTTPServer.withServer(script: { _ in
+    let script: ScriptedHTTPServer.Script = { _ in
       let attempt = counter.withLock { count -> Int in
         count += 1
         return count
@@ -65,16 +65,18 @@ struct ClientLoopbackTests {
           headers: Self.kodoHeaders, body: Array(#"{"mark"#.utf8), declaredLength: 40)
       default: return .respond(.json(#"["a"]"#, headers: Self.kodoHeaders))
       }
-    }) { (server) async throws in
+    }
+    try await ScriptedHTTPServer.withServer(script: script) { (server) async throws in
       #expect(try await Self.kodoClient(server).buckets().map(\.name) == ["a"])
       #expect(server.requests.count == 4)
     }
   }
 
   @Test func retriesGiveUpWithTheTemporaryError() async throws {
-    try await ScriptedHTTPServer.withServer(script: { _ in
+    let script: ScriptedHTTPServer.Script = { _ in
       .respond(.text("<html>bad gateway</html>", status: 502, headers: Self.kodoHeaders))
-    }) { (server) async throws in
+    }
+    try await ScriptedHTTPServer.withServer(script: script) { (server) async throws in
       let error = await kodoError { _ = try await Self.kodoClient(server, retries: 3).buckets() }
       #expect(error?.kind == .temporary)
       #expect(server.requests.count == 3)
@@ -82,7 +84,8 @@ struct ClientLoopbackTests {
   }
 
   @Test func aServerThatNeverAnswersTimesOut() async throws {
-    try await ScriptedHTTPServer.withServer(script: { _ in .hang }) { (server) async throws in
+    let script: ScriptedHTTPServer.Script = { _ in .hang }
+    try await ScriptedHTTPServer.withServer(script: script) { (server) async throws in
       let error = await kodoError {
         _ = try await Self.kodoClient(server, retries: 1, idle: .seconds(1)).buckets()
       }
@@ -91,7 +94,8 @@ struct ClientLoopbackTests {
   }
 
   @Test func cancellationStopsARequest() async throws {
-    try await ScriptedHTTPServer.withServer(script: { _ in .hang }) { (server) async throws in
+    let script: ScriptedHTTPServer.Script = { _ in .hang }
+    try await ScriptedHTTPServer.withServer(script: script) { (server) async throws in
       let client = Self.kodoClient(server, retries: 1, idle: .seconds(120))
       let task = Task { try await client.buckets() }
       try await server.waitForRequests(1)
@@ -106,9 +110,10 @@ struct ClientLoopbackTests {
   }
 
   @Test func signedRequestsCarryTheExactBytesSigned() async throws {
-    try await ScriptedHTTPServer.withServer(script: { _ in
+    let script: ScriptedHTTPServer.Script = { _ in
       .respond(.json(#"{"marker":""}"#, headers: Self.kodoHeaders))
-    }) { (server) async throws in
+    }
+    try await ScriptedHTTPServer.withServer(script: script) { (server) async throws in
       _ = try await Self.kodoClient(server).listPage(bucket: "b", prefix: "a+b &c/中")
       let request = try #require(server.requests.first)
       #expect(request.target == "/list?bucket=b&prefix=a%2Bb%20%26c%2F%E4%B8%AD&limit=1000")
