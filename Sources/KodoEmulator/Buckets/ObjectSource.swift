@@ -1,0 +1,105 @@
+import NIOCore
+
+/// One object's metadata as list and stat report it.
+struct ObjectMetadata: Sendable {
+  var fsize: Int64
+  var hash: String
+  var mimeType: String
+  /// 100 ns units since the Unix epoch.
+  var putTime: Int64
+  /// The storage class number.
+  var type: Int = 0
+  /// 0 enabled, 1 disabled.
+  var status: Int = 0
+  var md5: String?
+  var endUser: String?
+  /// `x-qn-meta`, in output order.
+  var meta: [(name: String, value: String)] = []
+  var restoreStatus: Int?
+  /// 100 ns units.
+  var lastModify: Int64?
+  /// Lifecycle dates, Unix seconds.
+  var expiration: Int64?
+  var transitionToIA: Int64?
+  var transitionToArchiveIR: Int64?
+  var transitionToArchive: Int64?
+  var transitionToDeepArchive: Int64?
+}
+
+/// Reads part of an object's body: appends `count` bytes starting at `offset` to the buffer.
+typealias BodyReader =
+  @Sendable (_ offset: Int64, _ count: Int, _ buffer: inout ByteBuffer) throws
+  -> Void
+
+/// An object's body, read on demand.
+struct ObjectBody: Sendable {
+  var length: Int64
+  var read: BodyReader
+}
+
+/// A bucket's objects, sorted by key bytes and addressed by index.
+///
+/// Listing and lookup work by binary search over indices, so a source need not hold its keys in
+/// memory (the synthetic source computes them).
+protocol ObjectSource: Sendable {
+  /// The number of objects.
+  var count: Int { get }
+  /// The UTF-8 key of the object at `index`; strictly increasing in byte order with `index`.
+  func key(at index: Int) -> [UInt8]
+  /// The object's metadata (its hash may be computed on first use).
+  func metadata(at index: Int) -> ObjectMetadata
+  /// The object's body.
+  func body(at index: Int) -> ObjectBody
+}
+
+extension ObjectSource {
+  /// The first index whose key is not less than `target` (or greater than it, if `strictly`).
+  func lowerBound(_ target: [UInt8], strictly: Bool = false) -> Int {
+    var low = 0
+    var high = count
+    while low < high {
+      let middle = low + (high - low) / 2
+      let order = ByteOrder.compare(key(at: middle), target)
+      if order < 0 || (strictly && order == 0) {
+        low = middle + 1
+      } else {
+        high = middle
+      }
+    }
+    return low
+  }
+
+  /// The index of the object with exactly this key.
+  func index(of key: [UInt8]) -> Int? {
+    let index = lowerBound(key)
+    guard index < count, self.key(at: index) == key else { return nil }
+    return index
+  }
+}
+
+/// Byte-wise comparison of UTF-8 keys (Kodo's order).
+enum ByteOrder {
+  /// Negative, zero or positive as `a` sorts before, equal to, or after `b`.
+  static func compare(_ a: [UInt8], _ b: [UInt8]) -> Int {
+    let shared = min(a.count, b.count)
+    var index = 0
+    while index < shared {
+      let left = a[index]
+      let right = b[index]
+      if left != right { return left < right ? -1 : 1 }
+      index += 1
+    }
+    return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
+  }
+
+  /// Whether `bytes` starts with `prefix`.
+  static func hasPrefix(_ bytes: [UInt8], _ prefix: [UInt8]) -> Bool {
+    guard bytes.count >= prefix.count else { return false }
+    var index = 0
+    while index < prefix.count {
+      if bytes[index] != prefix[index] { return false }
+      index += 1
+    }
+    return true
+  }
+}

@@ -1,0 +1,320 @@
+import KodoCore
+import NIOCore
+
+/// A bucket of generated objects for scale tests, computed from the seed and the object's index.
+///
+/// Keys form a two-level tree, `dir-DDD/sub-SS/file-FFFF.EXT`, with zero-padded numbers so that
+/// key order is index order: the i-th key, a lookup and a list page are arithmetic plus a binary
+/// search, and nothing proportional to the object count is ever held in memory. From 10,000
+/// objects on there are 64 top-level folders of 16 subfolders each.
+///
+/// Every other property comes from a hash of (seed, index): extension and content type, size
+/// (mostly under 2 KiB, some up to 64 KiB, a few of 4–16 MiB), put time, storage class, status,
+/// and the optional `md5`, `endUser`, `x-qn-meta`, `restoreStatus`, `lastModify` and lifecycle
+/// dates. Bodies are generated on demand from (seed, index); `hash` is their real qetag and `md5`
+/// their real MD5. Objects of 4 MiB and more are whole blocks drawn from a pool of four
+/// seed-generated 4 MiB blocks plus a short per-object tail, so their qetag costs only the tail.
+final class SyntheticSource: ObjectSource {
+  private struct FileType {
+    var ext: [UInt8]
+    var mimeType: String
+    var isText: Bool
+    var weight: UInt64
+  }
+
+  private static let fileTypes: [FileType] = [
+    FileType(ext: Array(".jpg".utf8), mimeType: "image/jpeg", isText: false, weight: 28),
+    FileType(ext: Array(".png".utf8), mimeType: "image/png", isText: false, weight: 10),
+    FileType(ext: Array(".txt".utf8), mimeType: "text/plain", isText: true, weight: 14),
+    FileType(ext: Array(".log".utf8), mimeType: "text/plain", isText: true, weight: 12),
+    FileType(ext: Array(".csv".utf8), mimeType: "text/csv", isText: true, weight: 6),
+    FileType(ext: Array(".mp4".utf8), mimeType: "video/mp4", isText: false, weight: 5),
+    FileType(ext: Array(".pdf".utf8), mimeType: "application/pdf", isText: false, weight: 8),
+    FileType(ext: Array(".gz".utf8), mimeType: "application/gzip", isText: false, weight: 7),
+    FileType(
+      ext: Array(".bin".utf8), mimeType: "application/octet-stream", isText: false, weight: 10),
+  ]
+
+  private static let poolSize = 4
+  private static let textAlphabet: [UInt8] = Array(
+    "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,.".utf8)
+
+  /// The number of objects.
+  let count: Int
+  private let seed: UInt64
+  private let dirs: Int
+  private let subs: Int
+  private let files: Int
+  private let dirWidth: Int
+  private let subWidth: Int
+  private let fileWidth: Int
+  private let poolDigests: Locked<[[UInt8]?]>
+
+  init(count: Int, seed: UInt64) {
+    self.count = count
+    self.seed = seed
+    if count >= 10_000 {
+      dirs = 64
+      subs = 16
+    } else {
+      dirs = max(1, (count + 159) / 160)
+      subs = 4
+    }
+    files = max(1, (count + dirs * subs - 1) / (dirs * subs))
+    dirWidth = max(3, String(dirs - 1).count)
+    subWidth = max(2, String(subs - 1).count)
+    fileWidth = max(4, String(files - 1).count)
+    poolDigests = Locked([[UInt8]?](repeating: nil, count: Self.poolSize))
+  }
+
+  // MARK: Keys
+
+  func key(at index: Int) -> [UInt8] {
+    var key = [UInt8]()
+    key.reserveCapacity(32)
+    let dir = index / (subs * files)
+    let sub = index / files % subs
+    let file = index % files
+    key.append(contentsOf: [0x64, 0x69, 0x72, 0x2D])  // "dir-"
+    Self.appendPadded(dir, width: dirWidth, to: &key)
+    key.append(contentsOf: [0x2F, 0x73, 0x75, 0x62, 0x2D])  // "/sub-"
+    Self.appendPadded(sub, width: subWidth, to: &key)
+    key.append(contentsOf: [0x2F, 0x66, 0x69, 0x6C, 0x65, 0x2D])  // "/file-"
+    Self.appendPadded(file, width: fileWidth, to: &key)
+    key.append(contentsOf: Self.fileTypes[profile(at: index).typeIndex].ext)
+    return key
+  }
+
+  private static func appendPadded(_ value: Int, width: Int, to bytes: inout [UInt8]) {
+    var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
+    var rest = value
+    var position = width - 1
+    while rest > 0 && position >= 0 {
+      digits[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+      rest /= 10
+      position -= 1
+    }
+    bytes.append(contentsOf: digits)
+  }
+
+  // MARK: Per-object profile
+
+  private struct Profile {
+    var word: UInt64
+    var typeIndex: Int
+    var size: Int64
+    /// Whole pool blocks at the start of the body (large objects only).
+    var poolBlocks: Int
+    /// The first pool block used.
+    var poolStart: Int
+  }
+
+  private func words(_ index: Int) -> (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) {
+    let base = Mixing.mix(seed, UInt64(index))
+    return (
+      base, Mixing.splitMix(base ^ 1), Mixing.splitMix(base ^ 2), Mixing.splitMix(base ^ 3),
+      Mixing.splitMix(base ^ 4), Mixing.splitMix(base ^ 5)
+    )
+  }
+
+  private func profile(at index: Int) -> Profile {
+    let base = Mixing.mix(seed, UInt64(index))
+    let sizeWord = Mixing.splitMix(base ^ 1)
+    var pick = base % 100
+    var typeIndex = 0
+    for (candidate, type) in Self.fileTypes.enumerated() {
+      if pick < type.weight {
+        typeIndex = candidate
+        break
+      }
+      pick -= type.weight
+    }
+    let bucket = sizeWord % 10_000
+    var size: Int64
+    var poolBlocks = 0
+    if bucket < 20 {  // 0.2%: 4–16 MiB, whole pool blocks plus a tail under 64 KiB
+      poolBlocks = 1 + Int((sizeWord >> 16) % 3)
+      size = Int64(poolBlocks * QETag.blockSize) + Int64((sizeWord >> 24) % 65_536)
+    } else if bucket < 120 {  // 1%: empty
+      size = 0
+    } else if bucket < 220 {  // 1%: 8–64 KiB
+      size = 8_192 + Int64((sizeWord >> 16) % 57_344)
+    } else {  // the rest: 16 bytes to 2 KiB
+      size = 16 + Int64((sizeWord >> 16) % 2_032)
+    }
+    return Profile(
+      word: base, typeIndex: typeIndex, size: size, poolBlocks: poolBlocks,
+      poolStart: Int((sizeWord >> 40) % UInt64(Self.poolSize)))
+  }
+
+  // MARK: Metadata
+
+  func metadata(at index: Int) -> ObjectMetadata {
+    let profile = profile(at: index)
+    let (_, _, timeWord, classWord, extraWord, lifecycleWord) = words(index)
+    let type = Self.fileTypes[profile.typeIndex]
+
+    // Put times spread over 2021–2024, with all seven sub-second digits.
+    let putSeconds = 1_609_459_200 + Int64(timeWord % 126_230_400)
+    let putTime = putSeconds * 10_000_000 + Int64((timeWord >> 32) % 10_000_000)
+
+    var metadata = ObjectMetadata(
+      fsize: profile.size, hash: hash(profile), mimeType: type.mimeType, putTime: putTime)
+
+    let classPick = classWord % 1_000
+    metadata.type =
+      switch classPick {
+      case 0..<800: 0
+      case 800..<880: 1
+      case 880..<930: 2
+      case 930..<960: 3
+      case 960..<990: 4
+      default: 5
+      }
+    if (classWord >> 16) % 200 == 0 { metadata.status = 1 }
+    if metadata.type == 2 || metadata.type == 3 {
+      switch (classWord >> 32) % 4 {
+      case 0: metadata.restoreStatus = 1
+      case 1: metadata.restoreStatus = 2
+      default: break
+      }
+    }
+    if extraWord % 10 == 0 && profile.size <= 65_536 {
+      metadata.md5 = MD5.hex(bodyBytes(profile))
+    }
+    if (extraWord >> 8) % 25 == 0 {
+      metadata.endUser = "user-" + String((extraWord >> 16) % 1_000)
+    }
+    if (extraWord >> 24) % 40 == 0 {
+      metadata.meta = [
+        ("author", "user-" + String((extraWord >> 32) % 100)), ("origin", "synthetic"),
+      ]
+      if (extraWord >> 40) % 4 == 0 {
+        metadata.meta.append(("camera", "相机-" + String((extraWord >> 48) % 10)))
+      }
+    }
+    if lifecycleWord % 5 == 0 {
+      metadata.lastModify = putTime + Int64((lifecycleWord >> 8) % 2_592_000) * 10_000_000
+    }
+    let day: Int64 = 86_400
+    let putDay = putSeconds / day * day
+    if (lifecycleWord >> 16) % 20 == 0 {
+      metadata.expiration = putDay + 365 * day
+    }
+    if metadata.type == 0 {
+      switch (lifecycleWord >> 24) % 40 {
+      case 0: metadata.transitionToIA = putDay + 30 * day
+      case 1: metadata.transitionToArchiveIR = putDay + 60 * day
+      case 2: metadata.transitionToArchive = putDay + 90 * day
+      case 3: metadata.transitionToDeepArchive = putDay + 180 * day
+      default: break
+      }
+    }
+    return metadata
+  }
+
+  private func hash(_ profile: Profile) -> String {
+    if profile.poolBlocks == 0 {
+      return bodyBytes(profile).withUnsafeBytes { QETag.hash(of: $0) }
+    }
+    var digests = [[UInt8]]()
+    for block in 0..<profile.poolBlocks {
+      digests.append(poolDigest((profile.poolStart + block) % Self.poolSize))
+    }
+    let tailLength = Int(profile.size) - profile.poolBlocks * QETag.blockSize
+    if tailLength > 0 {
+      var tail = [UInt8](repeating: 0, count: tailLength)
+      tail.withUnsafeMutableBytes { fill($0, word: profile.word, offset: 0, isText: false) }
+      digests.append(HMACSHA1.sha1(tail))
+    }
+    return QETag.hash(blockDigests: digests)
+  }
+
+  private func poolDigest(_ block: Int) -> [UInt8] {
+    if let cached = poolDigests.withLock({ $0[block] }) { return cached }
+    var bytes = [UInt8](repeating: 0, count: QETag.blockSize)
+    bytes.withUnsafeMutableBytes {
+      fill($0, word: poolWord(block), offset: 0, isText: false)
+    }
+    let digest = HMACSHA1.sha1(bytes)
+    poolDigests.withLock { $0[block] = digest }
+    return digest
+  }
+
+  private func poolWord(_ block: Int) -> UInt64 {
+    Mixing.mix(seed ^ 0x706F_6F6C, UInt64(block))
+  }
+
+  // MARK: Bodies
+
+  /// The whole body of a small object (never a pooled one).
+  private func bodyBytes(_ profile: Profile) -> [UInt8] {
+    var bytes = [UInt8](repeating: 0, count: Int(profile.size))
+    let isText = Self.fileTypes[profile.typeIndex].isText
+    bytes.withUnsafeMutableBytes { fill($0, word: profile.word, offset: 0, isText: isText) }
+    return bytes
+  }
+
+  func body(at index: Int) -> ObjectBody {
+    let profile = profile(at: index)
+    let isText = Self.fileTypes[profile.typeIndex].isText && profile.poolBlocks == 0
+    let pooledLength = Int64(profile.poolBlocks * QETag.blockSize)
+    return ObjectBody(length: profile.size) { [self] offset, count, buffer in
+      buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
+        let target = UnsafeMutableRawBufferPointer(rebasing: raw[0..<count])
+        var position = offset
+        var written = 0
+        while written < count {
+          let chunk = UnsafeMutableRawBufferPointer(rebasing: target[written...])
+          if position < pooledLength {
+            let block = Int(position / Int64(QETag.blockSize))
+            let within = position % Int64(QETag.blockSize)
+            let length = min(chunk.count, Int(Int64(QETag.blockSize) - within))
+            fill(
+              UnsafeMutableRawBufferPointer(rebasing: chunk[0..<length]),
+              word: poolWord((profile.poolStart + block) % Self.poolSize), offset: within,
+              isText: false)
+            written += length
+            position += Int64(length)
+          } else {
+            fill(chunk, word: profile.word, offset: position - pooledLength, isText: isText)
+            written += chunk.count
+            position += Int64(chunk.count)
+          }
+        }
+        return count
+      }
+    }
+  }
+
+  /// Fills `target` with the generated stream for `word`, starting at byte `offset` of it.
+  ///
+  /// Byte `n` of a stream depends only on (`word`, `n`), so any range can be produced alone.
+  private func fill(
+    _ target: UnsafeMutableRawBufferPointer, word: UInt64, offset: Int64, isText: Bool
+  ) {
+    var position = UInt64(offset)
+    var index = 0
+    while index < target.count {
+      var value = Mixing.splitMix(word &+ (position / 8) &* 0xD1B5_4A32_D192_ED03)
+      if !isText && position % 8 == 0 && target.count - index >= 8 {
+        target.storeBytes(of: value.littleEndian, toByteOffset: index, as: UInt64.self)
+        index += 8
+        position += 8
+        continue
+      }
+      value >>= (position % 8) * 8
+      let take = min(Int(8 - position % 8), target.count - index)
+      for _ in 0..<take {
+        var byte = UInt8(truncatingIfNeeded: value)
+        if isText {
+          byte = position % 64 == 63 ? UInt8(ascii: "\n") : Self.textAlphabet[Int(byte & 63)]
+        }
+        target[index] = byte
+        value >>= 8
+        index += 1
+        position += 1
+      }
+    }
+  }
+}

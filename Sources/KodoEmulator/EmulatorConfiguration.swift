@@ -1,0 +1,193 @@
+public import KodoCore
+
+/// Everything an emulator needs to start: where to listen, whose signatures to accept, which
+/// buckets to serve, and which faults to inject.
+public struct EmulatorConfiguration: Sendable {
+  /// The access key used when none is given; a throwaway credential for demos.
+  public static let defaultAccessKey = "kodo-emulator-access-key"
+  /// The secret key used when none is given; a throwaway credential for demos.
+  public static let defaultSecretKey = "kodo-emulator-secret-key"
+
+  /// The address to bind (and to name in every URL the emulator hands out).
+  public var host: String
+  /// The port to bind; 0 picks a free one.
+  public var port: Int
+  /// The only credentials whose signatures are accepted.
+  public var credentials: Credentials
+  /// The buckets, each with a unique name.
+  public var buckets: [EmulatorBucket]
+  /// Names of buckets whose downloads need a valid private-URL token.
+  public var privateBuckets: Set<String>
+  /// A delay added before every API response (not downloads, not `/_emulator/`), milliseconds.
+  public var latencyMilliseconds: Int
+  /// The fraction (0...1) of API requests answered with a retryable failure; see
+  /// `docs/emulator.md`.
+  public var failRate: Double
+  /// The seed of synthetic buckets and of the fail-rate sequence.
+  public var seed: UInt64
+  /// The emulator's clock: `Date` headers, `X-Qiniu-Date` skew and download deadlines.
+  public var clock: WallClock
+
+  /// A configuration; every parameter has the command line's default.
+  public init(
+    host: String = "127.0.0.1", port: Int = 0,
+    credentials: Credentials = Credentials(
+      accessKey: EmulatorConfiguration.defaultAccessKey,
+      secretKey: EmulatorConfiguration.defaultSecretKey),
+    buckets: [EmulatorBucket] = [], privateBuckets: Set<String> = [], latencyMilliseconds: Int = 0,
+    failRate: Double = 0, seed: UInt64 = 0, clock: WallClock = .system
+  ) {
+    self.host = host
+    self.port = port
+    self.credentials = credentials
+    self.buckets = buckets
+    self.privateBuckets = privateBuckets
+    self.latencyMilliseconds = latencyMilliseconds
+    self.failRate = failRate
+    self.seed = seed
+    self.clock = clock
+  }
+}
+
+/// A bucket the emulator serves.
+public struct EmulatorBucket: Sendable {
+  /// Where a bucket's objects come from.
+  public enum Source: Sendable {
+    /// A local directory, scanned at start-up and served read-only.
+    case directory(path: String)
+    /// `count` generated objects (see `docs/emulator.md`), deterministic for the seed.
+    case synthetic(count: Int)
+    /// Objects given in memory.
+    case objects([EmulatorObject])
+  }
+
+  /// The bucket's name: 1–63 characters of `a–z A–Z 0–9 - _`.
+  public var name: String
+  /// Its objects.
+  public var source: Source
+
+  /// A bucket from a name and a source.
+  public init(name: String, source: Source) {
+    self.name = name
+    self.source = source
+  }
+
+  /// A bucket serving the directory at `path`.
+  public static func directory(_ name: String, path: String) -> EmulatorBucket {
+    EmulatorBucket(name: name, source: .directory(path: path))
+  }
+
+  /// A bucket of `count` generated objects.
+  public static func synthetic(_ name: String, count: Int) -> EmulatorBucket {
+    EmulatorBucket(name: name, source: .synthetic(count: count))
+  }
+
+  /// A bucket of the given objects.
+  public static func objects(_ name: String, _ objects: [EmulatorObject]) -> EmulatorBucket {
+    EmulatorBucket(name: name, source: .objects(objects))
+  }
+}
+
+/// An object given in memory, with every field Kodo can report.
+public struct EmulatorObject: Sendable, Equatable {
+  /// The key (any UTF-8).
+  public var key: String
+  /// The content; `fsize` and `hash` (qetag) come from it.
+  public var body: [UInt8]
+  /// The content type; `nil` picks one from the key's extension.
+  public var mimeType: String?
+  /// Upload time, 100 ns units since the Unix epoch.
+  public var putTime: Int64
+  /// Storage class: 0 standard, 1 IA, 2 archive, 3 deep archive, 4 archive IR, 5 tiering.
+  public var type: Int
+  /// 0 enabled, 1 disabled.
+  public var status: Int
+  /// `md5`, reported as given.
+  public var md5: String?
+  /// `endUser`.
+  public var endUser: String?
+  /// `x-qn-meta`.
+  public var meta: [String: String]
+  /// `restoreStatus`: 1 restoring, 2 restored.
+  public var restoreStatus: Int?
+  /// `lastModify`, 100 ns units.
+  public var lastModify: Int64?
+  /// Lifecycle dates (stat only), Unix seconds.
+  public var expiration: Int64?
+  /// `transitionToIA`, Unix seconds.
+  public var transitionToIA: Int64?
+  /// `transitionToArchiveIR`, Unix seconds.
+  public var transitionToArchiveIR: Int64?
+  /// `transitionToARCHIVE`, Unix seconds.
+  public var transitionToArchive: Int64?
+  /// `transitionToDeepArchive`, Unix seconds.
+  public var transitionToDeepArchive: Int64?
+
+  /// An object; by default a standard, enabled object put at 2024-01-01T00:00:00Z.
+  public init(
+    key: String, body: [UInt8] = [], mimeType: String? = nil,
+    putTime: Int64 = 17_040_672_000_000_000, type: Int = 0, status: Int = 0, md5: String? = nil,
+    endUser: String? = nil, meta: [String: String] = [:], restoreStatus: Int? = nil,
+    lastModify: Int64? = nil, expiration: Int64? = nil, transitionToIA: Int64? = nil,
+    transitionToArchiveIR: Int64? = nil, transitionToArchive: Int64? = nil,
+    transitionToDeepArchive: Int64? = nil
+  ) {
+    self.key = key
+    self.body = body
+    self.mimeType = mimeType
+    self.putTime = putTime
+    self.type = type
+    self.status = status
+    self.md5 = md5
+    self.endUser = endUser
+    self.meta = meta
+    self.restoreStatus = restoreStatus
+    self.lastModify = lastModify
+    self.expiration = expiration
+    self.transitionToIA = transitionToIA
+    self.transitionToArchiveIR = transitionToArchiveIR
+    self.transitionToArchive = transitionToArchive
+    self.transitionToDeepArchive = transitionToDeepArchive
+  }
+}
+
+/// Why an emulator could not start.
+public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
+  /// A bucket's directory does not exist.
+  case directoryNotFound(String)
+  /// A bucket's directory is not a directory.
+  case notADirectory(String)
+  /// A bucket's directory cannot be read.
+  case unreadableDirectory(String)
+  /// A file vanished or became unreadable after the scan.
+  case unreadableFile(String)
+  /// A bucket name outside 1–63 characters of `a–z A–Z 0–9 - _`.
+  case invalidBucketName(String)
+  /// Two buckets with one name.
+  case duplicateBucket(String)
+  /// A private bucket that is not configured.
+  case unknownPrivateBucket(String)
+  /// Two in-memory objects with one key.
+  case duplicateKey(String)
+  /// Another configuration value out of range.
+  case invalidConfiguration(String)
+  /// The address could not be bound.
+  case bindFailed(address: String, reason: String)
+
+  /// A one-line explanation.
+  public var description: String {
+    switch self {
+    case .directoryNotFound(let path): "no such directory: \(path)"
+    case .notADirectory(let path): "not a directory: \(path)"
+    case .unreadableDirectory(let path): "cannot read directory: \(path)"
+    case .unreadableFile(let path): "cannot read file: \(path)"
+    case .invalidBucketName(let name):
+      "invalid bucket name '\(name)': use 1-63 characters of a-z A-Z 0-9 - _"
+    case .duplicateBucket(let name): "bucket '\(name)' is defined twice"
+    case .unknownPrivateBucket(let name): "private bucket '\(name)' is not defined"
+    case .duplicateKey(let key): "two objects have the key '\(key)'"
+    case .invalidConfiguration(let reason): reason
+    case .bindFailed(let address, let reason): "cannot listen on \(address): \(reason)"
+    }
+  }
+}

@@ -1,0 +1,218 @@
+public import KodoCore
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+
+/// A running emulator: one HTTP/1.1 listener serving the uc, rs, rsf and api endpoints, the
+/// downloads of every bucket, and the `/_emulator/` control API.
+///
+/// ```swift
+/// let server = try await EmulatorServer.start(
+///   EmulatorConfiguration(buckets: [.directory("photos", path: "demo/buckets/photos")]))
+/// print(server.baseURL, server.downloadDomain(for: "photos"))
+/// try await server.shutdown()
+/// ```
+public final class EmulatorServer: Sendable {
+  /// A bucket as the server serves it.
+  public struct ServedBucket: Sendable, Equatable {
+    /// The name.
+    public var name: String
+    /// The download domain, `http://HOST:PORT/dl/NAME`.
+    public var downloadDomain: String
+    /// Whether downloads need a private-URL token.
+    public var isPrivate: Bool
+    /// The number of objects.
+    public var objectCount: Int
+    /// Where the objects come from, for people: `directory PATH`, `synthetic`, `in memory`.
+    public var source: String
+  }
+
+  private let service: EmulatorService
+  private let listener: any Channel
+  private let connections: Locked<[ObjectIdentifier: any Channel]>
+
+  /// The host bound, as configured.
+  public let host: String
+  /// The port bound (the one picked, when the configuration said 0).
+  public let port: Int
+
+  private init(
+    service: EmulatorService, listener: any Channel,
+    connections: Locked<[ObjectIdentifier: any Channel]>, host: String, port: Int
+  ) {
+    self.service = service
+    self.listener = listener
+    self.connections = connections
+    self.host = host
+    self.port = port
+  }
+
+  /// Loads the buckets, binds, and starts serving.
+  ///
+  /// Returns once the port accepts connections.
+  ///
+  /// - Throws: `EmulatorError` for a configuration it cannot serve or an address it cannot bind.
+  public static func start(_ configuration: EmulatorConfiguration) async throws(EmulatorError)
+    -> EmulatorServer
+  {
+    let stores = try loadBuckets(configuration)
+    guard (0...65_535).contains(configuration.port) else {
+      throw .invalidConfiguration("port \(configuration.port) is outside 0...65535")
+    }
+    let service = EmulatorService(configuration: configuration, buckets: stores)
+    let connections = Locked([ObjectIdentifier: any Channel]())
+    let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .serverChannelOption(.backlog, value: 256)
+      .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+      .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+      .childChannelInitializer { channel in
+        service.connectionAccepted()
+        let id = ObjectIdentifier(channel)
+        connections.withLock { $0[id] = channel }
+        channel.closeFuture.whenComplete { _ in
+          _ = connections.withLock { $0.removeValue(forKey: id) }
+        }
+        return channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
+          try channel.pipeline.syncOperations.addHandler(ConnectionHandler(service: service))
+        }
+      }
+    let listener: any Channel
+    do {
+      listener = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
+    } catch {
+      throw .bindFailed(
+        address: configuration.host + ":" + String(configuration.port), reason: "\(error)")
+    }
+    guard let port = listener.localAddress?.port else {
+      try? await listener.close()
+      throw .bindFailed(address: configuration.host, reason: "no local port after binding")
+    }
+    service.setPort(port)
+    return EmulatorServer(
+      service: service, listener: listener, connections: connections, host: configuration.host,
+      port: port)
+  }
+
+  private static func loadBuckets(_ configuration: EmulatorConfiguration) throws(EmulatorError)
+    -> [BucketStore]
+  {
+    guard configuration.failRate >= 0 && configuration.failRate <= 1 else {
+      throw .invalidConfiguration("the fail rate must be between 0 and 1")
+    }
+    guard configuration.latencyMilliseconds >= 0 else {
+      throw .invalidConfiguration("the latency must not be negative")
+    }
+    var names = Set<String>()
+    var stores = [BucketStore]()
+    let startSeconds = configuration.clock.unixSeconds
+    for bucket in configuration.buckets {
+      guard isValidBucketName(bucket.name) else { throw .invalidBucketName(bucket.name) }
+      guard names.insert(bucket.name).inserted else { throw .duplicateBucket(bucket.name) }
+      let isPrivate = configuration.privateBuckets.contains(bucket.name)
+      switch bucket.source {
+      case .directory(let path):
+        let source = try DirectorySource(root: path)
+        stores.append(
+          BucketStore(
+            name: bucket.name, isPrivate: isPrivate, ctime: source.modificationSeconds,
+            source: source, summary: "directory " + path))
+      case .synthetic(let count):
+        guard (0...1_000_000_000).contains(count) else {
+          throw .invalidConfiguration(
+            "synthetic bucket '\(bucket.name)': the count must be between 0 and 1000000000")
+        }
+        stores.append(
+          BucketStore(
+            name: bucket.name, isPrivate: isPrivate,
+            ctime: 1_609_459_200 - Int64(Mixing.mix(configuration.seed, 0x6374) % 31_536_000),
+            source: SyntheticSource(count: count, seed: configuration.seed),
+            summary: "synthetic, seed \(configuration.seed)"))
+      case .objects(let objects):
+        let source = try MemorySource(objects: objects)
+        stores.append(
+          BucketStore(
+            name: bucket.name, isPrivate: isPrivate, ctime: startSeconds, source: source,
+            summary: "in memory"))
+      }
+    }
+    for name in configuration.privateBuckets where !names.contains(name) {
+      throw .unknownPrivateBucket(name)
+    }
+    return stores
+  }
+
+  private static func isValidBucketName(_ name: String) -> Bool {
+    let bytes = Array(name.utf8)
+    guard (1...63).contains(bytes.count) else { return false }
+    return bytes.allSatisfy { byte in
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+        true
+      default:
+        false
+      }
+    }
+  }
+
+  // MARK: Addresses
+
+  /// `http://HOST:PORT`: the uc, rs, rsf and api base URL.
+  public var baseURL: String { service.baseURL }
+
+  /// `HOST:PORT`, as `/v4/query` names every service.
+  public var authority: String { service.authority }
+
+  /// The credentials whose signatures are accepted.
+  public var credentials: Credentials { service.configuration.credentials }
+
+  /// A bucket's download domain, `http://HOST:PORT/dl/BUCKET` (also for unknown names).
+  public func downloadDomain(for bucket: String) -> String {
+    service.downloadDomain(for: bucket)
+  }
+
+  /// The buckets, sorted by name.
+  public var buckets: [ServedBucket] {
+    service.bucketNames.compactMap { name in
+      guard let bucket = service.buckets[name] else { return nil }
+      return ServedBucket(
+        name: name, downloadDomain: downloadDomain(for: name), isPrivate: bucket.isPrivate,
+        objectCount: bucket.source.count, source: bucket.summary)
+    }
+  }
+
+  // MARK: Control
+
+  /// The request counters so far.
+  public var stats: EmulatorStats { service.stats }
+
+  /// Sets every counter back to zero.
+  public func resetStats() {
+    service.resetStats()
+  }
+
+  /// Schedules a fault for the next `fault.count` matching requests, after those already
+  /// scheduled for them.
+  public func scheduleFault(_ fault: EmulatorFault) {
+    service.schedule(fault)
+  }
+
+  /// Drops every scheduled fault; returns how many requests they would still have affected.
+  @discardableResult
+  public func clearFaults() -> Int {
+    service.clearFaults()
+  }
+
+  /// The scheduled faults, with their remaining counts.
+  public var pendingFaults: [EmulatorFault] { service.pendingFaults }
+
+  /// Stops listening and closes every connection (including hanging ones).
+  public func shutdown() async throws {
+    try? await listener.close()
+    let open = connections.withLock { Array($0.values) }
+    for channel in open {
+      try? await channel.close()
+    }
+  }
+}

@@ -1,0 +1,228 @@
+import KodoCore
+import NIOCore
+
+extension EmulatorService {
+  // MARK: uc
+
+  /// `/v4/query`: one region, every service pointing back at this server.
+  ///
+  /// `io_src` (a bucket's origin download domain) is `HOST:PORT/dl/BUCKET`: a client that adds
+  /// a scheme and `/KEY` to it reaches the object.
+  func regionQuery(_ query: QueryParameters, reqid: String) -> Reply {
+    guard let name = query.first("bucket"), buckets[name] != nil else {
+      return error(631, "no such bucket", reqid: reqid)
+    }
+    var buffer = ByteBuffer()
+    buffer.writeStaticString("{\"hosts\":[{\"region\":\"z0\",\"ttl\":86400")
+    for service in ["uc", "rs", "rsf", "api", "io", "up"] {
+      buffer.writeStaticString(",")
+      buffer.writeJSONString(service)
+      buffer.writeStaticString(":{\"domains\":[")
+      buffer.writeJSONString(authority)
+      buffer.writeStaticString("]}")
+    }
+    buffer.writeStaticString(",\"io_src\":{\"domains\":[")
+    buffer.writeJSONString(authority + "/dl/" + name)
+    buffer.writeStaticString("]}}]}")
+    return json(200, buffer, reqid: reqid)
+  }
+
+  /// `/buckets`: the names, sorted.
+  func bucketList(reqid: String) -> Reply {
+    json(200, JSONBody.stringArray(bucketNames), reqid: reqid)
+  }
+
+  /// `/v2/buckets`: the buckets with their region, creation time and visibility.
+  func bucketListV2(reqid: String) -> Reply {
+    var buffer = ByteBuffer()
+    buffer.writeStaticString("[")
+    for (index, name) in bucketNames.enumerated() {
+      guard let bucket = buckets[name] else { continue }
+      if index > 0 { buffer.writeStaticString(",") }
+      buffer.writeStaticString("{\"id\":")
+      buffer.writeJSONString("kodo-emulator-" + name)
+      buffer.writeStaticString(",\"tbl\":")
+      buffer.writeJSONString(name)
+      buffer.writeStaticString(",\"region\":\"z0\",\"zone\":\"z0\",\"ctime\":")
+      buffer.writeDecimal(bucket.ctime)
+      buffer.writeStaticString(",\"perm\":0,\"private\":")
+      buffer.writeDecimal(bucket.isPrivate ? 1 : 0)
+      buffer.writeStaticString(",\"remark\":\"\"}")
+    }
+    buffer.writeStaticString("]")
+    return json(200, buffer, reqid: reqid)
+  }
+
+  /// `/v2/bucketInfo?bucket=`.
+  func bucketInfo(_ query: QueryParameters, reqid: String) -> Reply {
+    guard let name = query.first("bucket"), let bucket = buckets[name] else {
+      return error(631, "no such bucket", reqid: reqid)
+    }
+    var buffer = ByteBuffer()
+    buffer.writeStaticString(
+      "{\"source\":\"\",\"host\":\"\",\"expires\":0,\"protected\":0,\"private\":")
+    buffer.writeDecimal(bucket.isPrivate ? 1 : 0)
+    buffer.writeString(
+      ",\"no_index_page\":0,\"max_age\":0,\"separator\":\"-\",\"styles\":{},"
+        + "\"anti_leech_mode\":0,\"token_anti_leech_mode\":0,\"refer_wl\":[],\"refer_bl\":[],"
+        + "\"source_enabled\":false,\"allow_empty_referer\":true,\"zone\":\"z0\","
+        + "\"region\":\"z0\",\"remark\":\"\",\"ctime\":")
+    buffer.writeDecimal(bucket.ctime)
+    buffer.writeStaticString("}")
+    return json(200, buffer, reqid: reqid)
+  }
+
+  /// `/v2/domains?tbl=`: the bucket's download base URL, scheme included (see
+  /// `docs/emulator.md`: the emulator serves plain HTTP only, so it says so).
+  func domains(_ query: QueryParameters, reqid: String) -> Reply {
+    guard let name = query.first("tbl"), buckets[name] != nil else {
+      return error(631, "no such bucket", reqid: reqid)
+    }
+    return json(200, JSONBody.stringArray([downloadDomain(for: name)]), reqid: reqid)
+  }
+
+  // MARK: rsf
+
+  /// `/list?bucket=&prefix=&delimiter=&marker=&limit=`.
+  func list(_ query: QueryParameters, reqid: String) -> Reply {
+    guard let name = query.first("bucket"), let bucket = buckets[name] else {
+      return error(631, "no such bucket", reqid: reqid)
+    }
+    var listQuery = ListQuery()
+    if let limitText = query.first("limit"), !limitText.isEmpty {
+      guard let limit = Int(limitText), (1...1_000).contains(limit) else {
+        return error(400, "invalid list limit", reqid: reqid)
+      }
+      listQuery.limit = limit
+    }
+    if let marker = query.first("marker"), !marker.isEmpty {
+      guard let key = ListMarker.decode(marker) else {
+        return error(640, "invalid marker", reqid: reqid)
+      }
+      listQuery.marker = key
+    }
+    listQuery.prefix = Array((query.first("prefix") ?? "").utf8)
+    listQuery.delimiter = Array((query.first("delimiter") ?? "").utf8)
+
+    let source = bucket.source
+    let page = Listing.page(of: source, listQuery)
+    var buffer = ByteBuffer()
+    buffer.reserveCapacity(64 + page.items.count * 220 + page.commonPrefixes.count * 40)
+    buffer.writeStaticString("{\"marker\":")
+    if let next = page.nextMarker {
+      buffer.writeJSONString(ListMarker.encode(next))
+    } else {
+      buffer.writeStaticString("\"\"")
+    }
+    if !page.commonPrefixes.isEmpty {
+      buffer.writeStaticString(",\"commonPrefixes\":[")
+      for (position, prefix) in page.commonPrefixes.enumerated() {
+        if position > 0 { buffer.writeStaticString(",") }
+        buffer.writeJSONString(prefix)
+      }
+      buffer.writeStaticString("]")
+    }
+    buffer.writeStaticString(",\"items\":[")
+    for (position, index) in page.items.enumerated() {
+      if position > 0 { buffer.writeStaticString(",") }
+      buffer.writeStaticString("{\"key\":")
+      buffer.writeJSONString(source.key(at: index))
+      let metadata = source.metadata(at: index)
+      buffer.writeObjectFields(metadata, forList: true)
+      buffer.writeStaticString("}")
+    }
+    buffer.writeStaticString("]}")
+    return json(200, buffer, reqid: reqid)
+  }
+
+  // MARK: rs
+
+  /// `/stat/<EncodedEntryURI>`.
+  func stat(_ entry: Substring, reqid: String) -> Reply {
+    guard let decoded = PercentEncoding.decode(String(entry)),
+      let (bucketName, key) = EncodedEntryURI.decode(decoded), let key
+    else {
+      return error(400, "invalid argument", reqid: reqid)
+    }
+    guard let bucket = buckets[bucketName] else {
+      return error(631, "no such bucket", reqid: reqid)
+    }
+    guard let index = bucket.source.index(of: Array(key.utf8)) else {
+      return error(612, "no such file or directory", reqid: reqid)
+    }
+    var buffer = ByteBuffer()
+    buffer.writeStaticString("{")
+    buffer.writeObjectFields(bucket.source.metadata(at: index), forList: false)
+    buffer.writeStaticString("}")
+    return json(200, buffer, reqid: reqid)
+  }
+}
+
+extension ByteBuffer {
+  /// Writes an object's members: after `"key":…` for a list item (`,` first), or as the whole
+  /// content of a stat answer.
+  mutating func writeObjectFields(_ metadata: ObjectMetadata, forList: Bool) {
+    if forList {
+      writeStaticString(",\"hash\":")
+      writeJSONString(metadata.hash)
+      writeStaticString(",\"fsize\":")
+      writeDecimal(metadata.fsize)
+    } else {
+      writeStaticString("\"fsize\":")
+      writeDecimal(metadata.fsize)
+      writeStaticString(",\"hash\":")
+      writeJSONString(metadata.hash)
+    }
+    writeStaticString(",\"mimeType\":")
+    writeJSONString(metadata.mimeType)
+    writeStaticString(",\"putTime\":")
+    writeDecimal(metadata.putTime)
+    writeStaticString(",\"type\":")
+    writeDecimal(metadata.type)
+    // A list item always has `status`; a stat answer only when the object is disabled.
+    if forList || metadata.status != 0 {
+      writeStaticString(",\"status\":")
+      writeDecimal(metadata.status)
+    }
+    if let md5 = metadata.md5 {
+      writeStaticString(",\"md5\":")
+      writeJSONString(md5)
+    }
+    if let endUser = metadata.endUser {
+      writeStaticString(",\"endUser\":")
+      writeJSONString(endUser)
+    }
+    if !metadata.meta.isEmpty {
+      writeStaticString(",\"x-qn-meta\":{")
+      for (position, member) in metadata.meta.enumerated() {
+        if position > 0 { writeStaticString(",") }
+        writeJSONString(member.name)
+        writeStaticString(":")
+        writeJSONString(member.value)
+      }
+      writeStaticString("}")
+    }
+    if let restoreStatus = metadata.restoreStatus {
+      writeStaticString(",\"restoreStatus\":")
+      writeDecimal(restoreStatus)
+    }
+    if let lastModify = metadata.lastModify {
+      writeStaticString(",\"lastModify\":")
+      writeDecimal(lastModify)
+    }
+    guard !forList else { return }
+    let lifecycle: [(StaticString, Int64?)] = [
+      (",\"expiration\":", metadata.expiration),
+      (",\"transitionToIA\":", metadata.transitionToIA),
+      (",\"transitionToArchiveIR\":", metadata.transitionToArchiveIR),
+      (",\"transitionToARCHIVE\":", metadata.transitionToArchive),
+      (",\"transitionToDeepArchive\":", metadata.transitionToDeepArchive),
+    ]
+    for (name, value) in lifecycle {
+      if let value {
+        writeStaticString(name)
+        writeDecimal(value)
+      }
+    }
+  }
+}

@@ -1,0 +1,403 @@
+import KodoCore
+import NIOCore
+import NIOHTTP1
+
+/// A bucket as the service holds it.
+struct BucketStore: Sendable {
+  var name: String
+  var isPrivate: Bool
+  /// Creation time, Unix seconds.
+  var ctime: Int64
+  var source: any ObjectSource
+  /// How the start-up output describes the source.
+  var summary: String
+}
+
+/// One request, complete.
+struct IncomingRequest {
+  var head: HTTPRequestHead
+  var body: [UInt8]
+  /// The body went over the limit and was dropped.
+  var bodyTooLarge = false
+}
+
+/// The endpoint a request addresses.
+enum Route: Equatable {
+  case query
+  case buckets
+  case bucketsV2
+  case bucketInfo
+  case domains
+  case list
+  case stat(entry: Substring)
+  case download(bucket: Substring, key: Substring)
+  case control(Substring)
+  case unknown
+
+  init(path: Substring) {
+    switch path {
+    case "/v4/query": self = .query
+    case "/buckets": self = .buckets
+    case "/v2/buckets": self = .bucketsV2
+    case "/v2/bucketInfo": self = .bucketInfo
+    case "/v2/domains": self = .domains
+    case "/list": self = .list
+    default:
+      if path.hasPrefix("/stat/") {
+        let rest = path.dropFirst(6)
+        self = .stat(entry: rest.prefix(while: { $0 != "/" }))
+      } else if path.hasPrefix("/dl/") {
+        let rest = path.dropFirst(4)
+        let bucket = rest.prefix(while: { $0 != "/" })
+        self = .download(bucket: bucket, key: rest.dropFirst(bucket.count + 1))
+      } else if path.hasPrefix("/_emulator/") {
+        self = .control(path.dropFirst(11))
+      } else {
+        self = .unknown
+      }
+    }
+  }
+
+  /// The fault-injection endpoint, or `nil` for control requests.
+  var faultEndpoint: EmulatorFault.Endpoint? {
+    switch self {
+    case .query: .query
+    case .buckets, .bucketsV2: .buckets
+    case .bucketInfo: .bucketInfo
+    case .domains: .domains
+    case .list: .list
+    case .stat: .stat
+    case .download: .download
+    case .control, .unknown: nil
+    }
+  }
+
+  /// Whether `--fail-rate` applies: API requests other than `/v4/query`.
+  var isFailRateEligible: Bool {
+    switch self {
+    case .buckets, .bucketsV2, .bucketInfo, .domains, .list, .stat: true
+    default: false
+    }
+  }
+
+  /// Whether `--latency-ms` applies: every API request (not downloads, not control).
+  var isDelayed: Bool {
+    switch self {
+    case .query, .buckets, .bucketsV2, .bucketInfo, .domains, .list, .stat: true
+    default: false
+    }
+  }
+}
+
+/// The emulator's request handling, independent of the network: a request in, a decision out.
+///
+/// Immutable configuration plus one locked block of counters and scheduled faults, so any number
+/// of event loops can share it.
+final class EmulatorService: Sendable {
+  private struct State {
+    var stats = EmulatorStats()
+    var faults: [EmulatorFault] = []
+    var requestCounter: UInt64 = 0
+    var failRateSequence: UInt64 = 0
+  }
+
+  let configuration: EmulatorConfiguration
+  let buckets: [String: BucketStore]
+  let bucketNames: [String]
+  private let hostForURLs: String
+  private let boundPort = Locked(0)
+  private let state = Locked(State())
+  private let reqidNonce: UInt32
+
+  /// The largest request body read; a longer one gets 413.
+  static let maximumBodySize = 1 << 20
+
+  init(configuration: EmulatorConfiguration, buckets: [BucketStore]) {
+    self.configuration = configuration
+    var table = [String: BucketStore]()
+    for bucket in buckets { table[bucket.name] = bucket }
+    self.buckets = table
+    bucketNames = table.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+    hostForURLs =
+      configuration.host.contains(":") ? "[" + configuration.host + "]" : configuration.host
+    reqidNonce = UInt32.random(in: 0...UInt32.max)
+  }
+
+  /// Records the port bound; called once, before the server is handed out.
+  func setPort(_ port: Int) {
+    boundPort.withLock { $0 = port }
+  }
+
+  /// `HOST:PORT` (brackets around an IPv6 host), as domains are written.
+  var authority: String { hostForURLs + ":" + String(boundPort.withLock { $0 }) }
+
+  /// `http://HOST:PORT`.
+  var baseURL: String { "http://" + authority }
+
+  /// A bucket's download domain: `http://HOST:PORT/dl/BUCKET`.
+  func downloadDomain(for bucket: String) -> String {
+    baseURL + "/dl/" + bucket
+  }
+
+  // MARK: Counters and faults
+
+  var stats: EmulatorStats { state.withLock { $0.stats } }
+
+  func resetStats() {
+    state.withLock { $0.stats = EmulatorStats() }
+  }
+
+  func connectionAccepted() {
+    state.withLock { $0.stats.connections += 1 }
+  }
+
+  func schedule(_ fault: EmulatorFault) {
+    state.withLock { $0.faults.append(fault) }
+  }
+
+  @discardableResult
+  func clearFaults() -> Int {
+    state.withLock { state in
+      let count = state.faults.reduce(0) { $0 + $1.count }
+      state.faults.removeAll()
+      return count
+    }
+  }
+
+  var pendingFaults: [EmulatorFault] { state.withLock { $0.faults } }
+
+  /// A fresh request id: the process nonce and a counter, URL-safe base64 (16 characters).
+  func nextReqid() -> String {
+    let counter = state.withLock { state -> UInt64 in
+      state.requestCounter += 1
+      return state.requestCounter
+    }
+    var bytes = [UInt8]()
+    bytes.reserveCapacity(12)
+    for shift in stride(from: 24, through: 0, by: -8) {
+      bytes.append(UInt8(truncatingIfNeeded: reqidNonce >> UInt32(shift)))
+    }
+    for shift in stride(from: 56, through: 0, by: -8) {
+      bytes.append(UInt8(truncatingIfNeeded: counter >> UInt64(shift)))
+    }
+    return URLSafeBase64.encode(bytes)
+  }
+
+  /// Counts a request and takes the fault that applies to it, if any.
+  private func admit(_ route: Route) -> EmulatorFault.Mode? {
+    state.withLock { state in
+      switch route {
+      case .control: state.stats.control += 1
+      case .unknown: state.stats.other += 1
+      case .query: state.stats.query += 1
+      case .buckets, .bucketsV2: state.stats.buckets += 1
+      case .bucketInfo: state.stats.bucketInfo += 1
+      case .domains: state.stats.domains += 1
+      case .list: state.stats.list += 1
+      case .stat: state.stats.stat += 1
+      case .download: state.stats.download += 1
+      }
+      if case .control = route { return nil }
+      state.stats.total += 1
+      var mode: EmulatorFault.Mode?
+      if let endpoint = route.faultEndpoint,
+        let position = state.faults.firstIndex(where: {
+          $0.endpoint == .any || $0.endpoint == endpoint
+        })
+      {
+        mode = state.faults[position].mode
+        state.faults[position].count -= 1
+        if state.faults[position].count <= 0 { state.faults.remove(at: position) }
+      }
+      if route.isFailRateEligible && configuration.failRate > 0 {
+        // Every eligible request takes a sequence number, faulted or not, so the outcome of
+        // request n depends only on the seed and n.
+        let sequence = state.failRateSequence
+        state.failRateSequence += 1
+        if mode == nil {
+          mode = FailRate.outcome(
+            seed: configuration.seed, sequence: sequence, rate: configuration.failRate)
+        }
+      }
+      if mode != nil { state.stats.faults += 1 }
+      return mode
+    }
+  }
+
+  // MARK: Handling
+
+  /// Decides what to answer to `request`.
+  func handle(_ request: IncomingRequest) -> Decision {
+    let reqid = nextReqid()
+    let uri = request.head.uri
+    // The decoder turns bytes that are not UTF-8 into U+FFFD; such a target cannot name anything.
+    guard !uri.unicodeScalars.contains("\u{FFFD}") else {
+      _ = admit(.unknown)
+      return Decision(action: .reply(error(400, "invalid request URI", reqid: reqid), .normal))
+    }
+    let target = RequestTarget(uri)
+    let route = Route(path: target.path)
+    let fault = admit(route)
+    if case .control(let name) = route {
+      return Decision(action: .reply(control(name, request, reqid: reqid), .normal))
+    }
+    let delay = route.isDelayed ? max(0, configuration.latencyMilliseconds) : 0
+    var delivery = Delivery.normal
+    switch fault {
+    case .drop: return Decision(action: .drop, delayMilliseconds: delay)
+    case .hang: return Decision(action: .hang)
+    case .status(let code, let body):
+      let reply: Reply
+      if let body {
+        var buffer = ByteBuffer()
+        buffer.writeString(body)
+        reply = json(code, buffer, reqid: reqid)
+      } else {
+        reply = error(code, FailRate.message(for: code), reqid: reqid)
+      }
+      return Decision(action: .reply(reply, .normal), delayMilliseconds: delay)
+    case .html:
+      var buffer = ByteBuffer()
+      buffer.writeString(
+        "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+          + "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
+          + "</body>\r\n</html>\r\n")
+      let reply = Reply(
+        status: .badGateway,
+        headers: commonHeaders(reqid: reqid) + [("Content-Type", "text/html")],
+        body: .buffer(buffer))
+      return Decision(action: .reply(reply, .normal), delayMilliseconds: delay)
+    case .truncated: delivery = .truncated
+    case .shortBody: delivery = .shortBody
+    case .stallAfterHeaders: delivery = .stallAfterHeaders
+    case .noReqid, nil: break
+    }
+    var reply = answer(route, target: target, request: request, reqid: reqid)
+    if case .noReqid = fault {
+      reply.headers.removeAll { $0.0 == "X-Reqid" }
+    }
+    return Decision(action: .reply(reply, delivery), delayMilliseconds: delay)
+  }
+
+  private func answer(
+    _ route: Route, target: RequestTarget, request: IncomingRequest, reqid: String
+  )
+    -> Reply
+  {
+    if request.bodyTooLarge {
+      return error(413, "request entity too large", reqid: reqid)
+    }
+    guard let query = QueryParameters(target.query) else {
+      return error(400, "invalid argument", reqid: reqid)
+    }
+    let method = request.head.method
+    switch route {
+    case .download(let bucket, let key):
+      guard method == .GET || method == .HEAD else {
+        return error(405, "method not allowed", reqid: reqid)
+      }
+      return download(bucket: bucket, key: key, request: request, reqid: reqid)
+    case .query:
+      guard method == .GET else { return error(405, "method not allowed", reqid: reqid) }
+      return regionQuery(query, reqid: reqid)
+    case .unknown, .control:
+      return error(404, "no such API", reqid: reqid)
+    default:
+      break
+    }
+    guard method == .GET || method == .POST else {
+      return error(405, "method not allowed", reqid: reqid)
+    }
+    switch authenticate(request) {
+    case .badToken: return error(401, "bad token", reqid: reqid)
+    case .skewed: return error(403, "request time too skewed", reqid: reqid)
+    case .ok: break
+    }
+    switch route {
+    case .buckets: return bucketList(reqid: reqid)
+    case .bucketsV2: return bucketListV2(reqid: reqid)
+    case .bucketInfo: return bucketInfo(query, reqid: reqid)
+    case .domains: return domains(query, reqid: reqid)
+    case .list: return list(query, reqid: reqid)
+    case .stat(let entry): return stat(entry, reqid: reqid)
+    default: return error(404, "no such API", reqid: reqid)
+    }
+  }
+
+  // MARK: Reply helpers
+
+  /// `X-Reqid`, `Date` and `Server`, which every answer carries.
+  func commonHeaders(reqid: String) -> [(String, String)] {
+    [
+      ("X-Reqid", reqid), ("Date", HTTPDate.format(unixSeconds: configuration.clock.unixSeconds)),
+      ("Server", "kodo-emulator/" + KodoVersion.current),
+    ]
+  }
+
+  func json(_ status: Int, _ body: ByteBuffer, reqid: String) -> Reply {
+    Reply(
+      status: .kodo(status),
+      headers: commonHeaders(reqid: reqid) + [("Content-Type", "application/json")],
+      body: .buffer(body))
+  }
+
+  func error(_ status: Int, _ message: String, reqid: String) -> Reply {
+    json(status, JSONBody.error(message), reqid: reqid)
+  }
+
+  /// The answer to a request the HTTP decoder rejected (bad syntax, oversized headers).
+  func malformedRequestReply() -> Reply {
+    _ = admit(.unknown)
+    return error(400, "malformed request", reqid: nextReqid())
+  }
+}
+
+/// A request target split into path and raw query, without decoding.
+struct RequestTarget {
+  var path: Substring
+  var query: Substring
+
+  init(_ uri: String) {
+    var rest = Substring(uri)
+    // An absolute-form target (`http://host/path`) addresses the same path.
+    if let scheme = rest.range(of: "://"), !rest[..<scheme.lowerBound].contains("/") {
+      rest = rest[scheme.upperBound...]
+      rest = rest[(rest.firstIndex(of: "/") ?? rest.endIndex)...]
+    }
+    if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+    if let question = rest.firstIndex(of: "?") {
+      path = rest[..<question]
+      query = rest[rest.index(after: question)...]
+    } else {
+      path = rest
+      query = ""
+    }
+  }
+}
+
+/// `--fail-rate`: which requests fail, and how, from the seed and the request's sequence number.
+enum FailRate {
+  static func outcome(seed: UInt64, sequence: UInt64, rate: Double) -> EmulatorFault.Mode? {
+    let word = Mixing.mix(seed ^ 0x6661_696C, sequence)
+    guard Mixing.unitInterval(word) < rate else { return nil }
+    switch Mixing.splitMix(word) % 4 {
+    case 0: return .status(503)
+    case 1: return .status(599)
+    case 2: return .status(573)
+    default: return .drop
+    }
+  }
+
+  /// The error message sent with an injected status.
+  static func message(for status: Int) -> String {
+    switch status {
+    case 500: "internal server error"
+    case 502: "bad gateway"
+    case 503: "service unavailable"
+    case 504: "gateway timeout"
+    case 573: "too many requests"
+    case 599: "server operation failed"
+    default: "injected fault"
+    }
+  }
+}

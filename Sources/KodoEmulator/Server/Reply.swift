@@ -1,0 +1,63 @@
+import NIOCore
+import NIOHTTP1
+
+/// A response the connection handler writes.
+struct Reply {
+  /// A body: bytes in memory, or part of an object read as it is sent.
+  enum Body {
+    case buffer(ByteBuffer)
+    case object(ObjectBody, start: Int64, length: Int64)
+
+    var length: Int64 {
+      switch self {
+      case .buffer(let buffer): Int64(buffer.readableBytes)
+      case .object(_, _, let length): length
+      }
+    }
+  }
+
+  var status: HTTPResponseStatus
+  /// Headers other than `Content-Length` and `Connection`, which the handler adds.
+  var headers: [(String, String)]
+  var body: Body
+  /// `false` for `HEAD`: the head announces the length, no body follows.
+  var sendsBody = true
+}
+
+/// How a reply is delivered: as is, or broken on purpose (see `EmulatorFault.Mode`).
+enum Delivery {
+  case normal
+  case truncated
+  case shortBody
+  case stallAfterHeaders
+}
+
+/// What the connection handler does with one request.
+enum Action {
+  case reply(Reply, Delivery)
+  case drop
+  case hang
+}
+
+/// An action, and how long to wait before it.
+struct Decision {
+  var action: Action
+  var delayMilliseconds = 0
+}
+
+extension HTTPResponseStatus {
+  /// A status with Kodo's reason phrases for its own codes; a code outside 100...999 (only
+  /// possible from a programmatic fault) is sent as 500.
+  static func kodo(_ code: Int) -> HTTPResponseStatus {
+    switch code {
+    case ..<100, 1_000...: .internalServerError
+    case 573: HTTPResponseStatus(statusCode: 573, reasonPhrase: "Too Many Requests")
+    case 579: HTTPResponseStatus(statusCode: 579, reasonPhrase: "Callback Failed")
+    case 599: HTTPResponseStatus(statusCode: 599, reasonPhrase: "Server Error")
+    case 612: HTTPResponseStatus(statusCode: 612, reasonPhrase: "No Such Entry")
+    case 631: HTTPResponseStatus(statusCode: 631, reasonPhrase: "No Such Bucket")
+    case 640: HTTPResponseStatus(statusCode: 640, reasonPhrase: "Invalid Marker")
+    default: HTTPResponseStatus(statusCode: code)
+    }
+  }
+}

@@ -1,0 +1,104 @@
+import NIOCore
+
+/// Hand-written JSON into a `ByteBuffer`: the list and stat answers are on the hot path, so no
+/// encoder, no intermediate strings, and no per-item formatting.
+extension ByteBuffer {
+  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+  /// Writes `bytes` (UTF-8) as a JSON string, quotes included.
+  mutating func writeJSONString(_ bytes: some Collection<UInt8>) {
+    writeInteger(UInt8(ascii: "\""))
+    var needsEscape = false
+    for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    {
+      needsEscape = true
+      break
+    }
+    if !needsEscape {
+      writeBytes(bytes)
+    } else {
+      for byte in bytes {
+        switch byte {
+        case UInt8(ascii: "\""): writeStaticString("\\\"")
+        case UInt8(ascii: "\\"): writeStaticString("\\\\")
+        case UInt8(ascii: "\n"): writeStaticString("\\n")
+        case UInt8(ascii: "\r"): writeStaticString("\\r")
+        case UInt8(ascii: "\t"): writeStaticString("\\t")
+        case 0..<0x20:
+          writeStaticString("\\u00")
+          writeInteger(Self.hexDigits[Int(byte >> 4)])
+          writeInteger(Self.hexDigits[Int(byte & 15)])
+        default:
+          writeInteger(byte)
+        }
+      }
+    }
+    writeInteger(UInt8(ascii: "\""))
+  }
+
+  /// Writes a string as a JSON string.
+  mutating func writeJSONString(_ text: String) {
+    writeJSONString(text.utf8)
+  }
+
+  /// Writes a decimal integer.
+  mutating func writeDecimal(_ value: Int64) {
+    if value < 0 {
+      writeInteger(UInt8(ascii: "-"))
+      writeDecimal(UInt64(value.magnitude))
+    } else {
+      writeDecimal(UInt64(value))
+    }
+  }
+
+  /// Writes a decimal integer.
+  mutating func writeDecimal(_ value: Int) {
+    writeDecimal(Int64(value))
+  }
+
+  /// Writes a decimal integer.
+  mutating func writeDecimal(_ value: UInt64) {
+    var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+    var count = 0
+    var rest = value
+    withUnsafeMutableBytes(of: &digits) { raw in
+      repeat {
+        raw[23 - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+        rest /= 10
+        count += 1
+      } while rest > 0
+      writeBytes(UnsafeRawBufferPointer(rebasing: raw[(24 - count)...]))
+    }
+  }
+
+  /// Writes `"name":` for an object member name that needs no escaping.
+  mutating func writeJSONName(_ name: StaticString) {
+    writeInteger(UInt8(ascii: "\""))
+    writeStaticString(name)
+    writeStaticString("\":")
+  }
+}
+
+/// Builds a JSON body; the small answers (errors, bucket lists) use it.
+enum JSONBody {
+  /// `{"error":"MESSAGE"}`.
+  static func error(_ message: String) -> ByteBuffer {
+    var buffer = ByteBuffer()
+    buffer.writeStaticString("{\"error\":")
+    buffer.writeJSONString(message)
+    buffer.writeStaticString("}")
+    return buffer
+  }
+
+  /// A JSON array of strings.
+  static func stringArray(_ values: [String]) -> ByteBuffer {
+    var buffer = ByteBuffer()
+    buffer.writeInteger(UInt8(ascii: "["))
+    for (index, value) in values.enumerated() {
+      if index > 0 { buffer.writeInteger(UInt8(ascii: ",")) }
+      buffer.writeJSONString(value)
+    }
+    buffer.writeInteger(UInt8(ascii: "]"))
+    return buffer
+  }
+}

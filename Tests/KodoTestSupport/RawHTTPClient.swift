@@ -1,0 +1,262 @@
+import Foundation
+public import KodoCore
+import NIOCore
+import NIOPosix
+
+/// An HTTP/1.1 request written byte for byte as given: the target is never re-encoded.
+public struct RawHTTPRequest: Sendable {
+  /// The method (`GET`).
+  public var method: String
+  /// The request target, exactly as sent (`/list?bucket=b&prefix=a%20b`).
+  public var target: String
+  /// Headers, in order; `Content-Length` is added for a body or a `POST`.
+  public var headers: [(String, String)]
+  /// The body.
+  public var body: [UInt8]
+
+  /// A request from its parts.
+  public init(
+    method: String = "GET", target: String, headers: [(String, String)] = [], body: [UInt8] = []
+  ) {
+    self.method = method
+    self.target = target
+    self.headers = headers
+    self.body = body
+  }
+
+  /// The bytes on the wire.
+  public var bytes: [UInt8] {
+    var text = method + " " + target + " HTTP/1.1\r\n"
+    for (name, value) in headers { text += name + ": " + value + "\r\n" }
+    let hasLength = headers.contains { $0.0.lowercased() == "content-length" }
+    if !hasLength && (!body.isEmpty || method == "POST") {
+      text += "Content-Length: " + String(body.count) + "\r\n"
+    }
+    text += "\r\n"
+    return Array(text.utf8) + body
+  }
+}
+
+/// A complete HTTP response.
+public struct RawHTTPResponse: Sendable {
+  /// The status code.
+  public var status: Int
+  /// The reason phrase.
+  public var reason: String
+  /// Headers, in order.
+  public var headers: [(name: String, value: String)]
+  /// The body (empty for `HEAD`).
+  public var body: [UInt8]
+
+  /// The first value of a header (names compared case-insensitively).
+  public func header(_ name: String) -> String? {
+    let lowered = name.lowercased()
+    return headers.first(where: { $0.name.lowercased() == lowered })?.value
+  }
+
+  /// The body as UTF-8 text.
+  public var text: String { String(decoding: body, as: UTF8.self) }
+
+  /// The body parsed as JSON.
+  public func json() throws -> JSONValue {
+    try JSONValue.parse(text)
+  }
+}
+
+/// What came back on a connection.
+public enum RawHTTPResult: Sendable {
+  /// A complete response.
+  case response(RawHTTPResponse)
+  /// The server closed the connection before a complete response; the bytes it did send.
+  case closed(received: [UInt8])
+  /// Nothing complete arrived in time; the bytes that did.
+  case timedOut(received: [UInt8])
+
+  /// The response, if one arrived.
+  public var response: RawHTTPResponse? {
+    if case .response(let response) = self { return response }
+    return nil
+  }
+
+  /// A one-word description for test output: `status 200`, `closed`, `timed out`.
+  public var summary: String {
+    switch self {
+    case .response(let response): "status \(response.status)"
+    case .closed: "closed"
+    case .timedOut: "timed out"
+    }
+  }
+}
+
+/// Why a raw exchange failed.
+public struct RawHTTPError: Error, Sendable, CustomStringConvertible {
+  /// What went wrong.
+  public var description: String
+}
+
+/// A tiny HTTP/1.1 client over NIO that sends exactly the bytes it is given, for tests that must
+/// control the request target byte for byte (URLSession re-encodes paths) and observe broken
+/// responses (truncated bodies, dropped connections, stalls).
+public enum RawHTTPClient {
+  /// Opens a connection, runs `body` with it, and closes it.
+  public static func withConnection<Result: Sendable>(
+    host: String = "127.0.0.1", port: Int,
+    _ body: (RawHTTPConnection) async throws -> Result
+  ) async throws -> Result {
+    let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+      .connect(host: host, port: port) { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+        }
+      }
+    let underlying = channel.channel
+    return try await channel.executeThenClose { inbound, outbound in
+      let connection = RawHTTPConnection(
+        iterator: inbound.makeAsyncIterator(), outbound: outbound, channel: underlying)
+      return try await body(connection)
+    }
+  }
+
+  /// Sends one request on a new connection and reads one response.
+  public static func send(
+    _ request: RawHTTPRequest, host: String = "127.0.0.1", port: Int,
+    timeout: Duration = .seconds(30)
+  ) async throws -> RawHTTPResult {
+    try await withConnection(host: host, port: port) { connection in
+      try await connection.send(request.bytes)
+      return try await connection.readResponse(
+        isHEAD: request.method == "HEAD", timeout: timeout)
+    }
+  }
+}
+
+/// One open connection; use it from one task.
+public final class RawHTTPConnection {
+  private var iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator
+  private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+  private let channel: any Channel
+  private var buffered: [UInt8] = []
+  private var isClosed = false
+
+  init(
+    iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
+    outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel
+  ) {
+    self.iterator = iterator
+    self.outbound = outbound
+    self.channel = channel
+  }
+
+  /// Writes bytes as they are.
+  public func send(_ bytes: [UInt8]) async throws {
+    try await outbound.write(ByteBuffer(bytes: bytes))
+  }
+
+  /// Writes a request.
+  public func send(_ request: RawHTTPRequest) async throws {
+    try await send(request.bytes)
+  }
+
+  /// Reads one response. After `.closed` or `.timedOut` the connection is unusable.
+  public func readResponse(isHEAD: Bool = false, timeout: Duration = .seconds(30)) async throws
+    -> RawHTTPResult
+  {
+    let timer = TimeoutFlag()
+    let channel = self.channel
+    let watchdog = Task {
+      try await Task.sleep(for: timeout)
+      timer.fire()
+      channel.close(promise: nil)
+    }
+    defer { watchdog.cancel() }
+    while true {
+      if let response = try parse(isHEAD: isHEAD, atEnd: isClosed) { return .response(response) }
+      if isClosed {
+        let received = buffered
+        buffered = []
+        return timer.fired ? .timedOut(received: received) : .closed(received: received)
+      }
+      do {
+        if let chunk = try await iterator.next() {
+          buffered.append(contentsOf: chunk.readableBytesView)
+        } else {
+          isClosed = true
+        }
+      } catch {
+        isClosed = true
+      }
+    }
+  }
+
+  /// A complete response at the start of the buffer (consumed), or `nil` if more bytes are needed.
+  private func parse(isHEAD: Bool, atEnd: Bool) throws -> RawHTTPResponse? {
+    let separator: [UInt8] = [13, 10, 13, 10]
+    guard let headEnd = Self.find(separator, in: buffered) else { return nil }
+    let headText = String(decoding: buffered[..<headEnd], as: UTF8.self)
+    var lines = headText.components(separatedBy: "\r\n")
+    let statusLine = lines.removeFirst()
+    let statusParts = statusLine.split(
+      separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+    guard statusParts.count >= 2, let status = Int(statusParts[1]) else {
+      throw RawHTTPError(description: "not an HTTP status line: \(statusLine)")
+    }
+    let reason = statusParts.count > 2 ? String(statusParts[2]) : ""
+    var headers = [(name: String, value: String)]()
+    for line in lines {
+      guard let colon = line.firstIndex(of: ":") else { continue }
+      headers.append(
+        (
+          String(line[..<colon]),
+          String(line[line.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+        ))
+    }
+    let bodyStart = headEnd + separator.count
+    let length = headers.first(where: { $0.name.lowercased() == "content-length" })
+      .flatMap { Int($0.value) }
+    let hasNoBody = isHEAD || status / 100 == 1 || status == 204 || status == 304
+    let bodyLength: Int
+    if hasNoBody {
+      bodyLength = 0
+    } else if let length {
+      guard buffered.count - bodyStart >= length else { return nil }
+      bodyLength = length
+    } else {
+      guard atEnd else { return nil }
+      bodyLength = buffered.count - bodyStart
+    }
+    let body = Array(buffered[bodyStart..<bodyStart + bodyLength])
+    buffered.removeFirst(bodyStart + bodyLength)
+    return RawHTTPResponse(status: status, reason: reason, headers: headers, body: body)
+  }
+
+  private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {
+    guard haystack.count >= needle.count else { return nil }
+    for start in 0...(haystack.count - needle.count)
+    where haystack[start..<start + needle.count].elementsEqual(needle) {
+      return start
+    }
+    return nil
+  }
+}
+
+@available(*, unavailable)
+extension RawHTTPConnection: Sendable {}
+
+/// Set once by the watchdog; read by the reader.
+// `value` is only touched under `lock`, which makes the unchecked conformance sound.
+private final class TimeoutFlag: @unchecked Sendable {
+  private let lock = NSLock()
+  private var value = false
+
+  func fire() {
+    lock.lock()
+    value = true
+    lock.unlock()
+  }
+
+  var fired: Bool {
+    lock.lock()
+    defer { lock.unlock() }
+    return value
+  }
+}
