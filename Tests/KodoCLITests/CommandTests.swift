@@ -144,7 +144,7 @@ struct CommandTests {
     #expect(text.status == 0, "\(text)")
     #expect(text.stdout.contains("Key:"))
     #expect(text.stdout.contains("中文/文件.txt"))
-    #expect(text.stdout.contains("Size:          10 bytes"))
+    #expect(text.stdout.contains("Size:          7 bytes"))
     let json = try CLIEnvironment.jsonLines(env.run(["stat", "--json", "a.txt"]))
     #expect(json.count == 1)
     #expect(json[0]["key"] as? String == "a.txt")
