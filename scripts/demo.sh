@@ -41,7 +41,9 @@ run "$bin/kodo" ls photos/2024/
 run "$bin/kodo" ls -r -l logs
 run "$bin/kodo" ls -r --json --limit 3 photos
 run "$bin/kodo" stat photos "中文/文件.txt"
-run "$bin/kodo" url --expires 15m logs "$("$bin/kodo" ls -r -0 logs | tr '\0' '\n' | head -n 1)"
-run "$bin/kodo" cat logs "$("$bin/kodo" ls -r -0 logs | tr '\0' '\n' | head -n 1)"
+run "$bin/kodo" url --expires 15m logs 2024-06-01/app.log
+printf '\n\033[1m$ %s\033[0m\n' "$bin/kodo cat logs 2024-06-01/app.log | head -n 5"
+"$bin/kodo" cat logs 2024-06-01/app.log | head -n 5
+run "$bin/kodo" get logs 2024-06-02/error.log -o "$work/error.log"
 echo
-echo "Try it yourself: KODO_CONFIG=$work/config.json is removed when this demo ends; see README.md."
+echo "The emulator stops now. Start your own: kodo-emulator --bucket NAME=DIR, then point a config's hosts at it (README.md)."
