@@ -229,3 +229,37 @@ struct CommandTests {
     #expect(result.stdout == env.emulator.downloadDomain("photos") + "\n")
   }
 }
+
+@Suite("Terminal output", .serialized)
+struct TerminalOutputTests {
+  /// Runs kodo under a pseudo-terminal with util-linux `script`.
+  func runInTerminal(_ arguments: [String], environment extra: [String: String] = [:]) throws
+    -> CLIRunner.Result
+  {
+    let env = try CLIEnvironment.get()
+    let command = ([env.kodo.executable] + arguments).map {
+      "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
+    }
+    .joined(separator: " ")
+    var runner = CLIRunner("kodo", environment: ["KODO_CONFIG": env.config, "TERM": "xterm"])
+    for (name, value) in extra { runner.environment[name] = value }
+    return try runner.runShell("script -qec \(ShellWords.quote(command)) /dev/null")
+  }
+
+  @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
+  func aTerminalGetsHumanSizesAndColouredFolders() throws {
+    let result = try runInTerminal(["ls", "photos/big/"])
+    #expect(result.status == 0, "\(result)")
+    #expect(result.stdout.contains("5.0 MiB"), "\(result.stdout)")
+    let root = try runInTerminal(["ls", "photos"])
+    #expect(root.stdout.contains("\u{1B}[1;34m2024/\u{1B}[0m"), "\(root.stdout)")
+    let plain = try runInTerminal(["ls", "photos"], environment: ["NO_COLOR": "1"])
+    #expect(!plain.stdout.contains("\u{1B}["))
+  }
+}
+
+enum ShellWords {
+  static func quote(_ text: String) -> String {
+    "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
+}
