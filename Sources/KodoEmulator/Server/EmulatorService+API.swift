@@ -123,11 +123,11 @@ extension EmulatorService {
       buffer.writeStaticString("]")
     }
     buffer.writeStaticString(",\"items\":[")
-    for (position, index) in page.items.enumerated() {
+    for (position, item) in page.items.enumerated() {
       if position > 0 { buffer.writeStaticString(",") }
       buffer.writeStaticString("{\"key\":")
-      buffer.writeJSONString(source.key(at: index))
-      let metadata = source.metadata(at: index)
+      buffer.writeJSONString(item.key)
+      let metadata = source.metadata(at: item.index)
       buffer.writeObjectFields(metadata, forList: true)
       buffer.writeStaticString("}")
     }
