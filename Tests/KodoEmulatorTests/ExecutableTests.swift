@@ -51,6 +51,7 @@ extension ExecutableTests {
     let output = Pipe()
     process.standardOutput = output
     try process.run()
+    defer { if process.isRunning { process.terminate() } }
     let reader = output.fileHandleForReading
     var text = ""
     while !text.contains("secret key:") {

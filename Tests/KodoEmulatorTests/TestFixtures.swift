@@ -9,7 +9,7 @@ enum SampleObjects {
   static let keys = [
     "a.txt", "b/", "b/1.txt", "b/2.txt", "b/c/3.txt", "b/c/4.txt", "b/d/5.txt", "b0.txt",
     "c+plus.txt", "d e/space file.txt", "emoji/😀.txt", "percent%41.txt", "q?x#y&z=1.txt",
-    "z/last.txt", "中文/文件.txt",
+    "z/last.txt", "中文/文件.txt", "\u{301}starts-with-a-combining-mark",
   ]
 
   static func body(for key: String) -> [UInt8] {

@@ -12,8 +12,8 @@ struct ListQuery {
 
 /// One page of a listing.
 struct ListPage {
-  /// Indices of the objects on the page, in key order.
-  var items: [Int] = []
+  /// The objects on the page, in key order: index and key.
+  var items: [(index: Int, key: [UInt8])] = []
   /// Common prefixes on the page, in order.
   var commonPrefixes: [[UInt8]] = []
   /// Where the next page starts, or `nil` when the listing is complete.
@@ -47,7 +47,7 @@ enum Listing {
         page.commonPrefixes.append(commonPrefix)
         last = commonPrefix
       } else {
-        page.items.append(index)
+        page.items.append((index, key))
         last = key
         index += 1
       }

@@ -86,15 +86,15 @@ final class SyntheticSource: ObjectSource {
   }
 
   private static func appendPadded(_ value: Int, width: Int, to bytes: inout [UInt8]) {
-    var digits = [UInt8](repeating: UInt8(ascii: "0"), count: width)
+    let start = bytes.count
+    bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
     var rest = value
-    var position = width - 1
-    while rest > 0 && position >= 0 {
-      digits[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+    var position = start + width - 1
+    while rest > 0 && position >= start {
+      bytes[position] = UInt8(ascii: "0") + UInt8(rest % 10)
       rest /= 10
       position -= 1
     }
-    bytes.append(contentsOf: digits)
   }
 
   // MARK: Per-object profile
@@ -290,30 +290,44 @@ final class SyntheticSource: ObjectSource {
   /// Fills `target` with the generated stream for `word`, starting at byte `offset` of it.
   ///
   /// Byte `n` of a stream depends only on (`word`, `n`), so any range can be produced alone.
+  /// Text streams map each byte into a printable alphabet and end every 64th byte with a newline.
   private func fill(
     _ target: UnsafeMutableRawBufferPointer, word: UInt64, offset: Int64, isText: Bool
   ) {
-    var position = UInt64(offset)
-    var index = 0
-    while index < target.count {
-      var value = Mixing.splitMix(word &+ (position / 8) &* 0xD1B5_4A32_D192_ED03)
-      if !isText && position % 8 == 0 && target.count - index >= 8 {
-        target.storeBytes(of: value.littleEndian, toByteOffset: index, as: UInt64.self)
-        index += 8
-        position += 8
-        continue
-      }
-      value >>= (position % 8) * 8
-      let take = min(Int(8 - position % 8), target.count - index)
-      for _ in 0..<take {
-        var byte = UInt8(truncatingIfNeeded: value)
-        if isText {
-          byte = position % 64 == 63 ? UInt8(ascii: "\n") : Self.textAlphabet[Int(byte & 63)]
+    Self.textAlphabet.withUnsafeBufferPointer { alphabet in
+      var position = UInt64(offset)
+      var index = 0
+      while index < target.count {
+        var value = Mixing.splitMix(word &+ (position / 8) &* 0xD1B5_4A32_D192_ED03)
+        if position % 8 == 0 && target.count - index >= 8 {
+          // Whole lanes: eight bytes at once.
+          if isText {
+            var lane: UInt64 = 0
+            for shift in stride(from: 0, to: 64, by: 8) {
+              lane |= UInt64(alphabet[Int((value >> UInt64(shift)) & 63)]) << UInt64(shift)
+            }
+            if position % 64 == 56 {  // the lane's last byte is the 64th of the line
+              lane = (lane & 0x00FF_FFFF_FFFF_FFFF) | (UInt64(UInt8(ascii: "\n")) << 56)
+            }
+            value = lane
+          }
+          target.storeBytes(of: value.littleEndian, toByteOffset: index, as: UInt64.self)
+          index += 8
+          position += 8
+          continue
         }
-        target[index] = byte
-        value >>= 8
-        index += 1
-        position += 1
+        value >>= (position % 8) * 8
+        let take = min(Int(8 - position % 8), target.count - index)
+        for _ in 0..<take {
+          var byte = UInt8(truncatingIfNeeded: value)
+          if isText {
+            byte = position % 64 == 63 ? UInt8(ascii: "\n") : alphabet[Int(byte & 63)]
+          }
+          target[index] = byte
+          value >>= 8
+          index += 1
+          position += 1
+        }
       }
     }
   }

@@ -64,10 +64,12 @@ extension EmulatorService {
     buffer.writeDecimal(bucket.isPrivate ? 1 : 0)
     buffer.writeString(
       ",\"no_index_page\":0,\"max_age\":0,\"separator\":\"-\",\"styles\":{},"
-        + "\"anti_leech_mode\":0,\"token_anti_leech_mode\":0,\"refer_wl\":[],\"refer_bl\":[],"
-        + "\"source_enabled\":false,\"allow_empty_referer\":true,\"zone\":\"z0\","
+        + "\"anti_leech_mode\":0,\"token_anti_leech_mode\":0,\"token_anti_leech\":0,"
+        + "\"refer_wl\":[],\"refer_bl\":[],\"source_enabled\":false,"
+        + "\"allow_empty_referer\":true,\"no_refer\":true,\"zone\":\"z0\","
         + "\"region\":\"z0\",\"remark\":\"\",\"ctime\":")
-    buffer.writeDecimal(bucket.ctime)
+    // A string here (go-sdk decodes it as a time.Time), unlike /v2/buckets' Unix seconds.
+    buffer.writeJSONString(KodoTime.rfc3339(unixSeconds: bucket.ctime))
     buffer.writeStaticString("}")
     return json(200, buffer, reqid: reqid)
   }
@@ -123,11 +125,11 @@ extension EmulatorService {
       buffer.writeStaticString("]")
     }
     buffer.writeStaticString(",\"items\":[")
-    for (position, index) in page.items.enumerated() {
+    for (position, item) in page.items.enumerated() {
       if position > 0 { buffer.writeStaticString(",") }
       buffer.writeStaticString("{\"key\":")
-      buffer.writeJSONString(source.key(at: index))
-      let metadata = source.metadata(at: index)
+      buffer.writeJSONString(item.key)
+      let metadata = source.metadata(at: item.index)
       buffer.writeObjectFields(metadata, forList: true)
       buffer.writeStaticString("}")
     }
@@ -140,7 +142,7 @@ extension EmulatorService {
   /// `/stat/<EncodedEntryURI>`.
   func stat(_ entry: Substring, reqid: String) -> Reply {
     guard let decoded = PercentEncoding.decode(String(entry)),
-      let (bucketName, key) = EncodedEntryURI.decode(decoded), let key
+      let (bucketName, key) = Self.decodeEntry(decoded), let key
     else {
       return error(400, "invalid argument", reqid: reqid)
     }
@@ -155,6 +157,22 @@ extension EmulatorService {
     buffer.writeObjectFields(bucket.source.metadata(at: index), forList: false)
     buffer.writeStaticString("}")
     return json(200, buffer, reqid: reqid)
+  }
+}
+
+extension EmulatorService {
+  /// `EncodedEntryURI.decode`, but split on the first `:` byte rather than the first `:`
+  /// character: a key that starts with a combining mark (`bucket:\u{301}x`) forms one grapheme
+  /// with the colon, which `Character` search does not find.
+  static func decodeEntry(_ encoded: String) -> (bucket: String, key: String?)? {
+    guard let bytes = URLSafeBase64.decode(encoded),
+      let text = String(validating: bytes, as: UTF8.self)
+    else { return nil }
+    guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return (text, nil) }
+    return (
+      String(decoding: bytes[..<colon], as: UTF8.self),
+      String(decoding: bytes[(colon + 1)...], as: UTF8.self)
+    )
   }
 }
 

@@ -39,45 +39,56 @@ enum MD5 {
     var b0: UInt32 = 0xefcd_ab89
     var c0: UInt32 = 0x98ba_dcfe
     var d0: UInt32 = 0x1032_5476
-    var words = [UInt32](repeating: 0, count: 16)
-    for chunk in stride(from: 0, to: message.count, by: 64) {
-      for index in 0..<16 {
-        let base = chunk + index * 4
-        words[index] =
-          UInt32(message[base]) | UInt32(message[base + 1]) << 8 | UInt32(message[base + 2]) << 16
-          | UInt32(message[base + 3]) << 24
-      }
-      var a = a0
-      var b = b0
-      var c = c0
-      var d = d0
-      for index in 0..<64 {
-        var f: UInt32
-        let g: Int
-        switch index {
-        case 0..<16:
-          f = (b & c) | (~b & d)
-          g = index
-        case 16..<32:
-          f = (d & b) | (~d & c)
-          g = (5 * index + 1) % 16
-        case 32..<48:
-          f = b ^ c ^ d
-          g = (3 * index + 5) % 16
-        default:
-          f = c ^ (b | ~d)
-          g = (7 * index) % 16
+    var words = (
+      UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0),
+      UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0)
+    )
+    message.withUnsafeBytes { bytes in
+      Self.shifts.withUnsafeBufferPointer { shifts in
+        Self.constants.withUnsafeBufferPointer { constants in
+          withUnsafeMutableBytes(of: &words) { wordBytes in
+            let word = wordBytes.bindMemory(to: UInt32.self)
+            for chunk in stride(from: 0, to: bytes.count, by: 64) {
+              for index in 0..<16 {
+                word[index] = UInt32(
+                  littleEndian: bytes.loadUnaligned(
+                    fromByteOffset: chunk + index * 4, as: UInt32.self))
+              }
+              var a = a0
+              var b = b0
+              var c = c0
+              var d = d0
+              for index in 0..<64 {
+                var f: UInt32
+                let g: Int
+                switch index {
+                case 0..<16:
+                  f = (b & c) | (~b & d)
+                  g = index
+                case 16..<32:
+                  f = (d & b) | (~d & c)
+                  g = (5 * index + 1) & 15
+                case 32..<48:
+                  f = b ^ c ^ d
+                  g = (3 * index + 5) & 15
+                default:
+                  f = c ^ (b | ~d)
+                  g = (7 * index) & 15
+                }
+                f = f &+ a &+ constants[index] &+ word[g]
+                a = d
+                d = c
+                c = b
+                b = b &+ ((f << shifts[index]) | (f >> (32 - shifts[index])))
+              }
+              a0 = a0 &+ a
+              b0 = b0 &+ b
+              c0 = c0 &+ c
+              d0 = d0 &+ d
+            }
+          }
         }
-        f = f &+ a &+ constants[index] &+ words[g]
-        a = d
-        d = c
-        c = b
-        b = b &+ ((f << shifts[index]) | (f >> (32 - shifts[index])))
       }
-      a0 = a0 &+ a
-      b0 = b0 &+ b
-      c0 = c0 &+ c
-      d0 = d0 &+ d
     }
     let hexDigits = Array("0123456789abcdef".utf8)
     var output = [UInt8]()
