@@ -83,6 +83,13 @@ struct RoundTripPropertyTests {
     }
   }
 
+  @Test func httpDatesRoundTrip() async {
+    #expect(HTTPDate.format(unixSeconds: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
+    await propertyCheck(count: 300, input: Gen<Int64>.value(in: 0...4_102_444_800)) { seconds in
+      #expect(HTTPDate.parse(HTTPDate.format(unixSeconds: seconds)) == seconds)
+    }
+  }
+
   @Test func decodersRejectGarbageWithoutCrashing() async {
     await propertyCheck(count: 500, input: anyKey) { text in
       _ = URLSafeBase64.decode(text)

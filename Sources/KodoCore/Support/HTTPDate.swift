@@ -1,0 +1,34 @@
+/// RFC 1123 dates in HTTP `Date` headers (`Sun, 06 Nov 1994 08:49:37 GMT`), without Foundation's
+/// formatters.
+public enum HTTPDate {
+  private static let months = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+  ]
+  private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+
+  /// Unix seconds of an RFC 1123 date, or `nil`.
+  public static func parse(_ text: String) -> Int64? {
+    let parts = text.split(separator: " ")
+    guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
+      let month = months.firstIndex(of: String(parts[2])), let year = Int64(parts[3])
+    else { return nil }
+    let time = parts[4].split(separator: ":")
+    guard time.count == 3, let hour = Int(time[0]), let minute = Int(time[1]),
+      let second = Int(time[2])
+    else { return nil }
+    return CivilTime(
+      year: year, month: month + 1, day: day, hour: hour, minute: minute, second: second
+    )
+    .unixSeconds
+  }
+
+  /// The RFC 1123 text for Unix seconds.
+  public static func format(unixSeconds: Int64) -> String {
+    let civil = CivilTime(unixSeconds: unixSeconds)
+    let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
+    let weekday = weekdays[Int(((days % 7) + 7) % 7)]
+    return
+      "\(weekday), \(pad(Int64(civil.day), 2)) \(months[civil.month - 1]) \(pad(civil.year, 4)) "
+      + "\(pad(Int64(civil.hour), 2)):\(pad(Int64(civil.minute), 2)):\(pad(Int64(civil.second), 2)) GMT"
+  }
+}
