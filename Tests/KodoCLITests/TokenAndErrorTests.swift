@@ -209,3 +209,36 @@ extension CLIRunner {
       stderr: String(decoding: stderr, as: UTF8.self))
   }
 }
+
+@Suite("Exit codes for faults", .serialized)
+struct FaultExitCodeTests {
+  @Test func retriesExhaustedAre75() throws {
+    let failing = try EmulatorProcess(["--synthetic", "b=10", "--fail-rate", "1", "--seed", "1"])
+    let result = try CLIRunner().run([
+      "ls", "--retries", "3", "--config", failing.configFile(), "b",
+    ])
+    #expect(result.status == 75, "\(result)")
+    #expect(result.stderr.contains("gave up after 3 attempts"), "\(result.stderr)")
+    #expect(
+      result.stderr.split(separator: "\n").filter { $0.hasPrefix("kodo: error: ") }.count == 1)
+  }
+
+  @Test func anAnswerThatCannotBeReadIs76() async throws {
+    let emulator = try EmulatorProcess(["--synthetic", "b=30"])
+    var configuration = CurlTransport.Configuration()
+    configuration.proxy = .none
+    // The next list request gets a 200 with half a JSON body (and a matching Content-Length).
+    let schedule = try await CurlTransport(configuration: configuration).send(
+      HTTPRequest(
+        method: "POST", url: emulator.baseURL + "/_emulator/faults",
+        headers: ["Content-Type": "application/json"],
+        body: Array(#"{"endpoint":"list","mode":"truncated","count":1}"#.utf8)))
+    #expect(schedule.status == 200)
+    let result = try CLIRunner().run([
+      "ls", "-r", "--config", emulator.configFile(), "--page-size", "10", "b",
+    ])
+    #expect(result.status == 76, "\(result)")
+    #expect(result.stderr.contains("cannot read Kodo's list answer"), "\(result.stderr)")
+    #expect(result.stdout.isEmpty)
+  }
+}
