@@ -4,13 +4,11 @@ import KodoCore
 
 /// Downloads share the URL logic of `url`: a short-lived signed URL on the chosen domain.
 enum Fetch {
-  static func prepare(_ arguments: [String], context: Context, download: DownloadOptions)
+  static func prepare(bucket: String, key: String, context: Context, download: DownloadOptions)
     async throws -> (
       client: KodoClient, stat: ObjectStat, url: String
     )
   {
-    let (bucket, key) = try context.bucketAndKey(arguments)
-    guard !key.isEmpty else { throw KodoError(.invalidInput, "the key is empty") }
     let client = try context.client()
     let stat = try await client.stat(bucket: bucket, key: key)
     let domain = try await download.resolve(bucket: bucket, context: context, client: client)
@@ -34,19 +32,12 @@ struct Cat: KodoCommand {
   @ParentCommand var root: Kodo
   @OptionGroup var download: DownloadOptions
 
-  @Argument(
-    help: ArgumentHelp(
-      "[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"
-    ))
-  var arguments: [String] = []
-
-  func validate() throws {
-    guard (1...2).contains(arguments.count) else { throw ValidationError("expected [BUCKET] KEY") }
-  }
+  @OptionGroup var object: ObjectArguments
 
   func execute(_ context: Context) async throws {
+    let (bucket, key) = try object.resolve(context)
     let (client, stat, url) = try await Fetch.prepare(
-      arguments, context: context, download: download)
+      bucket: bucket, key: key, context: context, download: download)
     // A regular file on stdout can be rewound for a retry; a pipe or terminal cannot.
     var info = Foundation.stat()
     let seekable =
@@ -86,18 +77,10 @@ struct Get: KodoCommand {
   @Flag(help: "Replace an existing file.")
   var force = false
 
-  @Argument(
-    help: ArgumentHelp(
-      "[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"
-    ))
-  var arguments: [String] = []
-
-  func validate() throws {
-    guard (1...2).contains(arguments.count) else { throw ValidationError("expected [BUCKET] KEY") }
-  }
+  @OptionGroup var object: ObjectArguments
 
   func execute(_ context: Context) async throws {
-    let (_, key) = try context.bucketAndKey(arguments)
+    let (bucket, key) = try object.resolve(context)
     let name =
       key.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
     var destination = output ?? name
@@ -115,7 +98,7 @@ struct Get: KodoCommand {
       throw KodoError(.invalidInput, "\(destination) exists; use --force to replace it")
     }
     let (client, stat, url) = try await Fetch.prepare(
-      arguments, context: context, download: download)
+      bucket: bucket, key: key, context: context, download: download)
     let directory = (destination as NSString).deletingLastPathComponent
     let temporary =
       (directory.isEmpty ? "." : directory)

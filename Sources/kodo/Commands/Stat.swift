@@ -17,19 +17,10 @@ struct Stat: KodoCommand {
   @OptionGroup var global: GlobalOptions
   @ParentCommand var root: Kodo
 
-  @Argument(
-    help: ArgumentHelp(
-      "[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"
-    ))
-  var arguments: [String] = []
-
-  func validate() throws {
-    guard (1...2).contains(arguments.count) else { throw ValidationError("expected [BUCKET] KEY") }
-  }
+  @OptionGroup var object: ObjectArguments
 
   func execute(_ context: Context) async throws {
-    let (bucket, key) = try context.bucketAndKey(arguments)
-    guard !key.isEmpty else { throw KodoError(.invalidInput, "the key is empty") }
+    let (bucket, key) = try object.resolve(context)
     let stat = try await context.client().stat(bucket: bucket, key: key)
     let output = OutputStream(fileDescriptor: 1)
     if context.options.json {

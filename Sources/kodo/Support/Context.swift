@@ -88,6 +88,26 @@ struct Context: Sendable {
   }
 }
 
+/// `[BUCKET] KEY` for commands about one object (stat, cat, get).
+struct ObjectArguments: ParsableArguments {
+  @Argument(
+    help: ArgumentHelp(
+      "[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"
+    ))
+  var arguments: [String] = []
+
+  func validate() throws {
+    guard (1...2).contains(arguments.count) else { throw ValidationError("expected [BUCKET] KEY") }
+  }
+
+  /// The bucket (or the configured default) and a non-empty key.
+  func resolve(_ context: Context) throws -> (bucket: String, key: String) {
+    let (bucket, key) = try context.bucketAndKey(arguments)
+    guard !key.isEmpty else { throw KodoError(.invalidInput, "the key is empty") }
+    return (bucket, key)
+  }
+}
+
 /// Adopted by every subcommand: global options merged with the root's, errors reported once.
 protocol KodoCommand: AsyncParsableCommand, Sendable {
   var global: GlobalOptions { get }
