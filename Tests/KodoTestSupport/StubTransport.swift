@@ -3,16 +3,15 @@ public import KodoCore
 
 /// A transport that records every request and answers from a script, for request-shape tests.
 ///
-/// `@unchecked Sendable`: all mutable state is behind `lock`.
-public final class StubTransport: HTTPTransport, @unchecked Sendable {
+/// Sendable: the only mutable state, the recorded requests, is behind a lock.
+public final class StubTransport: HTTPTransport, Sendable {
   /// What the script answers for one request.
   public enum Answer: Sendable {
     case response(HTTPResponse)
     case failure(KodoError)
   }
 
-  private let lock = NSLockShim()
-  private var recorded: [HTTPRequest] = []
+  private let recorded = Locked([HTTPRequest]())
   private let script: @Sendable (HTTPRequest, Int) -> Answer
 
   /// A stub answering with `script(request, index)` (index counts from 0).
@@ -26,12 +25,12 @@ public final class StubTransport: HTTPTransport, @unchecked Sendable {
   }
 
   /// The requests sent so far.
-  public var requests: [HTTPRequest] { lock.with { recorded } }
+  public var requests: [HTTPRequest] { recorded.withLock { $0 } }
 
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    let index = lock.with {
-      recorded.append(request)
-      return recorded.count - 1
+    let index = recorded.withLock { requests in
+      requests.append(request)
+      return requests.count - 1
     }
     switch script(request, index) {
     case .response(let response): return response

@@ -5,9 +5,8 @@ public enum DownloadURL {
   /// `domain` is a base URL with scheme, optionally with a path; trailing slashes on it are
   /// dropped so the key always follows exactly one `/`. An empty key yields the domain itself.
   public static func publicURL(domain: String, key: String) -> String {
-    var base = Substring(domain)
-    while base.hasSuffix("/") { base = base.dropLast() }
-    if key.isEmpty { return String(base) }
+    let base = trimmedBase(domain)
+    if key.isEmpty { return base }
     return base + "/" + PercentEncoding.encodePath(key)
   }
 

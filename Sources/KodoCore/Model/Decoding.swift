@@ -23,12 +23,10 @@ enum Decode {
 
   static func listPage(_ reader: inout JSONReader) throws(Failure) -> ListPage {
     var page = ListPage(marker: "")
-    var sawMarker = false
     try reader.readObject { (reader, name) throws(Failure) in
       switch name {
       case "marker":
         page.marker = try reader.readOptionalString() ?? ""
-        sawMarker = true
       case "commonPrefixes": page.commonPrefixes = try reader.readStringArray()
       case "items":
         if reader.readNull() { return }
@@ -39,7 +37,6 @@ enum Decode {
       default: try reader.skipValue()
       }
     }
-    _ = sawMarker
     return page
   }
 
