@@ -237,8 +237,20 @@ struct CurlTransportTests {
   }
 
   @Test func concurrentRequestsEachGetAHandleAndReuseItsConnection() async throws {
+    // Each wave's answers wait until all 16 of its requests have arrived, so both waves have
+    // exactly 16 transfers in flight at once whatever the scheduler does: the first wave opens 16
+    // connections, and the second must reuse every one of them.
+    let arrived = Mutex([String: Int]())
     try await Server.withServer { request in
-      .respond(.text(request.target))
+      let wave = String(request.path.split(separator: "/").first ?? "")
+      arrived.withLock { $0[wave, default: 0] += 1 }
+      return .deferred {
+        for _ in 0..<4000 where arrived.withLock({ $0[wave, default: 0] }) < 16 {
+          try? await Task.sleep(for: .milliseconds(5))
+        }
+        return arrived.withLock({ $0[wave, default: 0] }) >= 16
+          ? .respond(.text(request.target)) : .respond(.text("barrier not reached", status: 500))
+      }
     } body: { server in
       let transport = CurlTransport(configuration: Self.loopback)
       @Sendable func wave(_ name: String) async throws {
@@ -258,13 +270,11 @@ struct CurlTransportTests {
         }
       }
       try await wave("first")
-      let afterFirstWave = server.acceptedConnections
-      #expect((1...16).contains(afterFirstWave))
-      #expect(transport.metrics.newConnections == afterFirstWave)
+      #expect(server.acceptedConnections == 16)
+      #expect(transport.metrics == CurlTransport.Metrics(requests: 16, newConnections: 16))
       try await wave("second")
-      #expect(server.acceptedConnections == afterFirstWave)
-      #expect(
-        transport.metrics == CurlTransport.Metrics(requests: 32, newConnections: afterFirstWave))
+      #expect(server.acceptedConnections == 16)
+      #expect(transport.metrics == CurlTransport.Metrics(requests: 32, newConnections: 16))
     }
   }
 
