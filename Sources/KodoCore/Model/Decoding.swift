@@ -32,7 +32,7 @@ enum Decode {
         if reader.readNull() { return }
         page.items.reserveCapacity(1000)
         try reader.readArray { (reader) throws(Failure) in
-          page.items.append(try objectFields(&reader, key: nil).object)
+          page.items.append(try listItem(&reader))
         }
       default: try reader.skipValue()
       }
@@ -40,38 +40,27 @@ enum Decode {
     return page
   }
 
-  /// Reads an item or stat object. `key` is used when the object has none (stat answers).
+  /// Reads one item of a list answer.
+  static func listItem(_ reader: inout JSONReader) throws(Failure) -> ObjectEntry {
+    let start = reader.index
+    var entry = ObjectEntry(key: "", size: 0, hash: "", mimeType: "", putTime: 0)
+    var sawKey = false
+    try reader.readObject { (reader, name) throws(Failure) in
+      if try !entryField(&reader, name, into: &entry, sawKey: &sawKey) { try reader.skipValue() }
+    }
+    guard sawKey else { throw Failure(offset: start, reason: "an item has no key") }
+    return entry
+  }
+
+  /// Reads a stat answer (or an item). `key` is used when the object has none (stat answers).
   static func objectFields(_ reader: inout JSONReader, key: String?) throws(Failure) -> ObjectStat {
     let start = reader.index
     var entry = ObjectEntry(key: key ?? "", size: 0, hash: "", mimeType: "", putTime: 0)
     var stat = ObjectStat(object: entry)
     var sawKey = key != nil
     try reader.readObject { (reader, name) throws(Failure) in
+      if try entryField(&reader, name, into: &entry, sawKey: &sawKey) { return }
       switch name {
-      case "key":
-        entry.key = try reader.readString()
-        sawKey = true
-      case "fsize": entry.size = try reader.readOptionalInt64() ?? 0
-      case "hash": entry.hash = try reader.readOptionalString() ?? ""
-      case "mimeType": entry.mimeType = try reader.readOptionalString() ?? ""
-      case "putTime": entry.putTime = try reader.readOptionalInt64() ?? 0
-      case "type":
-        entry.storageClass = StorageClass(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
-      case "status":
-        entry.status = ObjectStatus(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
-      case "md5": entry.md5 = try reader.readOptionalString()
-      case "endUser": entry.endUser = try reader.readOptionalString()
-      case "x-qn-meta": entry.meta = try reader.readStringMap()
-      case "restoreStatus":
-        entry.restoreStatus = try reader.readOptionalInt64().map {
-          RestoreStatus(code: Int(clamping: $0))
-        }
-      case "lastModify": entry.lastModify = try reader.readOptionalInt64()
-      case "parts":
-        if reader.readNull() { return }
-        var parts: [Int64] = []
-        try reader.readArray { (reader) throws(Failure) in parts.append(try reader.readInt64()) }
-        entry.parts = parts
       case "expiration": stat.expiration = try reader.readOptionalInt64()
       case "transitionToIA": stat.transitionToIA = try reader.readOptionalInt64()
       case "transitionToArchiveIR": stat.transitionToArchiveIR = try reader.readOptionalInt64()
@@ -84,6 +73,42 @@ enum Decode {
     guard sawKey else { throw Failure(offset: start, reason: "an item has no key") }
     stat.object = entry
     return stat
+  }
+
+  /// Reads the member `name` into `entry` when it is one of the fields list items and stat
+  /// answers share; returns whether it was.
+  @inline(__always)
+  private static func entryField(
+    _ reader: inout JSONReader, _ name: String, into entry: inout ObjectEntry, sawKey: inout Bool
+  ) throws(Failure) -> Bool {
+    switch name {
+    case "key":
+      entry.key = try reader.readString()
+      sawKey = true
+    case "fsize": entry.size = try reader.readOptionalInt64() ?? 0
+    case "hash": entry.hash = try reader.readOptionalString() ?? ""
+    case "mimeType": entry.mimeType = try reader.readOptionalString() ?? ""
+    case "putTime": entry.putTime = try reader.readOptionalInt64() ?? 0
+    case "type":
+      entry.storageClass = StorageClass(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
+    case "status":
+      entry.status = ObjectStatus(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
+    case "md5": entry.md5 = try reader.readOptionalString()
+    case "endUser": entry.endUser = try reader.readOptionalString()
+    case "x-qn-meta": entry.meta = try reader.readStringMap()
+    case "restoreStatus":
+      entry.restoreStatus = try reader.readOptionalInt64().map {
+        RestoreStatus(code: Int(clamping: $0))
+      }
+    case "lastModify": entry.lastModify = try reader.readOptionalInt64()
+    case "parts":
+      if reader.readNull() { return true }
+      var parts: [Int64] = []
+      try reader.readArray { (reader) throws(Failure) in parts.append(try reader.readInt64()) }
+      entry.parts = parts
+    default: return false
+    }
+    return true
   }
 
   static func bucketNames(_ reader: inout JSONReader) throws(Failure) -> [Bucket] {

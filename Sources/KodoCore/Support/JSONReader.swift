@@ -53,6 +53,7 @@ struct JSONReader {
   }
 
   /// Iterates an object's members: `body` is called with each name and must consume the value.
+  @inline(__always)
   mutating func readObject(_ body: (inout JSONReader, String) throws(Failure) -> Void)
     throws(Failure)
   {
@@ -76,6 +77,7 @@ struct JSONReader {
   }
 
   /// Iterates an array's elements: `body` must consume each element.
+  @inline(__always)
   mutating func readArray(_ body: (inout JSONReader) throws(Failure) -> Void) throws(Failure) {
     try readContainer(open: "[", close: "]", what: "an array") { (reader) throws(Failure) in
       let before = reader.index
@@ -85,6 +87,7 @@ struct JSONReader {
   }
 
   /// The loop both containers share: `open`, elements separated by commas, `close`.
+  @inline(__always)
   private mutating func readContainer(
     open: Unicode.Scalar, close: Unicode.Scalar, what: String,
     _ element: (inout JSONReader) throws(Failure) -> Void
@@ -130,18 +133,24 @@ struct JSONReader {
     index += 1
     let start = index
     // Fast path: no escapes.
+    var orOfBytes: UInt8 = 0
     while index < bytes.count {
       let byte = bytes[index]
       if byte == UInt8(ascii: "\"") {
-        let slice = bytes[start..<index]
+        let end = index
         index += 1
-        guard let text = String(validating: slice, as: UTF8.self) else {
+        let text = bytes.withUnsafeBufferPointer {
+          String(decoding: UnsafeBufferPointer(rebasing: $0[start..<end]), as: UTF8.self)
+        }
+        // Decoding repairs bad UTF-8 with U+FFFD, so valid input is exactly what comes back.
+        guard orOfBytes < 0x80 || text.utf8.elementsEqual(bytes[start..<end]) else {
           throw Failure(offset: start, reason: "string is not valid UTF-8")
         }
         return text
       }
       if byte == UInt8(ascii: "\\") { break }
       if byte < 0x20 { throw fail("control character in string") }
+      orOfBytes |= byte
       index += 1
     }
     var units = Array(bytes[start..<index])
@@ -150,7 +159,8 @@ struct JSONReader {
       let byte = bytes[index]
       if byte == UInt8(ascii: "\"") {
         index += 1
-        guard let text = String(validating: units, as: UTF8.self) else {
+        let text = String(decoding: units, as: UTF8.self)
+        guard text.utf8.elementsEqual(units) else {
           throw Failure(offset: start, reason: "string is not valid UTF-8")
         }
         return text
