@@ -47,8 +47,25 @@ struct CivilTime: Equatable {
 
   /// `YYYY-MM-DDTHH:MM:SS` (no zone, no fraction).
   var rfc3339Seconds: String {
-    pad(year, 4) + "-" + pad(Int64(month), 2) + "-" + pad(Int64(day), 2) + "T" + pad(Int64(hour), 2)
-      + ":" + pad(Int64(minute), 2) + ":" + pad(Int64(second), 2)
+    var bytes: [UInt8] = []
+    appendRFC3339Seconds(to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends `YYYY-MM-DDTHH:MM:SS` as ASCII, without building strings (listings format a
+  /// million of these).
+  func appendRFC3339Seconds(to bytes: inout [UInt8]) {
+    DecimalText.append(year, minimumDigits: 4, to: &bytes)
+    bytes.append(UInt8(ascii: "-"))
+    DecimalText.append(Int64(month), minimumDigits: 2, to: &bytes)
+    bytes.append(UInt8(ascii: "-"))
+    DecimalText.append(Int64(day), minimumDigits: 2, to: &bytes)
+    bytes.append(UInt8(ascii: "T"))
+    DecimalText.append(Int64(hour), minimumDigits: 2, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    DecimalText.append(Int64(minute), minimumDigits: 2, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    DecimalText.append(Int64(second), minimumDigits: 2, to: &bytes)
   }
 
   /// `YYYYMMDDTHHMMSSZ`.
@@ -83,8 +100,7 @@ struct CivilTime: Equatable {
 
 @inline(__always)
 func pad(_ value: Int64, _ width: Int) -> String {
-  let digits = String(value < 0 ? -value : value)
-  let padded =
-    digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-  return value < 0 ? "-" + padded : padded
+  var bytes: [UInt8] = []
+  DecimalText.append(value, minimumDigits: width, to: &bytes)
+  return String(decoding: bytes, as: UTF8.self)
 }

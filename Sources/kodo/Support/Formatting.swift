@@ -55,9 +55,24 @@ struct JSONLine {
   private(set) var bytes: [UInt8]
   private var first = true
 
-  init(into buffer: [UInt8] = []) {
-    bytes = buffer
-    bytes.append(UInt8(ascii: "{"))
+  /// A line of its own: fill it, then `finish()`.
+  init() {
+    bytes = [UInt8(ascii: "{")]
+  }
+
+  /// Appends one object line to `buffer` in place: the buffer is moved into the line and back,
+  /// never copied (a listing writes a million lines into one page buffer).
+  static func append(to buffer: inout [UInt8], _ body: (inout JSONLine) -> Void) {
+    var line = JSONLine(bytes: [])
+    swap(&line.bytes, &buffer)
+    line.bytes.append(UInt8(ascii: "{"))
+    body(&line)
+    line.close()
+    swap(&line.bytes, &buffer)
+  }
+
+  private init(bytes: [UInt8]) {
+    self.bytes = bytes
   }
 
   private mutating func name(_ name: StaticString) {
@@ -65,7 +80,8 @@ struct JSONLine {
     first = false
     bytes.append(UInt8(ascii: "\""))
     name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+    bytes.append(UInt8(ascii: "\""))
+    bytes.append(UInt8(ascii: ":"))
   }
 
   mutating func string(_ key: StaticString, _ value: String) {
@@ -79,7 +95,16 @@ struct JSONLine {
 
   mutating func int(_ key: StaticString, _ value: Int64) {
     name(key)
-    bytes.append(contentsOf: String(value).utf8)
+    DecimalText.append(value, to: &bytes)
+  }
+
+  /// A Kodo time (100 ns units) as an RFC 3339 string with seven fractional digits.
+  mutating func time(_ key: StaticString, hundredNanoseconds value: Int64?) {
+    guard let value else { return }
+    name(key)
+    bytes.append(UInt8(ascii: "\""))
+    KodoTime.appendRFC3339(hundredNanoseconds: value, to: &bytes)
+    bytes.append(UInt8(ascii: "\""))
   }
 
   mutating func int(_ key: StaticString, _ value: Int64?) {
@@ -112,9 +137,13 @@ struct JSONLine {
 
   /// Closes the object and the line.
   mutating func finish() -> [UInt8] {
+    close()
+    return bytes
+  }
+
+  private mutating func close() {
     bytes.append(UInt8(ascii: "}"))
     bytes.append(UInt8(ascii: "\n"))
-    return bytes
   }
 
   private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
@@ -164,13 +193,13 @@ extension ObjectEntry {
     line.int("size", size)
     line.string("hash", hash)
     line.string("mimeType", mimeType)
-    line.string("putTime", KodoTime.rfc3339(hundredNanoseconds: putTime))
+    line.time("putTime", hundredNanoseconds: putTime)
     line.string("storageClass", storageClass.name)
     line.string("status", status.name)
     line.string("md5", md5)
     line.string("endUser", endUser)
     line.map("meta", meta)
     line.string("restoreStatus", restoreStatus?.name)
-    line.string("lastModified", lastModify.map { KodoTime.rfc3339(hundredNanoseconds: $0) })
+    line.time("lastModified", hundredNanoseconds: lastModify)
   }
 }

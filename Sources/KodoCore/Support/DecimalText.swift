@@ -1,0 +1,21 @@
+/// Integers as decimal ASCII bytes, appended straight into an output buffer (no `String`).
+public enum DecimalText {
+  /// Appends `value` in decimal, zero-padded to at least `minimumDigits` digits after any `-`:
+  /// `append(7, minimumDigits: 2)` → `07`, `append(-12)` → `-12`.
+  @inline(__always)
+  public static func append(_ value: Int64, minimumDigits: Int = 1, to bytes: inout [UInt8]) {
+    var magnitude = value.magnitude
+    if value < 0 { bytes.append(UInt8(ascii: "-")) }
+    // A UInt64 has at most 20 digits; they are written from the end of a stack buffer.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
+      var start = 20
+      repeat {
+        start -= 1
+        buffer[start] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
+        magnitude /= 10
+      } while magnitude > 0
+      for _ in 0..<max(0, minimumDigits - (20 - start)) { bytes.append(UInt8(ascii: "0")) }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<20]))
+    }
+  }
+}
