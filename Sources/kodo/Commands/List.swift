@@ -123,46 +123,61 @@ struct List: KodoCommand {
       return
     }
 
+    // `currentMarker` is where the output stands: the marker of the first entry not yet written.
     var currentMarker = marker ?? ""
     var remaining = limit
     let command = resumeCommand(bucket: bucket, prefix: prefix)
+    let delimiter = recursive ? nil : "/"
     do {
+      Signals.setResumeHint(
+        currentMarker.isEmpty
+          ? nil : "interrupted; resume with: \(command) --marker \(currentMarker)")
+      var page = try await client.listPage(
+        bucket: bucket, prefix: prefix, delimiter: delimiter, marker: currentMarker,
+        limit: min(pageSize, remaining ?? pageSize))
       while true {
-        let pageLimit = min(pageSize, remaining ?? pageSize)
-        Signals.setResumeHint(
-          currentMarker.isEmpty
-            ? nil : "interrupted; resume with: \(command) --marker \(currentMarker)")
-        let page = try await client.listPage(
-          bucket: bucket, prefix: prefix, delimiter: recursive ? nil : "/", marker: currentMarker,
-          limit: pageLimit)
+        let count = page.commonPrefixes.count + page.items.count
+        let left = remaining.map { $0 - count }
+        let reachedLimit = left.map { $0 <= 0 } ?? false
+        let more = !page.marker.isEmpty && !reachedLimit
+        let nextMarker = page.marker
+        let nextLimit = min(pageSize, left ?? pageSize)
+        // The next page is fetched while this one is written: the server's time and ours overlap.
+        async let prefetched: ListPage? =
+          more
+          ? client.listPage(
+            bucket: bucket, prefix: prefix, delimiter: delimiter, marker: nextMarker,
+            limit: nextLimit)
+          : nil
         try output.append { buffer in
           renderer.prefixes(page.commonPrefixes, into: &buffer)
           renderer.objects(page.items, into: &buffer)
         }
         try output.flush()
-        let count = page.commonPrefixes.count + page.items.count
         progress.add(count)
         if page.marker.isEmpty { break }
         currentMarker = page.marker
-        if let left = remaining {
-          remaining = left - count
-          if left - count <= 0 {
-            progress.clear()
-            if json {
-              var line = JSONLine()
-              line.string("type", "next")
-              line.string("marker", currentMarker)
-              try output.write(bytes: line.finish())
-            } else {
-              Diagnostics.note(
-                "more entries follow; resume with: \(command) --marker \(currentMarker)")
-            }
-            break
+        remaining = left
+        if reachedLimit {
+          progress.clear()
+          if json {
+            var line = JSONLine()
+            line.string("type", "next")
+            line.string("marker", currentMarker)
+            try output.write(bytes: line.finish())
+          } else {
+            Diagnostics.note(
+              "more entries follow; resume with: \(command) --marker \(currentMarker)")
           }
+          break
         }
+        Signals.setResumeHint("interrupted; resume with: \(command) --marker \(currentMarker)")
+        guard let next = try await prefetched else { break }
+        page = next
       }
-    } catch {
-      guard error.kind != .outputClosed else { throw error }
+    } catch let anyError {
+      // Only KodoError is thrown above; `async let` merely forgets the type.
+      guard let error = anyError as? KodoError, error.kind != .outputClosed else { throw anyError }
       Signals.setResumeHint(nil)
       progress.clear()
       try? output.flush()
@@ -258,10 +273,10 @@ struct ListRenderer {
     for prefix in prefixes {
       switch mode {
       case .json:
-        var line = JSONLine(into: buffer)
-        line.string("type", "prefix")
-        line.string("key", prefix)
-        buffer = line.finish()
+        JSONLine.append(to: &buffer) { line in
+          line.string("type", "prefix")
+          line.string("key", prefix)
+        }
       case .nul:
         buffer.append(contentsOf: prefix.utf8)
         buffer.append(0)
@@ -281,10 +296,10 @@ struct ListRenderer {
       totalSize += object.size
       switch mode {
       case .json:
-        var line = JSONLine(into: buffer)
-        line.string("type", "object")
-        object.appendJSONFields(to: &line)
-        buffer = line.finish()
+        JSONLine.append(to: &buffer) { line in
+          line.string("type", "object")
+          object.appendJSONFields(to: &line)
+        }
       case .nul:
         buffer.append(contentsOf: object.key.utf8)
         buffer.append(0)
@@ -308,12 +323,12 @@ struct ListRenderer {
   mutating func summary(into buffer: inout [UInt8]) {
     switch mode {
     case .json:
-      var line = JSONLine(into: buffer)
-      line.string("type", "summary")
-      line.int("prefixes", folderCount)
-      line.int("objects", objectCount)
-      line.int("size", totalSize)
-      buffer = line.finish()
+      JSONLine.append(to: &buffer) { line in
+        line.string("type", "summary")
+        line.int("prefixes", folderCount)
+        line.int("objects", objectCount)
+        line.int("size", totalSize)
+      }
     case .nul:
       break
     case .text:
