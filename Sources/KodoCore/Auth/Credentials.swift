@@ -8,11 +8,18 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible,
   /// The access key (AK), public by design: it is part of every token.
   public let accessKey: String
   private let secretKeyBytes: [UInt8]
+  private let signingKey: HMACSHA1.Key
 
   /// Credentials from an access key and a secret key.
   public init(accessKey: String, secretKey: String) {
     self.accessKey = accessKey
     self.secretKeyBytes = Array(secretKey.utf8)
+    self.signingKey = HMACSHA1.Key(secretKeyBytes)
+  }
+
+  /// Equal when both keys are.
+  public static func == (lhs: Credentials, rhs: Credentials) -> Bool {
+    lhs.accessKey == rhs.accessKey && lhs.secretKeyBytes == rhs.secretKeyBytes
   }
 
   /// Whether `text` contains the secret key; for callers that must prove they never print it.
@@ -30,7 +37,7 @@ public struct Credentials: Sendable, Equatable, CustomStringConvertible,
   /// `AK:urlsafe_base64(HMAC-SHA1(SK, data))`.
   public func sign(_ data: [UInt8]) -> String {
     accessKey + ":"
-      + URLSafeBase64.encode(HMACSHA1.authenticationCode(key: secretKeyBytes, message: data))
+      + URLSafeBase64.encode(signingKey.authenticationCode(data))
   }
 
   /// `AK:urlsafe_base64(HMAC-SHA1(SK, UTF-8 of data))`.

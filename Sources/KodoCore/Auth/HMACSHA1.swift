@@ -1,4 +1,5 @@
 import COpenSSL
+import Synchronization
 
 /// HMAC-SHA1 and SHA-1 through OpenSSL's libcrypto. The only file that touches `COpenSSL`.
 public enum HMACSHA1 {
@@ -18,6 +19,40 @@ public enum HMACSHA1 {
     // HMAC with EVP_sha1 only fails when libcrypto cannot allocate; there is no useful recovery.
     precondition(ok == 1 && length == 20, "libcrypto HMAC-SHA1 failed")
     return output
+  }
+
+  /// A key scheduled once for many messages: signing a million URLs with one secret key should
+  /// not look up the algorithm and hash the key a million times. Safe to share between tasks.
+  public final class Key: Sendable {
+    private let key: [UInt8]
+    // The keyed libcrypto context, `nil` if libcrypto could not make one (then every message
+    // takes the one-shot path). Used under the mutex: a context is not thread-safe.
+    private let context: Mutex<OpaquePointer?>
+
+    /// Schedules `key`.
+    public init(_ key: [UInt8]) {
+      self.key = key
+      context = Mutex(key.withUnsafeBytes { kodo_hmac_sha1_context($0.baseAddress, $0.count) })
+    }
+
+    deinit {
+      context.withLock { kodo_hmac_sha1_free($0) }
+    }
+
+    /// The 20-byte HMAC-SHA1 of `message` under this key.
+    public func authenticationCode(_ message: [UInt8]) -> [UInt8] {
+      var output = [UInt8](repeating: 0, count: 20)
+      let done = context.withLock { context -> Bool in
+        guard let context else { return false }
+        return message.withUnsafeBytes { messageBuffer in
+          output.withUnsafeMutableBytes { outputBuffer in
+            kodo_hmac_sha1_keyed(
+              context, messageBuffer.baseAddress, messageBuffer.count, outputBuffer.baseAddress)
+          }
+        } == 1
+      }
+      return done ? output : HMACSHA1.authenticationCode(key: key, message: message)
+    }
   }
 
   /// The 20-byte SHA-1 digest of `data`.

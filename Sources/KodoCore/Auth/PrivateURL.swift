@@ -15,8 +15,16 @@ public enum DownloadURL {
   public static func privateURL(baseURL: String, deadline: Int64, credentials: Credentials)
     -> String
   {
-    let toSign = baseURL + (baseURL.contains("?") ? "&e=" : "?e=") + String(deadline)
-    return toSign + "&token=" + credentials.sign(toSign)
+    var bytes = Array(baseURL.utf8)
+    bytes.reserveCapacity(bytes.count + 80)
+    bytes.append(bytes.contains(UInt8(ascii: "?")) ? UInt8(ascii: "&") : UInt8(ascii: "?"))
+    bytes.append(UInt8(ascii: "e"))
+    bytes.append(UInt8(ascii: "="))
+    DecimalText.append(deadline, to: &bytes)
+    let token = credentials.sign(bytes)
+    bytes.append(contentsOf: "&token=".utf8)
+    bytes.append(contentsOf: token.utf8)
+    return String(decoding: bytes, as: UTF8.self)
   }
 
   /// The deadline `seconds` from now on `clock`.
