@@ -36,4 +36,36 @@ struct FuzzRegressionTests {
     #expect(error?.kind == .protocolError)
     #expect(error?.message.contains("expected an integer, found \(text)") == true)
   }
+
+  static func decode<T>(
+    _ text: String, _ body: (inout JSONReader) throws(JSONReader.Failure) -> T
+  ) throws(KodoError) -> T {
+    try Decode.answer("fuzz", Array(text.utf8), requestID: nil, body)
+  }
+
+  // A repeated member replaced the earlier one for most fields, but `items` and `hosts`
+  // concatenated, and `parts: null`, a non-number `ctime` and a non-boolean `private` kept the
+  // earlier value.
+  @Test func repeatedMembersTakeTheLastValue() throws {
+    let list = try Self.decode(
+      #"{"marker":"a","items":[{"key":"x"}],"marker":"b","items":[{"key":"y","key":"z"}]}"#
+    ) { (reader) throws(JSONReader.Failure) in try Decode.listPage(&reader) }
+    #expect(list.marker == "b")
+    #expect(list.items.map(\.key) == ["z"])
+    let cleared = try Self.decode(#"{"items":[{"key":"x"}],"items":null}"#) {
+      (reader) throws(JSONReader.Failure) in try Decode.listPage(&reader)
+    }
+    #expect(cleared.items.isEmpty)
+    let stat = try Self.stat(#"{"fsize":1,"parts":[1,2],"fsize":2,"parts":null}"#)
+    #expect(stat.object.size == 2)
+    #expect(stat.object.parts == nil)
+    let regions = try Self.decode(#"{"hosts":[{"region":"z0"}],"hosts":[{"region":"z1"}]}"#) {
+      (reader) throws(JSONReader.Failure) in try Decode.regions(&reader)
+    }
+    #expect(regions.map(\.region) == ["z1"])
+    let buckets = try Self.decode(
+      #"[{"tbl":"b","ctime":5,"ctime":"later","private":true,"private":"?"}]"#
+    ) { (reader) throws(JSONReader.Failure) in try Decode.bucketsV2(&reader) }
+    #expect(buckets == [Bucket(name: "b")])
+  }
 }
