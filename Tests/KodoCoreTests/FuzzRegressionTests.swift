@@ -68,4 +68,30 @@ struct FuzzRegressionTests {
     ) { (reader) throws(JSONReader.Failure) in try Decode.bucketsV2(&reader) }
     #expect(buckets == [Bucket(name: "b")])
   }
+
+  // A server's Date header with a huge field overflowed in CivilTime.unixSeconds and crashed
+  // the client while it checked for clock skew.
+  @Test(arguments: [
+    "Sun, 06 Nov 9223372036854775807 08:49:37 GMT",
+    "Sun, 06 Nov -9223372036854775808 08:49:37 GMT",
+    "Sun, 9223372036854775807 Nov 1994 08:49:37 GMT",
+    "Sun, 06 Nov 1994 9223372036854775807:49:37 GMT",
+    "Sun, 06 Nov 1994 08:9223372036854775807:37 GMT",
+    "Sun, 06 Nov 1994 08:49:-9223372036854775808 GMT",
+    "Sun, 00 Nov 1994 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT",
+    "Sun, 06 Nov 1994 24:00:00 GMT", "Sun, 06 Nov 1994 08:60:00 GMT",
+    "Sun, 06 Nov 1994 08:49:61 GMT", "Sun, 06 Nov 10000 08:49:37 GMT",
+  ])
+  func httpDatesWithFieldsOutOfRangeAreNotParsed(_ text: String) async throws {
+    #expect(HTTPDate.parse(text) == nil)
+    let stub = StubTransport(answers: [.response(.json(200, #"{"fsize":1}"#, date: text))])
+    let kodo = client(stub)
+    #expect(try await kodo.stat(bucket: "b", key: "k").object.size == 1)
+    #expect(kodo.correctedClock.unixSeconds == vectorClock.unixSeconds)
+  }
+
+  @Test func httpDatesAtTheEdgesOfFourDigitYearsParse() {
+    #expect(HTTPDate.parse("Mon, 01 Jan 0001 00:00:00 GMT") == -62_135_596_800)
+    #expect(HTTPDate.parse("Fri, 31 Dec 9999 23:59:60 GMT") == 253_402_300_800)
+  }
 }
