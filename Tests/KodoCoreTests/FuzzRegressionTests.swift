@@ -94,4 +94,23 @@ struct FuzzRegressionTests {
     #expect(HTTPDate.parse("Mon, 01 Jan 0001 00:00:00 GMT") == -62_135_596_800)
     #expect(HTTPDate.parse("Fri, 31 Dec 9999 23:59:60 GMT") == 253_402_300_800)
   }
+
+  // Times near Int64.min (a putTime, lastModify or lifecycle date in an answer) overflowed in
+  // CivilTime and KodoTime.unixSeconds(hundredNanoseconds:) and crashed `kodo stat` and `ls -l`.
+  @Test(arguments: [Int64.min, .min + 1, .min + 9_999_998, .min + 86_398, -1, 0, .max] as [Int64])
+  func extremeTimesFormat(_ value: Int64) {
+    let seconds = KodoTime.unixSeconds(hundredNanoseconds: value)
+    #expect(Int128(seconds) * 10_000_000 <= Int128(value))
+    #expect(Int128(value) < (Int128(seconds) + 1) * 10_000_000)
+    #expect(KodoTime.rfc3339(hundredNanoseconds: value).hasSuffix("Z"))
+    #expect(KodoTime.rfc3339(unixSeconds: value).hasSuffix("Z"))
+    #expect(HTTPDate.format(unixSeconds: value).hasSuffix(" GMT"))
+  }
+
+  @Test func timesNearInt64MinAreTheRightCalendarTimes() {
+    #expect(KodoTime.rfc3339(unixSeconds: .min) == "-292277022657-01-27T08:29:52Z")
+    #expect(KodoTime.unixSeconds(hundredNanoseconds: .min) == -922_337_203_686)
+    #expect(KodoTime.rfc3339(unixSeconds: -1) == "1969-12-31T23:59:59Z")
+    #expect(KodoTime.unixSeconds(hundredNanoseconds: -1) == -1)
+  }
 }

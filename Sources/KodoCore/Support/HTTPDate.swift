@@ -30,7 +30,7 @@ public enum HTTPDate {
   /// The RFC 1123 text for Unix seconds.
   public static func format(unixSeconds: Int64) -> String {
     let civil = CivilTime(unixSeconds: unixSeconds)
-    let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
+    let days = CivilTime.days(unixSeconds)
     let weekday = weekdays[Int(((days % 7) + 7) % 7)]
     return
       "\(weekday), \(pad(Int64(civil.day), 2)) \(months[civil.month - 1]) \(pad(civil.year, 4)) "
