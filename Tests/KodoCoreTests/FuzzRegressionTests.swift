@@ -113,4 +113,25 @@ struct FuzzRegressionTests {
     #expect(KodoTime.rfc3339(unixSeconds: -1) == "1969-12-31T23:59:59Z")
     #expect(KodoTime.unixSeconds(hundredNanoseconds: -1) == -1)
   }
+
+  // A region answer's ttl was added to the clock unchecked: `"ttl":9223372036854775807` crashed
+  // the first request to a bucket.
+  @Test(arguments: [Int64.max, .max - 1_704_067_200, -1, .min])
+  func regionAnswersWithAnyTTLAreUsed(_ ttl: Int64) async throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "kodo-regions-\(UUID())"
+    ).path
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let answer = #"{"hosts":[{"region":"z0","ttl":\#(ttl),"rsf":{"domains":["rsf.example"]}}]}"#
+    let stub = StubTransport { request, _ in
+      if request.url.contains("/v4/query") { return .response(.json(200, answer)) }
+      return .response(.json(200, #"{"marker":"","items":[]}"#))
+    }
+    let hosts = ServiceHosts(uc: "https://uc.example")
+    _ = try await client(stub, hosts: hosts, cache: directory).listPage(bucket: "b")
+    _ = try await client(stub, hosts: hosts, cache: directory).listPage(bucket: "b")
+    let authorities = stub.requests.map { URLParts($0.url).authority }
+    // A ttl under a minute counts as a minute, so the cached answer serves the second client.
+    #expect(authorities == ["uc.example", "rsf.example", "rsf.example"])
+  }
 }
