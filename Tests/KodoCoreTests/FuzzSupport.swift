@@ -251,7 +251,7 @@ func stringMember(
   return [.init(name, .string(value))]
 }
 
-/// A random object as a listing reports it (`withKey`) or as a stat does (no `key`).
+/// A random object called `key`, with every optional field present or absent at random.
 func randomEntry(_ rng: inout some RandomNumberGenerator, key: String) -> ObjectEntry {
   ObjectEntry(
     key: key, size: rng.int64(), hash: rng.chance(20) ? "" : rng.text(),
