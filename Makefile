@@ -6,7 +6,7 @@ SWIFT ?= swift
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 SWIFT_BUILD_FLAGS ?= -j $(JOBS)
 
-.PHONY: all deps build release test demo lint format install bench clean
+.PHONY: all deps build release test demo lint format fuzz install bench clean
 
 all: build
 
@@ -49,10 +49,28 @@ demo: deps
 	@./scripts/demo.sh "$$($(SWIFT) build --show-bin-path)"
 
 lint:
-	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests
+	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz
 
 format:
-	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests
+	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests Fuzz
+
+# libFuzzer over the answer decoders and text codecs, for FUZZ_SECONDS (not part of `make test`).
+# Needs a toolchain with libFuzzer (swift.org's Linux toolchains; Xcode's has none). The harness
+# is compiled together with KodoCore's pure sources to reach the internal decoders. Findings are
+# written as .build/fuzz/crash-* (the Swift backtracer is off so libFuzzer can write them); replay
+# one with `.build/fuzz/kodo-fuzz FILE`.
+SWIFTC ?= swiftc
+FUZZ_SECONDS ?= 60
+FUZZ_SOURCES = $(filter-out %/QETag.swift,$(wildcard Sources/KodoCore/Support/*.swift \
+  Sources/KodoCore/Model/*.swift Sources/KodoCore/Encoding/*.swift)) Sources/KodoCore/KodoError.swift
+
+fuzz:
+	mkdir -p .build/fuzz/corpus
+	$(SWIFTC) -sanitize=fuzzer -parse-as-library -O -g -module-name KodoFuzz \
+	  $(FUZZ_SOURCES) Fuzz/KodoFuzz.swift -o .build/fuzz/kodo-fuzz
+	cp Fuzz/seeds/* .build/fuzz/corpus/
+	cd .build/fuzz && SWIFT_BACKTRACE=enable=no ./kodo-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	  -dict=../../Fuzz/kodo.dict corpus
 
 install: release
 	install -d "$(DESTDIR)$(PREFIX)/bin"

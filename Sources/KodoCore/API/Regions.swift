@@ -83,8 +83,11 @@ extension KodoClient {
         status: response.status, requestID: response.requestID)
     }
     let ttl = max(60, regions.map(\.ttl).min() ?? 86_400)
+    // The ttl is the server's number: a huge one means "for ever", not an overflow.
+    let (expires, overflow) = now.addingReportingOverflow(ttl)
     let resolved = ResolvedRegions(
-      expires: now + ttl, scheme: URLParts(base).scheme.isEmpty ? "https" : URLParts(base).scheme,
+      expires: overflow ? .max : expires,
+      scheme: URLParts(base).scheme.isEmpty ? "https" : URLParts(base).scheme,
       regions: regions)
     state.regions.withLock { $0[cacheKey] = resolved }
     if let cacheFile {

@@ -29,6 +29,8 @@ enum Decode {
         page.marker = try reader.readOptionalString() ?? ""
       case "commonPrefixes": page.commonPrefixes = try reader.readStringArray()
       case "items":
+        // A repeated member replaces the earlier one, as for every other field.
+        page.items = []
         if reader.readNull() { return }
         page.items.reserveCapacity(1000)
         try reader.readArray { (reader) throws(Failure) in
@@ -102,7 +104,10 @@ enum Decode {
       }
     case "lastModify": entry.lastModify = try reader.readOptionalInt64()
     case "parts":
-      if reader.readNull() { return true }
+      if reader.readNull() {
+        entry.parts = nil
+        return true
+      }
       var parts: [Int64] = []
       try reader.readArray { (reader) throws(Failure) in parts.append(try reader.readInt64()) }
       entry.parts = parts
@@ -128,6 +133,7 @@ enum Decode {
           if try reader.peekKind() == .number {
             bucket.createdAt = try reader.readInt64()
           } else {
+            bucket.createdAt = nil
             try reader.skipValue()
           }
         case "perm":
@@ -140,7 +146,9 @@ enum Decode {
           switch try reader.peekKind() {
           case .bool: bucket.isPrivate = try reader.readBool()
           case .number: bucket.isPrivate = try reader.readInt64() != 0
-          default: try reader.skipValue()
+          default:
+            bucket.isPrivate = nil
+            try reader.skipValue()
           }
         case "remark":
           let remark = try reader.readOptionalString()
@@ -196,6 +204,7 @@ enum Decode {
     var regions: [RegionHosts] = []
     try reader.readObject { (reader, name) throws(Failure) in
       guard name == "hosts" else { return try reader.skipValue() }
+      regions = []
       try reader.readArray { (reader) throws(Failure) in
         var region = RegionHosts(region: "", ttl: 86_400, services: [:])
         try reader.readObject { (reader, name) throws(Failure) in

@@ -31,7 +31,7 @@ public enum KodoTime {
 
   /// Whole Unix seconds of a `putTime`.
   public static func unixSeconds(hundredNanoseconds value: Int64) -> Int64 {
-    value >= 0 ? value / 10_000_000 : (value - 9_999_999) / 10_000_000
+    value / 10_000_000 - (value % 10_000_000 < 0 ? 1 : 0)
   }
 }
 

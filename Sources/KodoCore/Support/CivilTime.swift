@@ -9,8 +9,8 @@ struct CivilTime: Equatable {
 
   /// Howard Hinnant's days-from-civil inverse; valid for the whole proleptic Gregorian calendar.
   init(unixSeconds: Int64) {
-    let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
-    let secondsOfDay = Int(unixSeconds - days * 86_400)
+    let days = Self.days(unixSeconds)
+    let secondsOfDay = Int((unixSeconds % 86_400 + 86_400) % 86_400)
     hour = secondsOfDay / 3_600
     minute = secondsOfDay % 3_600 / 60
     second = secondsOfDay % 60
@@ -23,6 +23,11 @@ struct CivilTime: Equatable {
     day = Int(dayOfYear - (153 * monthPrime + 2) / 5 + 1)
     month = Int(monthPrime < 10 ? monthPrime + 3 : monthPrime - 9)
     year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+  }
+
+  /// Whole days since the epoch, rounded down, for any Int64 (no overflow at `Int64.min`).
+  static func days(_ unixSeconds: Int64) -> Int64 {
+    unixSeconds / 86_400 - (unixSeconds % 86_400 < 0 ? 1 : 0)
   }
 
   init(year: Int64, month: Int, day: Int, hour: Int, minute: Int, second: Int) {

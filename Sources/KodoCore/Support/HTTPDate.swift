@@ -7,14 +7,19 @@ public enum HTTPDate {
   private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
 
   /// Unix seconds of an RFC 1123 date, or `nil`.
+  ///
+  /// Fields out of range (a year beyond four digits, hour 24, day 32) are `nil`: the text comes
+  /// from a server and the arithmetic must not overflow on it.
   public static func parse(_ text: String) -> Int64? {
     let parts = text.split(separator: " ")
-    guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]),
-      let month = months.firstIndex(of: String(parts[2])), let year = Int64(parts[3])
+    guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), (1...31).contains(day),
+      let month = months.firstIndex(of: String(parts[2])), let year = Int64(parts[3]),
+      (0...9_999).contains(year)
     else { return nil }
     let time = parts[4].split(separator: ":")
     guard time.count == 3, let hour = Int(time[0]), let minute = Int(time[1]),
-      let second = Int(time[2])
+      let second = Int(time[2]), (0...23).contains(hour), (0...59).contains(minute),
+      (0...60).contains(second)
     else { return nil }
     return CivilTime(
       year: year, month: month + 1, day: day, hour: hour, minute: minute, second: second
@@ -25,7 +30,7 @@ public enum HTTPDate {
   /// The RFC 1123 text for Unix seconds.
   public static func format(unixSeconds: Int64) -> String {
     let civil = CivilTime(unixSeconds: unixSeconds)
-    let days = unixSeconds >= 0 ? unixSeconds / 86_400 : (unixSeconds - 86_399) / 86_400
+    let days = CivilTime.days(unixSeconds)
     let weekday = weekdays[Int(((days % 7) + 7) % 7)]
     return
       "\(weekday), \(pad(Int64(civil.day), 2)) \(months[civil.month - 1]) \(pad(civil.year, 4)) "

@@ -262,6 +262,9 @@ struct JSONReader {
   }
 
   /// Reads an integer that fits in 64 bits (`12`, `-3`, and integral forms like `1.0` or `1e3`).
+  ///
+  /// Every form is read exactly: `9007199254740993.0` is 9007199254740993, while `1e-400`,
+  /// `0.5e0` and `-9223372036854775809` are not 64-bit integers.
   mutating func readInt64() throws(Failure) -> Int64 {
     skipWhitespace()
     let start = index
@@ -295,10 +298,76 @@ struct JSONReader {
     }
     index = start
     let text = try readNumberText()
-    guard let double = Double(text), double.rounded() == double,
-      double >= -9.223_372_036_854_775_808e18, double < 9.223_372_036_854_775_808e18
-    else { throw Failure(offset: start, reason: "expected an integer, found \(text)") }
-    return Int64(double)
+    guard let integer = Self.exactInteger(bytes[start..<index]) else {
+      throw Failure(offset: start, reason: "expected an integer, found \(text)")
+    }
+    return integer
+  }
+
+  /// The 64-bit integer that the text of a valid JSON number denotes exactly, or `nil` when the
+  /// number has a fractional part or does not fit.
+  static func exactInteger(_ text: ArraySlice<UInt8>) -> Int64? {
+    var index = text.startIndex
+    func isDigit(_ index: Int) -> Bool {
+      index < text.endIndex && text[index] >= UInt8(ascii: "0") && text[index] <= UInt8(ascii: "9")
+    }
+    let negative = index < text.endIndex && text[index] == UInt8(ascii: "-")
+    if negative { index += 1 }
+    // The significant digits of the integer and fraction parts, without leading zeros.
+    var significand: [UInt8] = []
+    var fractionDigits = 0
+    var inFraction = false
+    while index < text.endIndex {
+      if isDigit(index) {
+        if !significand.isEmpty || text[index] != UInt8(ascii: "0") {
+          significand.append(text[index] - UInt8(ascii: "0"))
+        }
+        if inFraction { fractionDigits += 1 }
+      } else if text[index] == UInt8(ascii: "."), !inFraction {
+        inFraction = true
+      } else {
+        break
+      }
+      index += 1
+    }
+    if significand.isEmpty { return 0 }
+    // Leading zeros of the fraction were dropped, but still count as fraction digits.
+    var exponent = 0
+    if index < text.endIndex, text[index] == UInt8(ascii: "e") || text[index] == UInt8(ascii: "E") {
+      index += 1
+      var exponentNegative = false
+      if index < text.endIndex, text[index] == UInt8(ascii: "+") || text[index] == UInt8(ascii: "-")
+      {
+        exponentNegative = text[index] == UInt8(ascii: "-")
+        index += 1
+      }
+      // Past a billion the answer is the same: zero digits to spare, or far too many.
+      while isDigit(index) {
+        exponent = min(exponent * 10 + Int(text[index] - UInt8(ascii: "0")), 1_000_000_000)
+        index += 1
+      }
+      if exponentNegative { exponent = -exponent }
+    }
+    let scale = exponent - fractionDigits
+    if scale < 0 {
+      // The last -scale significant digits are a fraction: they must all be zero.
+      guard -scale < significand.count, significand.suffix(-scale).allSatisfy({ $0 == 0 }) else {
+        return nil
+      }
+      significand.removeLast(-scale)
+    } else {
+      guard significand.count + scale <= 19 else { return nil }
+      significand += repeatElement(0, count: scale)
+    }
+    guard significand.count <= 19 else { return nil }
+    var magnitude: UInt64 = 0
+    for digit in significand { magnitude = magnitude * 10 + UInt64(digit) }
+    if negative {
+      guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+      return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+    }
+    guard magnitude <= UInt64(Int64.max) else { return nil }
+    return Int64(magnitude)
   }
 
   /// Reads `true` or `false`.

@@ -293,7 +293,9 @@ struct ListRenderer {
   mutating func objects(_ objects: [ObjectEntry], into buffer: inout [UInt8]) {
     objectCount += Int64(objects.count)
     for object in objects {
-      totalSize += object.size
+      // Sizes are the server's numbers: an absurd total saturates instead of crashing.
+      let (sum, overflow) = totalSize.addingReportingOverflow(object.size)
+      totalSize = overflow ? (object.size < 0 ? .min : .max) : sum
       switch mode {
       case .json:
         JSONLine.append(to: &buffer) { line in
