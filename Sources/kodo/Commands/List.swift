@@ -131,7 +131,8 @@ struct List: KodoCommand {
         let pageLimit = min(pageSize, remaining ?? pageSize)
         Signals.setResumeHint(
           currentMarker.isEmpty
-            ? nil : "interrupted; resume with: \(command) --marker \(currentMarker)")
+            ? nil
+            : "interrupted; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))")
         let page = try await client.listPage(
           bucket: bucket, prefix: prefix, delimiter: recursive ? nil : "/", marker: currentMarker,
           limit: pageLimit)
@@ -155,7 +156,8 @@ struct List: KodoCommand {
               try output.write(bytes: line.finish())
             } else {
               Diagnostics.note(
-                "more entries follow; resume with: \(command) --marker \(currentMarker)")
+                "more entries follow; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))"
+              )
             }
             break
           }
@@ -168,13 +170,16 @@ struct List: KodoCommand {
       try? output.flush()
       if error.kind == .cancelled {
         if !currentMarker.isEmpty {
-          Diagnostics.note("interrupted; resume with: \(command) --marker \(currentMarker)")
+          Diagnostics.note(
+            "interrupted; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))")
         }
         throw error
       }
       Diagnostics.error(error.description)
       if !currentMarker.isEmpty {
-        Diagnostics.note("the listing stopped; resume with: \(command) --marker \(currentMarker)")
+        Diagnostics.note(
+          "the listing stopped; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))"
+        )
       }
       throw ExitCode(error.exitCode)
     }
