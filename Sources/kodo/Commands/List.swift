@@ -263,7 +263,7 @@ struct ListRenderer {
     for prefix in prefixes {
       switch mode {
       case .json:
-        var line = JSONLine(into: buffer)
+        var line = JSONLine(appendingTo: &buffer)
         line.string("type", "prefix")
         line.string("key", prefix)
         buffer = line.finish()
@@ -286,7 +286,7 @@ struct ListRenderer {
       totalSize += object.size
       switch mode {
       case .json:
-        var line = JSONLine(into: buffer)
+        var line = JSONLine(appendingTo: &buffer)
         line.string("type", "object")
         object.appendJSONFields(to: &line)
         buffer = line.finish()
@@ -313,7 +313,7 @@ struct ListRenderer {
   mutating func summary(into buffer: inout [UInt8]) {
     switch mode {
     case .json:
-      var line = JSONLine(into: buffer)
+      var line = JSONLine(appendingTo: &buffer)
       line.string("type", "summary")
       line.int("prefixes", folderCount)
       line.int("objects", objectCount)

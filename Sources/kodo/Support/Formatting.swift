@@ -55,8 +55,16 @@ struct JSONLine {
   private(set) var bytes: [UInt8]
   private var first = true
 
-  init(into buffer: [UInt8] = []) {
-    bytes = buffer
+  init() {
+    bytes = [UInt8(ascii: "{")]
+  }
+
+  /// A line that continues `buffer`, taking over its storage (`buffer` is left empty; `finish()`
+  /// gives it back with the line appended). Taking it rather than copying matters: the output
+  /// buffer holds up to 64 KiB, and a copy per line made JSON listings crawl.
+  init(appendingTo buffer: inout [UInt8]) {
+    bytes = []
+    swap(&bytes, &buffer)
     bytes.append(UInt8(ascii: "{"))
   }
 
