@@ -28,4 +28,8 @@ struct Kodo: AsyncParsableCommand {
   )
 
   @OptionGroup var global: GlobalOptions
+
+  /// Usage errors (64) start with the same `kodo: error: ` as every other error; the usage
+  /// summary follows on the next lines.
+  static var _errorPrefix: String { "kodo: error: " }
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 
 /// A `kodo-emulator` process started through its command line, as users start it.
 public final class EmulatorProcess: @unchecked Sendable {
@@ -31,6 +32,7 @@ public final class EmulatorProcess: @unchecked Sendable {
       throw EmulatorStartFailure(output: result.description)
     }
     baseURL = String(first.dropFirst(prefix.count))
+    EmulatorReaper.register(running.process.processIdentifier)
   }
 
   /// Everything the emulator printed on stdout so far.
@@ -62,9 +64,35 @@ public final class EmulatorProcess: @unchecked Sendable {
   public func stop() {
     if running.process.isRunning { running.send(SIGTERM) }
     _ = running.wait(seconds: 10)
+    EmulatorReaper.unregister(running.process.processIdentifier)
   }
 
   deinit { stop() }
+}
+
+/// Stops, when the test process exits, the emulators that are still running: those held in
+/// `static` properties (shared by a suite) are never deinitialised, and would otherwise outlive
+/// the test run.
+enum EmulatorReaper {
+  private static let running = Mutex(Set<pid_t>())
+  private static let installed = Mutex(false)
+
+  static func register(_ pid: pid_t) {
+    running.withLock { _ = $0.insert(pid) }
+    let first = installed.withLock { done -> Bool in
+      defer { done = true }
+      return !done
+    }
+    if first { atexit { EmulatorReaper.stopAll() } }
+  }
+
+  static func unregister(_ pid: pid_t) {
+    running.withLock { _ = $0.remove(pid) }
+  }
+
+  private static func stopAll() {
+    for pid in running.withLock({ $0 }) { kill(pid, SIGTERM) }
+  }
 }
 
 /// The emulator did not print its start-up line.

@@ -26,6 +26,16 @@ public struct DownloadDomain: Sendable, Equatable {
     self.alternatives = alternatives
   }
 
+  /// Whether a bound domain can be used in a URL: not empty, and no whitespace, control
+  /// characters or other characters that have no place in a host name or a URL.
+  public static func isPlausible(_ domain: String) -> Bool {
+    !domain.isEmpty
+      && domain.unicodeScalars.allSatisfy { scalar in
+        !DisplayText.isUnsafe(scalar) && !scalar.properties.isWhitespace
+          && !"\"<>\\^`{|}".unicodeScalars.contains(scalar)
+      }
+  }
+
   /// A bound domain as a base URL: kept as is when it has a scheme; otherwise `http://` for
   /// hosts known to serve plain HTTP only (IP literals, `localhost`, Qiniu's test domains such as
   /// `*.clouddn.com`, `*.qiniudn.com`, `*.qiniucdn.com`, `*.qbox.me`) and `https://` for the rest.
@@ -67,6 +77,13 @@ extension KodoClient {
       throw KodoError(
         .configuration,
         "bucket \(DisplayText.quoted(bucket)) has no bound download domain; pass --domain or set domains.\(bucket) in the config file"
+      )
+    }
+    // A domain goes into URLs and onto the terminal as is: it must look like one.
+    if let bad = bound.first(where: { !DownloadDomain.isPlausible($0) }) {
+      throw KodoError(
+        .protocolError,
+        "Kodo listed \(DisplayText.quoted(bad)) as a domain of bucket \(DisplayText.quoted(bucket)), which is not a host name or URL; pass --domain"
       )
     }
     return DownloadDomain(

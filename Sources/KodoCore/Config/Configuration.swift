@@ -204,9 +204,16 @@ struct ConfigFile {
     {
       readableByOthers = permissions.intValue & 0o044 != 0
     }
+    // JSON is UTF-8 (RFC 8259); replacing bad bytes would silently change a key or a secret.
+    guard let text = String(validating: data, as: UTF8.self) else {
+      let valid = Self.validUTF8Prefix(Array(data))
+      throw KodoError(
+        .configuration,
+        "config file \(path) is not valid UTF-8 (at byte \(valid)); save it as UTF-8")
+    }
     let root: JSONValue
     do {
-      root = try JSONValue.parse(String(decoding: data, as: UTF8.self))
+      root = try JSONValue.parse(text)
     } catch {
       throw KodoError(.configuration, "config file \(path) is not valid JSON: \(error)")
     }
@@ -235,6 +242,19 @@ struct ConfigFile {
     }
     file.top = try settings(topMembers, path: path, prefix: "")
     return file
+  }
+
+  /// How many bytes at the start of `bytes` are valid UTF-8.
+  static func validUTF8Prefix(_ bytes: [UInt8]) -> Int {
+    var iterator = bytes.makeIterator()
+    var decoder = UTF8()
+    var offset = 0
+    while true {
+      switch decoder.decode(&iterator) {
+      case .scalarValue(let scalar): offset += UTF8.width(scalar)
+      case .emptyInput, .error: return offset
+      }
+    }
   }
 
   private static func settings(_ members: [JSONValue.Member], path: String, prefix: String)

@@ -303,8 +303,11 @@ final class SyntheticSource: ObjectSource {
           // Whole lanes: eight bytes at once.
           if isText {
             var lane: UInt64 = 0
-            for shift in stride(from: 0, to: 64, by: 8) {
-              lane |= UInt64(alphabet[Int((value >> UInt64(shift)) & 63)]) << UInt64(shift)
+            // A plain loop: `stride` is generic and dominates unoptimised (debug) builds here.
+            var shift: UInt64 = 0
+            while shift < 64 {
+              lane |= UInt64(alphabet[Int((value >> shift) & 63)]) << shift
+              shift += 8
             }
             if position % 64 == 56 {  // the lane's last byte is the 64th of the line
               lane = (lane & 0x00FF_FFFF_FFFF_FFFF) | (UInt64(UInt8(ascii: "\n")) << 56)

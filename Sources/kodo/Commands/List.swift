@@ -131,7 +131,8 @@ struct List: KodoCommand {
     do {
       Signals.setResumeHint(
         currentMarker.isEmpty
-          ? nil : "interrupted; resume with: \(command) --marker \(currentMarker)")
+          ? nil : "interrupted; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))"
+      )
       var page = try await client.listPage(
         bucket: bucket, prefix: prefix, delimiter: delimiter, marker: currentMarker,
         limit: min(pageSize, remaining ?? pageSize))
@@ -167,11 +168,13 @@ struct List: KodoCommand {
             try output.write(bytes: line.finish())
           } else {
             Diagnostics.note(
-              "more entries follow; resume with: \(command) --marker \(currentMarker)")
+              "more entries follow; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))"
+            )
           }
           break
         }
-        Signals.setResumeHint("interrupted; resume with: \(command) --marker \(currentMarker)")
+        Signals.setResumeHint(
+          "interrupted; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))")
         guard let next = try await prefetched else { break }
         page = next
       }
@@ -183,13 +186,16 @@ struct List: KodoCommand {
       try? output.flush()
       if error.kind == .cancelled {
         if !currentMarker.isEmpty {
-          Diagnostics.note("interrupted; resume with: \(command) --marker \(currentMarker)")
+          Diagnostics.note(
+            "interrupted; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))")
         }
         throw error
       }
       Diagnostics.error(error.description)
       if !currentMarker.isEmpty {
-        Diagnostics.note("the listing stopped; resume with: \(command) --marker \(currentMarker)")
+        Diagnostics.note(
+          "the listing stopped; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))"
+        )
       }
       throw ExitCode(error.exitCode)
     }

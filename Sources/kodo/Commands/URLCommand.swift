@@ -102,6 +102,7 @@ struct URLCommand: KodoCommand {
       bucket = try context.bucket(arguments.first)
     } else {
       (bucket, key) = try context.bucketAndKey(arguments)
+      guard key?.isEmpty == false else { throw KodoError(.invalidInput, "the key is empty") }
     }
     try BucketName.validate(bucket)
     let client = try context.client()
@@ -125,7 +126,14 @@ struct URLCommand: KodoCommand {
       try emit(key)
     } else {
       var reader = LineReader(fileDescriptor: 0)
+      var number = 0
       while let line = try reader.next() {
+        number += 1
+        guard !line.isEmpty else {
+          try output.flush()
+          throw KodoError(
+            .invalidInput, "line \(number) of stdin is empty; every line must be a key")
+        }
         try emit(line)
       }
     }

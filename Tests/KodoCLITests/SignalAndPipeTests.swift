@@ -1,0 +1,112 @@
+import Foundation
+import KodoTestSupport
+import Testing
+
+/// Item 2 of "reliability": Ctrl-C, SIGTERM and a reader that goes away.
+@Suite("Signals, pipes and interrupted downloads", .serialized)
+struct SignalAndPipeTests {
+  /// SIGINT (130) and SIGTERM (143) stop a slow listing promptly, print the resume marker on
+  /// stderr (also in JSON mode), and the marker completes the listing exactly.
+  static let listingSignals: [(signal: Int32, status: Int32, json: Bool)] = [
+    (SIGINT, 130, true), (SIGTERM, 143, false), (SIGTERM, 143, true),
+  ]
+
+  @Test(arguments: listingSignals)
+  func aSignalStopsASlowListingPromptlyWithItsMarker(signal: Int32, status: Int32, json: Bool)
+    throws
+  {
+    let slow = try EmulatorProcess(["--synthetic", "slow=3000", "--latency-ms", "300"])
+    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try slow.configFile()])
+    let format = json ? ["--json"] : []
+    let running = try kodo.start(
+      ["ls", "-r", "--summarize", "--page-size", "100"] + format + ["slow"])
+    #expect(running.waitFor { $0.split(separator: "\n").count >= 200 })
+    let sent = Date()
+    running.send(signal)
+    let result = running.wait(seconds: 10)
+    let elapsed = seconds(since: sent)
+
+    #expect(result.status == status, "\(result)")
+    #expect(elapsed < 2, "exited \(elapsed) s after the signal")
+    #expect(!result.stderr.contains("kodo: error:"), "an interruption is not an error")
+    expectNoCrash(result)
+    #expect(result.stderr.contains("interrupted; resume with: kodo ls -r slow --marker "))
+    #expect(result.lines.count % 100 == 0, "only whole pages are printed")
+    #expect(!result.stdout.contains("summary") && !result.stdout.contains(#""type":"next""#))
+    let marker = try #require(resumeMarker(in: result.stderr))
+    let rest = try kodo.run(["ls", "-r", "--json", "--marker", marker, "slow"])
+    let full = try kodo.run(["ls", "-r", "--json", "slow"])
+    let first =
+      json
+      ? try jsonKeys(result) : result.lines.map { String($0.split(separator: " ").last ?? "") }
+    #expect(first + (try jsonKeys(rest)) == (try jsonKeys(full)))
+  }
+
+  /// `kodo ls -r BIG | head -n 1`: kodo exits 0 without a word on stderr, and stops listing at
+  /// once: the emulator sees a couple of list requests, not the 50 of the whole bucket.
+  @Test(arguments: [false, true])
+  func aClosedPipeStopsTheListingAtOnce(json: Bool) async throws {
+    let emulator = try EmulatorProcess(["--synthetic", "big=50000"])
+    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
+    let script =
+      "\"$KODO\" ls -r \(json ? "--json " : "")big | head -n 1; echo \"status=${PIPESTATUS[0]}\" >&2"
+    let result = try kodo.runShell(script)
+    #expect(result.lines.count == 1)
+    #expect(result.stderr == "status=0\n", "\(result.stderr)")
+    let lists = try #require(try await emulator.stats()["list"])
+    #expect((1...3).contains(lists), "\(lists) list requests for one line of output")
+  }
+
+  /// An interrupted `get` (the download stalls after the headers) leaves neither the file nor
+  /// its temporary `.part` file behind.
+  static let getSignals: [(signal: Int32, status: Int32)] = [(SIGINT, 130), (SIGTERM, 143)]
+
+  @Test(arguments: getSignals)
+  func anInterruptedGetLeavesNoFiles(signal: Int32, status: Int32) async throws {
+    let emulator = try EmulatorProcess(["--synthetic", "b=50"])
+    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
+    let key = try #require(
+      try kodo.run(["ls", "-r", "-0", "b"]).stdout.split(separator: "\0").first)
+    let directory = try temporaryDirectory()
+    try await emulator.scheduleFault(endpoint: "download", mode: "stall-after-headers")
+    let running = try kodo.start(["get", "b", String(key), "-o", directory + "/file.bin"])
+    // Wait until the download is under way: its temporary file exists.
+    let deadline = Date().addingTimeInterval(20)
+    while (try FileManager.default.contentsOfDirectory(atPath: directory)).isEmpty,
+      Date() < deadline, running.process.isRunning
+    {
+      usleep(10_000)
+    }
+    let partial = try FileManager.default.contentsOfDirectory(atPath: directory)
+    #expect(partial.count == 1 && partial[0].hasSuffix(".part"), "\(partial)")
+    let sent = Date()
+    running.send(signal)
+    let result = running.wait(seconds: 10)
+    #expect(result.status == status, "\(result)")
+    #expect(seconds(since: sent) < 2)
+    expectNoCrash(result)
+    #expect(!result.stderr.contains("kodo: error:"))
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+  }
+
+  /// `cat` interrupted mid-download exits 130 and says nothing more than that.
+  @Test func anInterruptedCatExits130() async throws {
+    let emulator = try EmulatorProcess(["--synthetic", "b=50"])
+    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
+    let key = try #require(
+      try kodo.run(["ls", "-r", "-0", "b"]).stdout.split(separator: "\0").first)
+    try await emulator.scheduleFault(endpoint: "download", mode: "stall-after-headers")
+    let running = try kodo.start(["cat", "b", String(key)])
+    let deadline = Date().addingTimeInterval(20)
+    while (try await emulator.stats()["download"] ?? 0) == 0, Date() < deadline {
+      usleep(10_000)
+    }
+    usleep(100_000)
+    running.send(SIGINT)
+    let result = running.wait(seconds: 10)
+    #expect(result.status == 130, "\(result)")
+    #expect(result.stdoutBytes.isEmpty)
+    expectNoCrash(result)
+    #expect(!result.stderr.contains("kodo: error:"))
+  }
+}
