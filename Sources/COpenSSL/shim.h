@@ -53,4 +53,9 @@ static inline void kodo_sha1(const void *data, size_t data_len, void *out) {
   SHA1((const unsigned char *)data, data_len, (unsigned char *)out);
 }
 
+// MD5 of `data` into `out` (16 bytes); the `md5` field of objects, not security.
+static inline int kodo_md5(const void *data, size_t data_len, void *out) {
+  return EVP_Digest(data, data_len, (unsigned char *)out, NULL, EVP_md5(), NULL);
+}
+
 #endif

@@ -1,7 +1,8 @@
 import COpenSSL
 import Synchronization
 
-/// HMAC-SHA1 and SHA-1 through OpenSSL's libcrypto. The only file that touches `COpenSSL`.
+/// HMAC-SHA1, and the SHA-1 and MD5 digests, through OpenSSL's libcrypto. The only file that
+/// touches `COpenSSL`.
 public enum HMACSHA1 {
   /// The 20-byte HMAC-SHA1 of `message` under `key`.
   public static func authenticationCode(key: [UInt8], message: [UInt8]) -> [UInt8] {
@@ -61,6 +62,17 @@ public enum HMACSHA1 {
     output.withUnsafeMutableBytes { outputBuffer in
       kodo_sha1(data.baseAddress, data.count, outputBuffer.baseAddress)
     }
+    return output
+  }
+
+  /// The 16-byte MD5 digest of `data` (objects' `md5` field; not for security).
+  public static func md5(_ data: [UInt8]) -> [UInt8] {
+    var output = [UInt8](repeating: 0, count: 16)
+    let ok = data.withUnsafeBytes { input in
+      output.withUnsafeMutableBytes { kodo_md5(input.baseAddress, input.count, $0.baseAddress) }
+    }
+    // EVP_Digest with MD5 only fails when libcrypto cannot allocate.
+    precondition(ok == 1, "libcrypto MD5 failed")
     return output
   }
 

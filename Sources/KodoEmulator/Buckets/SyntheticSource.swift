@@ -1,3 +1,4 @@
+import Foundation
 import KodoCore
 import NIOCore
 
@@ -5,8 +6,9 @@ import NIOCore
 ///
 /// Keys form a two-level tree, `dir-DDD/sub-SS/file-FFFF.EXT`, with zero-padded numbers so that
 /// key order is index order: the i-th key, a lookup and a list page are arithmetic plus a binary
-/// search, and nothing proportional to the object count is ever held in memory. From 10,000
-/// objects on there are 64 top-level folders of 16 subfolders each.
+/// search. The only memory that grows with the object count is the digest memo (20 bytes per
+/// object once it has been listed). From 10,000 objects on there are 64 top-level folders of 16
+/// subfolders each.
 ///
 /// Every other property comes from a hash of (seed, index): extension and content type, size
 /// (mostly under 2 KiB, some up to 64 KiB, a few of 4–16 MiB), put time, storage class, status,
@@ -49,6 +51,7 @@ final class SyntheticSource: ObjectSource {
   private let subWidth: Int
   private let fileWidth: Int
   private let poolDigests: Locked<[[UInt8]?]>
+  private let digestMemo: DigestMemo?
 
   init(count: Int, seed: UInt64) {
     self.count = count
@@ -65,6 +68,7 @@ final class SyntheticSource: ObjectSource {
     subWidth = max(2, String(subs - 1).count)
     fileWidth = max(4, String(files - 1).count)
     poolDigests = Locked([[UInt8]?](repeating: nil, count: Self.poolSize))
+    digestMemo = count <= DigestMemo.maximumCount ? DigestMemo(count: count) : nil
   }
 
   // MARK: Keys
@@ -159,7 +163,8 @@ final class SyntheticSource: ObjectSource {
     let putTime = putSeconds * 10_000_000 + Int64((timeWord >> 32) % 10_000_000)
 
     var metadata = ObjectMetadata(
-      fsize: profile.size, hash: hash(profile), mimeType: type.mimeType, putTime: putTime)
+      fsize: profile.size, hash: hash(profile, index: index), mimeType: type.mimeType,
+      putTime: putTime)
 
     let classPick = classWord % 1_000
     metadata.type =
@@ -213,9 +218,14 @@ final class SyntheticSource: ObjectSource {
     return metadata
   }
 
-  private func hash(_ profile: Profile) -> String {
+  private func hash(_ profile: Profile, index: Int) -> String {
     if profile.poolBlocks == 0 {
-      return bodyBytes(profile).withUnsafeBytes { QETag.hash(of: $0) }
+      // One block: the tag is its SHA-1, remembered after the first listing (hashing every
+      // generated body was most of the emulator's CPU per page).
+      if let digest = digestMemo?.digest(at: index) { return QETag.hash(blockDigests: [digest]) }
+      let digest = bodyBytes(profile).withUnsafeBytes { HMACSHA1.sha1($0) }
+      digestMemo?.remember(digest, at: index)
+      return QETag.hash(blockDigests: [digest])
     }
     var digests = [[UInt8]]()
     for block in 0..<profile.poolBlocks {
@@ -332,6 +342,53 @@ final class SyntheticSource: ObjectSource {
           position += 1
         }
       }
+    }
+  }
+}
+
+/// The SHA-1 digests of one-block synthetic bodies, by object index, filled as objects are
+/// listed or read. 20 bytes an object in memory the kernel commits only when a digest is written,
+/// so a million objects cost at most 20 MiB, and only once they have all been seen.
+private final class DigestMemo: @unchecked Sendable {
+  /// Larger synthetic buckets hash every time rather than grow the memo.
+  static let maximumCount = 10_000_000
+
+  private let lock = Locked(())
+  private let digests: UnsafeMutablePointer<UInt8>
+  private let known: UnsafeMutablePointer<UInt64>
+  private let count: Int
+
+  init?(count: Int) {
+    guard count > 0,
+      let digests = calloc(count, 20)?.assumingMemoryBound(to: UInt8.self),
+      let known = calloc((count + 63) / 64, 8)?.assumingMemoryBound(to: UInt64.self)
+    else { return nil }
+    self.count = count
+    self.digests = digests
+    self.known = known
+  }
+
+  deinit {
+    free(digests)
+    free(known)
+  }
+
+  func digest(at index: Int) -> [UInt8]? {
+    guard index >= 0 && index < count else { return nil }
+    return lock.withLock { _ in
+      guard known[index / 64] & (1 << UInt64(index % 64)) != 0 else { return nil }
+      return Array(UnsafeBufferPointer(start: digests + index * 20, count: 20))
+    }
+  }
+
+  func remember(_ digest: [UInt8], at index: Int) {
+    guard index >= 0 && index < count && digest.count == 20 else { return }
+    lock.withLock { _ in
+      digest.withUnsafeBufferPointer { source in
+        guard let base = source.baseAddress else { return }
+        (digests + index * 20).update(from: base, count: 20)
+      }
+      known[index / 64] |= 1 << UInt64(index % 64)
     }
   }
 }

@@ -1,105 +1,17 @@
-/// MD5 (RFC 1321), for the `md5` field some synthetic objects carry. Not used for security.
+import KodoCore
+
+/// MD5 as lowercase hex, for the `md5` field some synthetic objects carry. Not for security.
 enum MD5 {
-  private static let shifts: [UInt32] = [
-    7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
-    5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
-    4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
-    6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21,
-  ]
-
-  private static let constants: [UInt32] = [
-    0xd76a_a478, 0xe8c7_b756, 0x2420_70db, 0xc1bd_ceee,
-    0xf57c_0faf, 0x4787_c62a, 0xa830_4613, 0xfd46_9501,
-    0x6980_98d8, 0x8b44_f7af, 0xffff_5bb1, 0x895c_d7be,
-    0x6b90_1122, 0xfd98_7193, 0xa679_438e, 0x49b4_0821,
-    0xf61e_2562, 0xc040_b340, 0x265e_5a51, 0xe9b6_c7aa,
-    0xd62f_105d, 0x0244_1453, 0xd8a1_e681, 0xe7d3_fbc8,
-    0x21e1_cde6, 0xc337_07d6, 0xf4d5_0d87, 0x455a_14ed,
-    0xa9e3_e905, 0xfcef_a3f8, 0x676f_02d9, 0x8d2a_4c8a,
-    0xfffa_3942, 0x8771_f681, 0x6d9d_6122, 0xfde5_380c,
-    0xa4be_ea44, 0x4bde_cfa9, 0xf6bb_4b60, 0xbebf_bc70,
-    0x289b_7ec6, 0xeaa1_27fa, 0xd4ef_3085, 0x0488_1d05,
-    0xd9d4_d039, 0xe6db_99e5, 0x1fa2_7cf8, 0xc4ac_5665,
-    0xf429_2244, 0x432a_ff97, 0xab94_23a7, 0xfc93_a039,
-    0x655b_59c3, 0x8f0c_cc92, 0xffef_f47d, 0x8584_5dd1,
-    0x6fa8_7e4f, 0xfe2c_e6e0, 0xa301_4314, 0x4e08_11a1,
-    0xf753_7e82, 0xbd3a_f235, 0x2ad7_d2bb, 0xeb86_d391,
-  ]
-
-  /// The lower-case hex MD5 of `data`.
-  static func hex(_ data: [UInt8]) -> String {
-    var message = data
-    let bitLength = UInt64(data.count) &* 8
-    message.append(0x80)
-    while message.count % 64 != 56 { message.append(0) }
-    for shift in stride(from: 0, to: 64, by: 8) {
-      message.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift)))
+  /// The 32-character lowercase hex MD5 of `bytes`.
+  static func hex(_ bytes: [UInt8]) -> String {
+    var text = [UInt8]()
+    text.reserveCapacity(32)
+    for byte in HMACSHA1.md5(bytes) {
+      text.append(digits[Int(byte >> 4)])
+      text.append(digits[Int(byte & 15)])
     }
-    var a0: UInt32 = 0x6745_2301
-    var b0: UInt32 = 0xefcd_ab89
-    var c0: UInt32 = 0x98ba_dcfe
-    var d0: UInt32 = 0x1032_5476
-    var words = (
-      UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0),
-      UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0), UInt32(0)
-    )
-    message.withUnsafeBytes { bytes in
-      Self.shifts.withUnsafeBufferPointer { shifts in
-        Self.constants.withUnsafeBufferPointer { constants in
-          withUnsafeMutableBytes(of: &words) { wordBytes in
-            let word = wordBytes.bindMemory(to: UInt32.self)
-            for chunk in stride(from: 0, to: bytes.count, by: 64) {
-              for index in 0..<16 {
-                word[index] = UInt32(
-                  littleEndian: bytes.loadUnaligned(
-                    fromByteOffset: chunk + index * 4, as: UInt32.self))
-              }
-              var a = a0
-              var b = b0
-              var c = c0
-              var d = d0
-              for index in 0..<64 {
-                var f: UInt32
-                let g: Int
-                switch index {
-                case 0..<16:
-                  f = (b & c) | (~b & d)
-                  g = index
-                case 16..<32:
-                  f = (d & b) | (~d & c)
-                  g = (5 * index + 1) & 15
-                case 32..<48:
-                  f = b ^ c ^ d
-                  g = (3 * index + 5) & 15
-                default:
-                  f = c ^ (b | ~d)
-                  g = (7 * index) & 15
-                }
-                f = f &+ a &+ constants[index] &+ word[g]
-                a = d
-                d = c
-                c = b
-                b = b &+ ((f << shifts[index]) | (f >> (32 - shifts[index])))
-              }
-              a0 = a0 &+ a
-              b0 = b0 &+ b
-              c0 = c0 &+ c
-              d0 = d0 &+ d
-            }
-          }
-        }
-      }
-    }
-    let hexDigits = Array("0123456789abcdef".utf8)
-    var output = [UInt8]()
-    output.reserveCapacity(32)
-    for word in [a0, b0, c0, d0] {
-      for shift in stride(from: 0, to: 32, by: 8) {
-        let byte = UInt8(truncatingIfNeeded: word >> UInt32(shift))
-        output.append(hexDigits[Int(byte >> 4)])
-        output.append(hexDigits[Int(byte & 15)])
-      }
-    }
-    return String(decoding: output, as: UTF8.self)
+    return String(decoding: text, as: UTF8.self)
   }
+
+  private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 }

@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""`make bench`: kodo against Qiniu's official Python SDK, on one kodo-emulator, in one run.
+
+Prints a Markdown table and writes it, with the machine, the date and the commit, to
+bench/results.md, followed by bench/NOTES.md (what profiling showed and what changed).
+
+    python3 bench/run.py --bin .build/release --python bench/.venv/bin/python [--runs 3]
+
+Every timing is the median of --runs runs (start-up: of --startup-runs). CPU time comes from
+wait4(2) on the measured process alone, peak RSS from its VmHWM; the emulator's CPU time is read from
+/proc/PID/stat around each run. Outputs go to /dev/null while timed; separate untimed runs on a
+100,000-object bucket check that kodo and the SDK script write byte-identical output.
+"""
+
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "bench")
+OUT = os.path.join(BENCH, "out")
+AK = "kodo-emulator-access-key"
+SK = "kodo-emulator-secret-key"
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+# ---------------------------------------------------------------------------------------------
+# Processes
+
+
+class Emulator:
+    """A kodo-emulator process and what it costs."""
+
+    def __init__(self, binary, arguments):
+        self.process = subprocess.Popen([binary, "--port", "0"] + arguments,
+                                        stdout=subprocess.PIPE, text=True)
+        first = self.process.stdout.readline().strip()
+        prefix = "kodo-emulator listening on "
+        if not first.startswith(prefix):
+            raise SystemExit("bench: the emulator did not start: %r" % first)
+        self.base = first[len(prefix):]
+
+    def cpu_seconds(self):
+        with open("/proc/%d/stat" % self.process.pid) as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICKS
+
+    def control(self, method):
+        # Straight to 127.0.0.1: no proxy from the environment.
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        request = urllib.request.Request(self.base + "/_emulator/stats", method=method)
+        with opener.open(request, timeout=10) as answer:
+            return json.loads(answer.read())
+
+    def stats(self):
+        return self.control("GET")
+
+    def reset_stats(self):
+        self.control("DELETE")
+
+    def stop(self):
+        self.process.send_signal(signal.SIGTERM)
+        self.process.wait(timeout=10)
+
+
+class Run:
+    """One measured process: wall seconds, CPU seconds (user + sys), peak RSS in MiB."""
+
+    def __init__(self, wall, cpu, rss_mib, emulator_cpu, output_hash=None):
+        self.wall, self.cpu, self.rss, self.emulator_cpu = wall, cpu, rss_mib, emulator_cpu
+        self.output_hash = output_hash
+
+
+def measure(command, env, stdin_path=None, emulator=None, capture=False):
+    """Runs `command` to completion and measures it alone (wait4 gives its own rusage)."""
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL
+    before = emulator.cpu_seconds() if emulator else 0.0
+    digest = hashlib.sha256() if capture else None
+    start = time.perf_counter()
+    process = subprocess.Popen(command, env=env, stdin=stdin,
+                               stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    # Peak RSS is the kernel's high-water mark of the process's own memory (VmHWM), read every
+    # 5 ms until it exits. Not wait4's ru_maxrss: Linux carries the forking parent's size (this
+    # Python process) across exec into it.
+    peak_kib = [0]
+    finished = threading.Event()
+
+    def watch():
+        path = "/proc/%d/status" % process.pid
+        while not finished.is_set():
+            try:
+                with open(path) as status_file:
+                    for line in status_file:
+                        if line.startswith("VmHWM:"):
+                            peak_kib[0] = max(peak_kib[0], int(line.split()[1]))
+                            break
+            except OSError:
+                return
+            finished.wait(0.005)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    if capture:
+        while True:
+            block = process.stdout.read(1 << 20)
+            if not block:
+                break
+            digest.update(block)
+    _, status, usage = os.wait4(process.pid, 0)
+    finished.set()
+    watcher.join()
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    errors = process.stderr.read().decode("utf-8", "replace")
+    if stdin_path:
+        stdin.close()
+    if process.returncode != 0:
+        raise SystemExit("bench: %s exited %d:\n%s" % (" ".join(command), process.returncode, errors))
+    after = emulator.cpu_seconds() if emulator else 0.0
+    return Run(wall, usage.ru_utime + usage.ru_stime, peak_kib[0] / 1024, after - before,
+               digest.hexdigest() if capture else None)
+
+
+def median_run(runs):
+    return Run(statistics.median(r.wall for r in runs), statistics.median(r.cpu for r in runs),
+               max(r.rss for r in runs), statistics.median(r.emulator_cpu for r in runs))
+
+
+def sha256_of(command, env, stdin_path=None):
+    return measure(command, env, stdin_path=stdin_path, capture=True).output_hash
+
+
+def write_config(path, base, domains):
+    with open(path, "w") as config:
+        json.dump({"accessKey": AK, "secretKey": SK, "domains": domains,
+                   "hosts": {"uc": base, "rs": base, "rsf": base, "api": base}}, config)
+    os.chmod(path, 0o600)
+
+
+def progress(message):
+    sys.stderr.write("bench: %s\n" % message)
+    sys.stderr.flush()
+
+
+# ---------------------------------------------------------------------------------------------
+# The benchmarks
+
+
+def listing(kodo, python, emulator, env, runs, objects):
+    sdk_list = [python, os.path.join(BENCH, "sdk_list.py"), emulator.base]
+    progress("checking that kodo and the SDK write the same 100,000 lines")
+    same = (sha256_of([kodo, "ls", "-r", "--json", "mid"], env)
+            == sha256_of(sdk_list + ["mid"], env))
+    kodo_runs, sdk_runs, small_runs = [], [], []
+    for index in range(runs):
+        progress("listing %d objects, run %d of %d" % (objects, index + 1, runs))
+        emulator.reset_stats()
+        kodo_runs.append(measure([kodo, "ls", "-r", "--json", "big"], env, emulator=emulator))
+        pages = emulator.stats()["list"]
+        sdk_runs.append(measure(sdk_list + ["big"], env, emulator=emulator))
+        small_runs.append(measure([kodo, "ls", "-r", "--json", "mid"], env))
+    return median_run(kodo_runs), median_run(sdk_runs), median_run(small_runs), pages, same
+
+
+def signing(kodo, python, emulator, env, runs, keys_path, sample_path):
+    domain = emulator.base + "/dl/big"
+    sdk_sign = [python, os.path.join(BENCH, "sdk_sign.py"), domain]
+    progress("checking that kodo and the SDK sign the same 100,000 URLs")
+    now = int(time.time())
+    sdk_hash = sha256_of(sdk_sign + [str(now)], env, stdin_path=sample_path)
+    kodo_hash = sha256_of([kodo, "url", "--stdin", "--deadline", str(now + 3600), "big"], env,
+                          stdin_path=sample_path)
+    kodo_runs, sdk_runs = [], []
+    for index in range(runs):
+        progress("signing 1,000,000 URLs, run %d of %d" % (index + 1, runs))
+        kodo_runs.append(measure([kodo, "url", "--stdin", "big"], env, stdin_path=keys_path))
+        sdk_runs.append(measure(sdk_sign, env, stdin_path=keys_path))
+    return median_run(kodo_runs), median_run(sdk_runs), kodo_hash == sdk_hash
+
+
+def parallel(kodo, emulator, env, runs):
+    sequential_runs, parallel_runs = [], []
+    hashes = set()
+    for index in range(runs):
+        progress("latency-bound listing, run %d of %d" % (index + 1, runs))
+        run = measure([kodo, "ls", "-r", "--json", "lat"], env, capture=True)
+        sequential_runs.append(run)
+        hashes.add(run.output_hash)
+        run = measure([kodo, "ls", "-r", "--json", "--parallel", "16", "lat"], env, capture=True)
+        parallel_runs.append(run)
+        hashes.add(run.output_hash)
+    return median_run(sequential_runs), median_run(parallel_runs), len(hashes) == 1
+
+
+def startup(kodo, env, runs):
+    progress("start-up, %d runs each" % runs)
+
+    def median_ms(command):
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run(command, env=env, stdout=subprocess.DEVNULL, check=True)
+            times.append(time.perf_counter() - start)
+        return statistics.median(times) * 1000
+
+    return (median_ms([kodo, "--version"]), median_ms([kodo, "url", "big", "dir-000/a.txt"]),
+            median_ms(["/bin/true"]))
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+
+
+def machine():
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as info:
+            for line in info:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return "%s, %d cores, %.0f GiB, %s %s" % (model, os.cpu_count(), memory, platform.system(),
+                                             platform.release())
+
+
+def git(*arguments):
+    try:
+        return subprocess.run(["git"] + list(arguments), cwd=ROOT, capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def verdict(ok):
+    return "met" if ok else "**not met**"
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bin", required=True, help="folder with release kodo and kodo-emulator")
+    parser.add_argument("--python", required=True, help="a python with the qiniu SDK installed")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--startup-runs", type=int, default=50)
+    parser.add_argument("--objects", type=int, default=1_000_000)
+    parser.add_argument("--output", default=os.path.join(BENCH, "results.md"))
+    options = parser.parse_args()
+
+    kodo = os.path.join(options.bin, "kodo")
+    emulator_binary = os.path.join(options.bin, "kodo-emulator")
+    os.makedirs(OUT, exist_ok=True)
+    sdk_version = subprocess.run(
+        [options.python, "-c", "import qiniu; print(qiniu.__version__)"], capture_output=True,
+        text=True, check=True).stdout.strip()
+    swift_version = subprocess.run(["swift", "--version"], capture_output=True,
+                                   text=True).stdout.splitlines()[0]
+    python_version = subprocess.run([options.python, "--version"], capture_output=True,
+                                    text=True).stdout.strip()
+
+    scratch = tempfile.mkdtemp(prefix="kodo-bench-")
+    env = dict(os.environ)
+    # Neither side may find a proxy, a real config or a cached region answer.
+    for name in list(env):
+        if name.lower().endswith("_proxy") or name.startswith("QINIU_") or name.startswith("KODO_"):
+            del env[name]
+    env.update({"HOME": scratch, "XDG_CACHE_HOME": scratch, "XDG_CONFIG_HOME": scratch,
+                "NO_COLOR": "1"})
+
+    progress("starting kodo-emulator with %d + 100,000 synthetic objects" % options.objects)
+    main_emulator = Emulator(emulator_binary, ["--synthetic", "big=%d" % options.objects,
+                                               "--synthetic", "mid=100000", "--seed", "1"])
+    slow_emulator = Emulator(emulator_binary, ["--synthetic", "lat=100000", "--seed", "2",
+                                               "--latency-ms", "20"])
+    try:
+        config = os.path.join(scratch, "config.json")
+        write_config(config, main_emulator.base, {"big": main_emulator.base + "/dl/big"})
+        env["KODO_CONFIG"] = config
+        slow_env = dict(env)
+        slow_config = os.path.join(scratch, "slow.json")
+        write_config(slow_config, slow_emulator.base, {})
+        slow_env["KODO_CONFIG"] = slow_config
+
+        progress("writing the keys to sign")
+        keys_path = os.path.join(scratch, "keys.txt")
+        sample_path = os.path.join(scratch, "sample.txt")
+        listed = subprocess.run([kodo, "ls", "-r", "-0", "big"], env=env, capture_output=True,
+                                check=True).stdout.split(b"\0")[:-1]
+        with open(keys_path, "wb") as keys:
+            keys.write(b"\n".join(listed) + b"\n")
+        with open(sample_path, "wb") as keys:
+            keys.write(b"\n".join(listed[:100_000]) + b"\n")
+
+        kodo_list, sdk_list, kodo_small, pages, same_list = listing(
+            kodo, options.python, main_emulator, env, options.runs, options.objects)
+        kodo_sign, sdk_sign, same_urls = signing(
+            kodo, options.python, main_emulator, env, options.runs, keys_path, sample_path)
+        sequential, concurrent, same_parallel = parallel(kodo, slow_emulator, slow_env,
+                                                         options.runs)
+        version_ms, url_ms, true_ms = startup(kodo, env, options.startup_runs)
+    finally:
+        main_emulator.stop()
+        slow_emulator.stop()
+
+    n = "{:,}".format(options.objects)
+    per_page_ms = kodo_list.emulator_cpu / max(pages, 1) * 1000
+    per_item_count = options.objects / max(pages, 1)
+    rows = [
+        ("1. list %s objects, `ls -r --json`: wall" % n, "%.2f s" % kodo_list.wall,
+         "%.2f s" % sdk_list.wall, kodo_list.wall / sdk_list.wall, "≤ 0.33",
+         kodo_list.wall / sdk_list.wall <= 1 / 3),
+        ("1. … CPU (user + sys)", "%.2f s" % kodo_list.cpu, "%.2f s" % sdk_list.cpu,
+         kodo_list.cpu / sdk_list.cpu, "≤ 0.20", kodo_list.cpu / sdk_list.cpu <= 1 / 5),
+        ("1. … peak RSS (%s objects)" % n, "%.1f MiB" % kodo_list.rss, "%.1f MiB" % sdk_list.rss,
+         kodo_list.rss / sdk_list.rss, "≤ 64 MiB", kodo_list.rss <= 64),
+        ("1. … peak RSS, 100,000 objects → %s" % n,
+         "%.1f → %.1f MiB" % (kodo_small.rss, kodo_list.rss), "", kodo_list.rss / kodo_small.rss,
+         "flat (≤ 1.25×)", kodo_list.rss <= kodo_small.rss * 1.25),
+        ("2. sign 1,000,000 URLs from stdin: wall", "%.2f s" % kodo_sign.wall,
+         "%.2f s" % sdk_sign.wall, kodo_sign.wall / sdk_sign.wall, "≤ 0.33",
+         kodo_sign.wall / sdk_sign.wall <= 1 / 3),
+        ("2. … CPU (user + sys)", "%.2f s" % kodo_sign.cpu, "%.2f s" % sdk_sign.cpu,
+         kodo_sign.cpu / sdk_sign.cpu, "", None),
+        ("3. 100,000 objects at 20 ms latency: `--parallel 16` vs sequential",
+         "%.2f s" % concurrent.wall, "%.2f s (sequential kodo)" % sequential.wall,
+         concurrent.wall / sequential.wall, "≤ 0.17", concurrent.wall / sequential.wall <= 1 / 6),
+        ("4. start-up, `kodo --version` (median of %d)" % options.startup_runs,
+         "%.1f ms" % version_ms, "", None, "< 20 ms", version_ms < 20),
+        ("4. start-up, `kodo url BUCKET KEY` (median of %d)" % options.startup_runs,
+         "%.1f ms" % url_ms, "", None, "< 20 ms", url_ms < 20),
+        ("5. emulator CPU per 1,000-item page (during run 1)", "%.2f ms" % per_page_ms, "", None,
+         "", None),
+        ("5. … emulator CPU over the whole kodo listing", "%.2f s" % kodo_list.emulator_cpu,
+         "%.2f s" % sdk_list.emulator_cpu, None, "", None),
+    ]
+    lines = ["| benchmark | kodo | Python SDK | ratio | goal | |", "|---|---:|---:|---:|---|---|"]
+    for name, ours, theirs, ratio, goal, ok in rows:
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            name, ours, theirs, "" if ratio is None else "%.2f" % ratio, goal,
+            "" if ok is None else verdict(ok)))
+    table = "\n".join(lines)
+
+    commit = git("rev-parse", "--short", "HEAD")
+    if git("status", "--porcelain", "--untracked-files=no"):
+        commit += " (with uncommitted changes)"
+    checks = [
+        "kodo and the SDK script wrote byte-identical JSON Lines for 100,000 objects: %s"
+        % ("yes" if same_list else "**NO**"),
+        "kodo and the SDK signed byte-identical URLs for 100,000 keys (same deadline): %s"
+        % ("yes" if same_urls else "**NO**"),
+        "`--parallel 16` wrote exactly the sequential output in every run: %s"
+        % ("yes" if same_parallel else "**NO**"),
+        "the emulator served the %s-object listing in %d pages, %.0f items a page, %.3f ms of "
+        "its CPU per 100 items" % (n, pages, per_item_count, per_page_ms / per_item_count * 100),
+        "the emulator's CPU during kodo's listing was %.0f%% of kodo's wall time (both share %d "
+        "cores)" % (kodo_list.emulator_cpu / kodo_list.wall * 100, os.cpu_count()),
+        "a process that does nothing (`/bin/true`) takes %.1f ms to start from this script"
+        % true_ms,
+    ]
+    report = "\n".join([
+        "# kodo benchmarks",
+        "",
+        "Written by `make bench` (bench/run.py); do not edit by hand: the notes at the end come "
+        "from bench/NOTES.md.",
+        "",
+        "- date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "- commit: %s" % commit,
+        "- machine: %s" % machine(),
+        "- %s; %s; qiniu SDK %s" % (swift_version, python_version, sdk_version),
+        "- runs: median of %d (start-up: of %d); server: kodo-emulator (release build) on "
+        "127.0.0.1" % (options.runs, options.startup_runs),
+        "",
+        table,
+        "",
+        "Checks:",
+        "",
+    ] + ["- " + check for check in checks] + [""])
+    notes_path = os.path.join(BENCH, "NOTES.md")
+    if os.path.exists(notes_path):
+        with open(notes_path) as notes:
+            report += "\n" + notes.read()
+    with open(options.output, "w") as results:
+        results.write(report)
+    print(table)
+    print()
+    for check in checks:
+        print("- " + check)
+    print()
+    print("bench: wrote %s" % os.path.relpath(options.output, ROOT))
+    return 0 if same_list and same_urls and same_parallel else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
