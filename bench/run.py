@@ -341,7 +341,7 @@ def main():
          "%.1f ms" % version_ms, "", None, "< 20 ms", version_ms < 20),
         ("4. start-up, `kodo url BUCKET KEY` (median of %d)" % options.startup_runs,
          "%.1f ms" % url_ms, "", None, "< 20 ms", url_ms < 20),
-        ("5. emulator CPU per 1,000-item page (during run 1)", "%.2f ms" % per_page_ms, "", None,
+        ("5. emulator CPU per 1,000-item page (median run)", "%.2f ms" % per_page_ms, "", None,
          "", None),
         ("5. … emulator CPU over the whole kodo listing", "%.2f s" % kodo_list.emulator_cpu,
          "%.2f s" % sdk_list.emulator_cpu, None, "", None),

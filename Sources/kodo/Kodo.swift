@@ -7,11 +7,12 @@ struct Kodo: AsyncParsableCommand {
     commandName: "kodo",
     abstract: "Browse Qiniu Kodo object storage from the terminal and from scripts.",
     discussion: """
-      Credentials come from QINIU_ACCESS_KEY and QINIU_SECRET_KEY, or from the
-      config file: --config, KODO_CONFIG, $XDG_CONFIG_HOME/kodo/config.json or
-      ~/.config/kodo/config.json. Exit codes: 0 ok, 64 usage, 65 bad input,
-      66 not found, 69 unreachable, 75 retries exhausted, 76 bad answer,
-      77 permission, 78 configuration, 130 interrupted.
+      Credentials come from QINIU_ACCESS_KEY and QINIU_SECRET_KEY, or from the \
+      config file: --config, KODO_CONFIG, $XDG_CONFIG_HOME/kodo/config.json or \
+      ~/.config/kodo/config.json. Exit codes: 0 ok, 64 usage, 65 bad input, \
+      66 not found, 69 unreachable, 75 retries exhausted, 76 bad answer, \
+      77 permission, 78 configuration, 74 local file error, 130 interrupted (SIGINT), \
+      143 terminated (SIGTERM), 1 any other failure.
 
       Examples:
         kodo buckets

@@ -52,8 +52,8 @@ struct Get: KodoCommand {
   static let configuration = CommandConfiguration(
     abstract: "Download an object to a file, checking its size and hash.",
     discussion: """
-      The object is written to a temporary file next to the destination and renamed when it is
-      complete and its size and Kodo hash (qetag) match, so an interrupted download never leaves
+      The object is written to a temporary file next to the destination and renamed when it is \
+      complete and its size and Kodo hash (qetag) match, so an interrupted download never leaves \
       a truncated file under the final name. An existing file is kept unless --force.
 
       Examples:

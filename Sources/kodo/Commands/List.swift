@@ -7,8 +7,8 @@ struct List: KodoCommand {
     commandName: "ls",
     abstract: "List a bucket one folder level at a time, folders first, or recursively with -r.",
     discussion: """
-      Folders (common prefixes) are listed before the objects of each page. With --limit the
-      listing stops after N entries and says where to resume: on stderr as "--marker TOKEN",
+      Folders (common prefixes) are listed before the objects of each page. With --limit the \
+      listing stops after N entries and says where to resume: on stderr as "--marker TOKEN", \
       or as a final {"type":"next","marker":…} line with --json.
 
       Examples:

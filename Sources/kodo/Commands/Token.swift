@@ -61,8 +61,8 @@ struct Token: AsyncParsableCommand {
       commandName: "qiniu",
       abstract: "A Qiniu (v2) Authorization value for a request.",
       discussion: """
-        Signs the method, path?query, Host, Content-Type, X-Qiniu-* headers and X-Qiniu-Date
-        (now, unless --date or --no-date), and the body for non-binary content. Send the same
+        Signs the method, path?query, Host, Content-Type, X-Qiniu-* headers and X-Qiniu-Date \
+        (now, unless --date or --no-date), and the body for non-binary content. Send the same \
         X-Qiniu-Date header with the request: --json prints it as xQiniuDate.
 
         Example:
@@ -151,7 +151,7 @@ struct Token: AsyncParsableCommand {
       commandName: "upload",
       abstract: "An upload token for BUCKET or BUCKET:KEY.",
       discussion: """
-        The put policy is {"scope":…,"deadline":…} followed by the fields of --policy, written as
+        The put policy is {"scope":…,"deadline":…} followed by the fields of --policy, written as \
         Qiniu's Python SDK writes it.
 
         Examples:

@@ -41,8 +41,8 @@ struct URLCommand: KodoCommand {
     commandName: "url",
     abstract: "Print a download URL for an object, signed for private buckets unless --public.",
     discussion: """
-      The key is percent-encoded in the path (every byte except A-Z a-z 0-9 - _ . ~ /) and the
-      signature covers exactly the printed URL. With --domain or a configured domain, url makes
+      The key is percent-encoded in the path (every byte except A-Z a-z 0-9 - _ . ~ /) and the \
+      signature covers exactly the printed URL. With --domain or a configured domain, url makes \
       no network request.
 
       Examples:
