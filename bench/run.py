@@ -260,6 +260,11 @@ def main():
     parser.add_argument("--output", default=os.path.join(BENCH, "results.md"))
     options = parser.parse_args()
 
+    # The commit the binaries were just built from (read now: edits made during the run do not
+    # change what is measured).
+    commit = git("rev-parse", "--short", "HEAD")
+    if git("status", "--porcelain", "--untracked-files=no"):
+        commit += " (with uncommitted changes)"
     kodo = os.path.join(options.bin, "kodo")
     emulator_binary = os.path.join(options.bin, "kodo-emulator")
     os.makedirs(OUT, exist_ok=True)
@@ -353,9 +358,6 @@ def main():
             "" if ok is None else verdict(ok)))
     table = "\n".join(lines)
 
-    commit = git("rev-parse", "--short", "HEAD")
-    if git("status", "--porcelain", "--untracked-files=no"):
-        commit += " (with uncommitted changes)"
     checks = [
         "kodo and the SDK script wrote byte-identical JSON Lines for 100,000 objects: %s"
         % ("yes" if same_list else "**NO**"),

@@ -8,19 +8,7 @@ import Testing
 struct HostileAnswerTests {
   /// A config file whose hosts all point at `server`.
   static func config(_ server: ScriptedHTTPServer) throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "kodo-hostile-\(UUID()).json"
-    ).path
-    let base = server.baseURL
-    let text =
-      #"{"accessKey":"ak","secretKey":"sk","hosts":{"uc":"\#(base)","rs":"\#(base)","rsf":"\#(base)","api":"\#(base)"}}"#
-    guard
-      FileManager.default.createFile(
-        atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-    else {
-      throw EmulatorStartFailure(output: "cannot write \(path)")
-    }
-    return path
+    try writeTestConfig(baseURL: server.baseURL)
   }
 
   // `ls` summed `fsize` unchecked: three items of 9223372036854775807 bytes crashed it.

@@ -268,18 +268,6 @@ func randomEntry(_ rng: inout some RandomNumberGenerator, key: String) -> Object
     parts: rng.chance(30) ? (0..<rng.int(0...4)).map { _ in rng.int64() } : nil)
 }
 
-private func code(_ storageClass: StorageClass) -> Int64 {
-  switch storageClass {
-  case .standard: 0
-  case .infrequentAccess: 1
-  case .archive: 2
-  case .deepArchive: 3
-  case .archiveInstantRetrieval: 4
-  case .intelligentTiering: 5
-  case .unknown(let code): Int64(code)
-  }
-}
-
 private func code(_ status: ObjectStatus) -> Int64 {
   switch status {
   case .enabled: 0
@@ -320,7 +308,7 @@ func entryMembers(_ entry: ObjectEntry, _ rng: inout some RandomNumberGenerator)
   members += stringMember("hash", entry.hash, nullMeansEmpty: true, &rng)
   members += stringMember("mimeType", entry.mimeType, nullMeansEmpty: true, &rng)
   members += integerMember("putTime", entry.putTime, default: 0, &rng)
-  members += integerMember("type", code(entry.storageClass), default: 0, &rng)
+  members += integerMember("type", Int64(entry.storageClass.code), default: 0, &rng)
   members += integerMember("status", code(entry.status), default: 0, &rng)
   members += stringMember("md5", entry.md5, &rng)
   members += stringMember("endUser", entry.endUser, &rng)

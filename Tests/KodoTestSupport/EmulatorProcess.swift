@@ -43,21 +43,9 @@ public final class EmulatorProcess: @unchecked Sendable {
 
   /// A config file whose hosts all point at the emulator (so no discovery happens).
   public func configFile(bucket: String? = nil, extra: String = "") throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-      "kodo-test-\(UUID()).json"
-    ).path
-    var text = "{\"accessKey\":\"\(accessKey)\",\"secretKey\":\"\(secretKey)\","
-    if let bucket { text += "\"bucket\":\"\(bucket)\"," }
-    text += extra
-    text +=
-      "\"hosts\":{\"uc\":\"\(baseURL)\",\"rs\":\"\(baseURL)\",\"rsf\":\"\(baseURL)\",\"api\":\"\(baseURL)\"}}"
-    guard
-      FileManager.default.createFile(
-        atPath: path, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-    else {
-      throw EmulatorStartFailure(output: "cannot write \(path)")
-    }
-    return path
+    try writeTestConfig(
+      baseURL: baseURL, accessKey: accessKey, secretKey: secretKey,
+      extra: (bucket.map { "\"bucket\":\(Self.jsonString($0))," } ?? "") + extra)
   }
 
   /// Stops the emulator (SIGTERM) and waits.

@@ -54,6 +54,19 @@ public enum StorageClass: Sendable, Equatable, Hashable {
     }
   }
 
+  /// Kodo's `type` number for the class (the inverse of `init(code:)`).
+  public var code: Int {
+    switch self {
+    case .standard: 0
+    case .infrequentAccess: 1
+    case .archive: 2
+    case .deepArchive: 3
+    case .archiveInstantRetrieval: 4
+    case .intelligentTiering: 5
+    case .unknown(let code): code
+    }
+  }
+
   /// The contract's name: `standard`, `ia`, `archive`, `deep_archive`, `archive_ir`,
   /// `intelligent_tiering`, or `type_N` for a number this version does not know.
   public var name: String {

@@ -50,7 +50,7 @@ struct Stat: KodoCommand {
       ("Hash", DisplayText.escaped(object.hash)),
       ("MIME type", DisplayText.escaped(object.mimeType)),
       ("Put time", timeRow(hundredNanoseconds: object.putTime)),
-      ("Storage class", "\(object.storageClass.name) (type \(code(object.storageClass)))"),
+      ("Storage class", "\(object.storageClass.name) (type \(object.storageClass.code))"),
       ("Status", object.status.name),
     ]
     if let lastModify = object.lastModify {
@@ -86,17 +86,5 @@ struct Stat: KodoCommand {
 
   private static func timeRow(hundredNanoseconds value: Int64) -> String {
     "\(Human.localTimeLong(KodoTime.unixSeconds(hundredNanoseconds: value)))  (\(KodoTime.rfc3339(hundredNanoseconds: value)), \(value))"
-  }
-
-  private static func code(_ storageClass: StorageClass) -> Int {
-    switch storageClass {
-    case .standard: 0
-    case .infrequentAccess: 1
-    case .archive: 2
-    case .deepArchive: 3
-    case .archiveInstantRetrieval: 4
-    case .intelligentTiering: 5
-    case .unknown(let code): code
-    }
   }
 }
