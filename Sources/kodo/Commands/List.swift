@@ -127,15 +127,18 @@ struct List: KodoCommand {
     var currentMarker = marker ?? ""
     var remaining = limit
     let command = resumeCommand(bucket: bucket, prefix: prefix)
+    func resume(from marker: String) -> String {
+      "resume with: \(command) --marker \(ShellQuote.quote(marker))"
+    }
     let delimiter = recursive ? nil : "/"
+    @Sendable func fetch(marker: String, limit: Int) async throws(KodoError) -> ListPage {
+      try await client.listPage(
+        bucket: bucket, prefix: prefix, delimiter: delimiter, marker: marker, limit: limit)
+    }
     do {
       Signals.setResumeHint(
-        currentMarker.isEmpty
-          ? nil : "interrupted; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))"
-      )
-      var page = try await client.listPage(
-        bucket: bucket, prefix: prefix, delimiter: delimiter, marker: currentMarker,
-        limit: min(pageSize, remaining ?? pageSize))
+        currentMarker.isEmpty ? nil : "interrupted; " + resume(from: currentMarker))
+      var page = try await fetch(marker: currentMarker, limit: min(pageSize, remaining ?? pageSize))
       while true {
         let count = page.commonPrefixes.count + page.items.count
         let left = remaining.map { $0 - count }
@@ -145,11 +148,7 @@ struct List: KodoCommand {
         let nextLimit = min(pageSize, left ?? pageSize)
         // The next page is fetched while this one is written: the server's time and ours overlap.
         async let prefetched: ListPage? =
-          more
-          ? client.listPage(
-            bucket: bucket, prefix: prefix, delimiter: delimiter, marker: nextMarker,
-            limit: nextLimit)
-          : nil
+          more ? fetch(marker: nextMarker, limit: nextLimit) : nil
         try output.append { buffer in
           renderer.prefixes(page.commonPrefixes, into: &buffer)
           renderer.objects(page.items, into: &buffer)
@@ -167,14 +166,11 @@ struct List: KodoCommand {
             line.string("marker", currentMarker)
             try output.write(bytes: line.finish())
           } else {
-            Diagnostics.note(
-              "more entries follow; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))"
-            )
+            Diagnostics.note("more entries follow; " + resume(from: currentMarker))
           }
           break
         }
-        Signals.setResumeHint(
-          "interrupted; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))")
+        Signals.setResumeHint("interrupted; " + resume(from: currentMarker))
         guard let next = try await prefetched else { break }
         page = next
       }
@@ -186,16 +182,13 @@ struct List: KodoCommand {
       try? output.flush()
       if error.kind == .cancelled {
         if !currentMarker.isEmpty {
-          Diagnostics.note(
-            "interrupted; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))")
+          Diagnostics.note("interrupted; " + resume(from: currentMarker))
         }
         throw error
       }
       Diagnostics.error(error.description)
       if !currentMarker.isEmpty {
-        Diagnostics.note(
-          "the listing stopped; resume with: \(command) --marker \(ShellQuote.quote(currentMarker))"
-        )
+        Diagnostics.note("the listing stopped; " + resume(from: currentMarker))
       }
       throw ExitCode(error.exitCode)
     }
