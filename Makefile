@@ -62,18 +62,22 @@ format:
 
 # libFuzzer over the answer decoders and text codecs, for FUZZ_SECONDS (not part of `make test`).
 # Needs a toolchain with libFuzzer (swift.org's Linux toolchains; Xcode's has none). The harness
-# is compiled together with KodoCore's pure sources to reach the internal decoders. Findings are
-# written as .build/fuzz/crash-* (the Swift backtracer is off so libFuzzer can write them); replay
-# one with `.build/fuzz/kodo-fuzz FILE`.
+# is compiled together with the pure sources of StorageCore and KodoCore (their module imports
+# removed) to reach the internal decoders. Findings are written as .build/fuzz/crash-* (the Swift
+# backtracer is off so libFuzzer can write them); replay one with `.build/fuzz/kodo-fuzz FILE`.
 SWIFTC ?= swiftc
 FUZZ_SECONDS ?= 60
-FUZZ_SOURCES = $(filter-out %/QETag.swift,$(wildcard Sources/KodoCore/Support/*.swift \
-  Sources/KodoCore/Model/*.swift Sources/KodoCore/Encoding/*.swift)) Sources/KodoCore/KodoError.swift
+FUZZ_SOURCES = $(wildcard Sources/StorageCore/Codecs/*.swift Sources/StorageCore/Model/*.swift \
+  Sources/StorageCore/Errors/*.swift Sources/StorageCore/Text/*.swift Sources/KodoCore/Model/*.swift) \
+  Sources/KodoCore/Encoding/EncodedEntryURI.swift
 
 fuzz:
-	mkdir -p .build/fuzz/corpus
-	$(SWIFTC) -sanitize=fuzzer -parse-as-library -O -g -module-name KodoFuzz \
-	  $(FUZZ_SOURCES) Fuzz/KodoFuzz.swift -o .build/fuzz/kodo-fuzz
+	rm -rf .build/fuzz/src && mkdir -p .build/fuzz/corpus .build/fuzz/src
+	for file in $(FUZZ_SOURCES); do \
+	  sed -E '/^(public |package )?import (StorageCore|KodoCore)$$/d' "$$file" > ".build/fuzz/src/$$(echo $$file | tr / _)"; \
+	done
+	$(SWIFTC) -sanitize=fuzzer -parse-as-library -O -g -module-name KodoFuzz -package-name kodo \
+	  .build/fuzz/src/*.swift Fuzz/KodoFuzz.swift -o .build/fuzz/kodo-fuzz
 	cp Fuzz/seeds/* .build/fuzz/corpus/
 	cd .build/fuzz && SWIFT_BACKTRACE=enable=no ./kodo-fuzz -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
 	  -dict=../../Fuzz/kodo.dict corpus

@@ -13,7 +13,9 @@ let package = Package(
   products: [
     .executable(name: "kodo", targets: ["kodo"]),
     .executable(name: "kodo-emulator", targets: ["kodo-emulator"]),
+    .library(name: "StorageCore", targets: ["StorageCore"]),
     .library(name: "KodoCore", targets: ["KodoCore"]),
+    .library(name: "KodoCLI", targets: ["KodoCLI"]),
     .library(name: "KodoEmulator", targets: ["KodoEmulator"]),
   ],
   dependencies: [
@@ -32,18 +34,25 @@ let package = Package(
       pkgConfig: "openssl",
       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
     ),
-    .target(name: "KodoCore", dependencies: ["CCurl", "COpenSSL"], swiftSettings: strict),
-    .executableTarget(
-      name: "kodo",
+    // Provider-neutral: model, errors, transport, request pipeline, paging, digests, codecs.
+    .target(name: "StorageCore", dependencies: ["CCurl", "COpenSSL"], swiftSettings: strict),
+    // The Qiniu Kodo provider.
+    .target(name: "KodoCore", dependencies: ["StorageCore"], swiftSettings: strict),
+    // The commands, as a library that tests run in process.
+    .target(
+      name: "KodoCLI",
       dependencies: [
+        "StorageCore",
         "KodoCore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
       swiftSettings: strict
     ),
+    .executableTarget(name: "kodo", dependencies: ["KodoCLI"], swiftSettings: strict),
     .target(
       name: "KodoEmulator",
       dependencies: [
+        "StorageCore",
         "KodoCore",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
@@ -62,6 +71,7 @@ let package = Package(
     .target(
       name: "KodoTestSupport",
       dependencies: [
+        "StorageCore",
         "KodoCore",
         "KodoEmulator",
         .product(name: "NIOCore", package: "swift-nio"),
@@ -73,6 +83,7 @@ let package = Package(
     .testTarget(
       name: "KodoCoreTests",
       dependencies: [
+        "StorageCore",
         "KodoCore",
         "KodoTestSupport",
         .product(name: "PropertyBased", package: "swift-property-based"),
@@ -80,13 +91,18 @@ let package = Package(
       swiftSettings: strict
     ),
     .testTarget(
+      name: "StorageCoreTests",
+      dependencies: ["StorageCore", "KodoTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
       name: "KodoEmulatorTests",
-      dependencies: ["KodoCore", "KodoEmulator", "KodoTestSupport"],
+      dependencies: ["StorageCore", "KodoCore", "KodoEmulator", "KodoTestSupport"],
       swiftSettings: strict
     ),
     .testTarget(
       name: "KodoCLITests",
-      dependencies: ["KodoCore", "KodoTestSupport"],
+      dependencies: ["StorageCore", "KodoCore", "KodoCLI", "KodoTestSupport"],
       swiftSettings: strict
     ),
   ]

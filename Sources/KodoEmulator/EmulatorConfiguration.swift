@@ -1,4 +1,5 @@
-public import KodoCore
+import KodoCore
+public import StorageCore
 
 /// Everything an emulator needs to start: where to listen, whose signatures to accept, which
 /// buckets to serve, and which faults to inject.

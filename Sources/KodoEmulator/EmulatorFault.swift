@@ -1,4 +1,5 @@
 import KodoCore
+import StorageCore
 
 /// A fault to inject into the next matching requests, in the order scheduled.
 public struct EmulatorFault: Sendable, Equatable {

@@ -1,7 +1,8 @@
-public import KodoCore
+import KodoCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+public import StorageCore
 
 /// A running emulator: one HTTP/1.1 listener serving the uc, rs, rsf and api endpoints, the
 /// downloads of every bucket, and the `/_emulator/` control API.

@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import KodoCore
 import KodoEmulator
+import StorageCore
 
 #if canImport(Glibc)
   import Glibc

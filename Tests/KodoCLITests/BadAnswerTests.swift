@@ -1,6 +1,7 @@
 import Foundation
 import KodoCore
 import KodoTestSupport
+import StorageCore
 import Testing
 
 /// Item 3 of "reliability": answers that are wrong in every way a server or a proxy can make

@@ -1,6 +1,7 @@
 import Foundation
 import KodoCore
 import KodoTestSupport
+import StorageCore
 import Testing
 
 /// Answers the emulator never gives, from a scripted server: kodo must not crash on them.

@@ -1,6 +1,7 @@
 import Foundation
 import KodoCore
 import KodoTestSupport
+import StorageCore
 import Testing
 
 /// Item 5 of "reliability": every subcommand, in success and in failure, with and without

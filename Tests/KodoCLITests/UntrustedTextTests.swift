@@ -1,6 +1,7 @@
 import Foundation
 import KodoCore
 import KodoTestSupport
+import StorageCore
 import Testing
 
 /// Item 4 of "reliability", the server's side: keys and other text with control characters,

@@ -1,6 +1,8 @@
 import Foundation
 import KodoCore
 import KodoTestSupport
+import StorageCore
+import Synchronization
 import Testing
 
 /// KodoClient over the real CurlTransport against a scripted server on 127.0.0.1.
@@ -51,7 +53,7 @@ struct ClientLoopbackTests {
   }
 
   @Test func retriesRecoverFromDropsAndServerErrors() async throws {
-    let counter = Locked(0)
+    let counter = Mutex(0)
     let script: ScriptedHTTPServer.Script = { _ in
       let attempt = counter.withLock { count -> Int in
         count += 1
@@ -101,7 +103,7 @@ struct ClientLoopbackTests {
       try await server.waitForRequests(1)
       task.cancel()
       let result = await task.result
-      if case .failure(let error as KodoError) = result {
+      if case .failure(let error as StorageError) = result {
         #expect(error.kind == .cancelled)
       } else {
         Issue.record("expected a cancellation error, got \(result)")

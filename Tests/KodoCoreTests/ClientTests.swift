@@ -1,6 +1,7 @@
 import Foundation
 import KodoCore
 import KodoTestSupport
+import StorageCore
 import Testing
 
 let vectorCredentials = Credentials(accessKey: "MY_ACCESS_KEY", secretKey: "MY_SECRET_KEY")
@@ -23,11 +24,11 @@ func client(
       clock: vectorClock, regionCacheDirectory: cache, observer: observer))
 }
 
-func kodoError(_ body: () async throws -> Void) async -> KodoError? {
+func kodoError(_ body: () async throws -> Void) async -> StorageError? {
   do {
     try await body()
     return nil
-  } catch let error as KodoError {
+  } catch let error as StorageError {
     return error
   } catch {
     Issue.record("unexpected error type: \(error)")
@@ -170,7 +171,7 @@ struct ClientDecodingTests {
 @Suite("Errors and retries")
 struct ClientErrorTests {
   @Test(arguments: [
-    (401, #"{"error":"bad token"}"#, KodoError.Kind.unauthorized),
+    (401, #"{"error":"bad token"}"#, StorageError.Kind.unauthorized),
     (403, #"{"error":"forbidden"}"#, .unauthorized),
     (612, #"{"error":"no such file or directory"}"#, .notFound),
     (631, #"{"error":"no such bucket"}"#, .notFound),
@@ -181,7 +182,7 @@ struct ClientErrorTests {
     (579, #"{"error":"callback failed"}"#, .rejected),
     (614, #"{"error":"file exists"}"#, .rejected),
   ])
-  func finalStatusesAreNotRetried(_ status: Int, _ body: String, _ kind: KodoError.Kind) async {
+  func finalStatusesAreNotRetried(_ status: Int, _ body: String, _ kind: StorageError.Kind) async {
     let stub = StubTransport(answers: [.response(.json(status, body, requestID: "rid-\(status)"))])
     let error = await kodoError { _ = try await client(stub).stat(bucket: "b", key: "some key") }
     #expect(error?.kind == kind)
@@ -229,8 +230,8 @@ struct ClientErrorTests {
 
   @Test func networkFailuresAreRetriedAndTheLastOneReported() async {
     let stub = StubTransport(answers: [
-      .failure(KodoError(.temporary, "connection dropped")),
-      .failure(KodoError(.unavailable, "cannot connect to 127.0.0.1:1 (Connection refused)")),
+      .failure(StorageError(.temporary, "connection dropped")),
+      .failure(StorageError(.unavailable, "cannot connect to 127.0.0.1:1 (Connection refused)")),
     ])
     let error = await kodoError { _ = try await client(stub, retries: 3).buckets() }
     #expect(error?.kind == .unavailable)
@@ -239,8 +240,8 @@ struct ClientErrorTests {
   }
 
   @Test func cancellationAndProtocolTransportErrorsAreFinal() async {
-    for kind in [KodoError.Kind.cancelled, .protocolError, .outputClosed] {
-      let stub = StubTransport(answers: [.failure(KodoError(kind, "x"))])
+    for kind in [StorageError.Kind.cancelled, .protocolError, .outputClosed] {
+      let stub = StubTransport(answers: [.failure(StorageError(kind, "x"))])
       let error = await kodoError { _ = try await client(stub).buckets() }
       #expect(error?.kind == kind)
       #expect(stub.requests.count == 1)
@@ -324,7 +325,7 @@ struct ClientListingTests {
     let stub = StubTransport { request, index in
       switch index {
       case 0: .response(.json(200, #"{"marker":"m1","items":[{"key":"a"}]}"#))
-      case 1: .failure(KodoError(.temporary, "dropped"))
+      case 1: .failure(StorageError(.temporary, "dropped"))
       case 2: .response(.json(503, "{}"))
       default: .response(.json(200, #"{"marker":"","items":[{"key":"b"}]}"#))
       }
@@ -375,7 +376,7 @@ struct RegionDiscoveryTests {
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let stub = StubTransport { request, _ in
       if request.url.hasPrefix("http://uc-one.example") {
-        return .failure(KodoError(.unavailable, "cannot resolve uc-one.example"))
+        return .failure(StorageError(.unavailable, "cannot resolve uc-one.example"))
       }
       if request.url.contains("/v4/query") { return .response(.json(200, Self.answer)) }
       return .response(.json(200, #"{"marker":"","items":[]}"#))

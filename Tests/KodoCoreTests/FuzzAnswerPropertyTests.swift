@@ -3,6 +3,7 @@ import PropertyBased
 import Testing
 
 @testable import KodoCore
+@testable import StorageCore
 
 /// Fuzzing Kodo's answer decoders: valid answers written in every equivalent way decode to the
 /// same value, and anything else (mutated answers, random bytes, wrong types, deep nesting) is a
@@ -11,15 +12,15 @@ import Testing
 struct FuzzAnswerPropertyTests {
   static func decode<T>(
     _ bytes: [UInt8], _ body: (inout JSONReader) throws(JSONReader.Failure) -> T
-  ) throws(KodoError) -> T {
+  ) throws(StorageError) -> T {
     try Decode.answer("fuzz", bytes, requestID: fuzzRequestID, body)
   }
 
-  static func list(_ bytes: [UInt8]) throws(KodoError) -> ListPage {
+  static func list(_ bytes: [UInt8]) throws(StorageError) -> ListPage {
     try decode(bytes) { (reader) throws(JSONReader.Failure) in try Decode.listPage(&reader) }
   }
 
-  static func stat(_ bytes: [UInt8]) throws(KodoError) -> ObjectStat {
+  static func stat(_ bytes: [UInt8]) throws(StorageError) -> ObjectStat {
     try decode(bytes) { (reader) throws(JSONReader.Failure) in
       try Decode.objectFields(&reader, key: statKey)
     }
@@ -27,26 +28,26 @@ struct FuzzAnswerPropertyTests {
 
   // MARK: Valid answers after irrelevant changes
 
-  static func regions(_ bytes: [UInt8]) throws(KodoError) -> [RegionHosts] {
+  static func regions(_ bytes: [UInt8]) throws(StorageError) -> [RegionHosts] {
     try decode(bytes) { (reader) throws(JSONReader.Failure) in try Decode.regions(&reader) }
   }
 
-  static func bucketsV2(_ bytes: [UInt8]) throws(KodoError) -> [Bucket] {
+  static func bucketsV2(_ bytes: [UInt8]) throws(StorageError) -> [Bucket] {
     try decode(bytes) { (reader) throws(JSONReader.Failure) in try Decode.bucketsV2(&reader) }
   }
 
-  static func bucketNames(_ bytes: [UInt8]) throws(KodoError) -> [String] {
+  static func bucketNames(_ bytes: [UInt8]) throws(StorageError) -> [String] {
     try decode(bytes) { (reader) throws(JSONReader.Failure) in try Decode.bucketNames(&reader) }
       .map(\.name)
   }
 
-  static func domains(_ bytes: [UInt8]) throws(KodoError) -> [String] {
+  static func domains(_ bytes: [UInt8]) throws(StorageError) -> [String] {
     try decode(bytes) { (reader) throws(JSONReader.Failure) in try Decode.domains(&reader) }
   }
 
   /// Expects `decode(bytes)` to give `expected`, showing the bytes when it does not.
   static func expectDecodes<T: Equatable>(
-    _ bytes: [UInt8], _ expected: T, _ decode: ([UInt8]) throws(KodoError) -> T,
+    _ bytes: [UInt8], _ expected: T, _ decode: ([UInt8]) throws(StorageError) -> T,
     sourceLocation: SourceLocation = #_sourceLocation
   ) {
     do {
@@ -348,9 +349,9 @@ struct FuzzAnswerPropertyTests {
     }
     for input in inputs.suffix(4) {
       let bytes = Array(input.utf8)
-      let listError = #expect(throws: KodoError.self) { try Self.list(bytes) }
+      let listError = #expect(throws: StorageError.self) { try Self.list(bytes) }
       #expect(listError?.message.contains("nested too deeply") == true)
-      let statError = #expect(throws: KodoError.self) { try Self.stat(bytes) }
+      let statError = #expect(throws: StorageError.self) { try Self.stat(bytes) }
       #expect(statError?.message.contains("nested too deeply") == true)
     }
   }
@@ -367,12 +368,12 @@ struct FuzzAnswerPropertyTests {
           + "}]}").utf8)
     }
     #expect(try Self.list(list(limit - 3)).items.map(\.key) == ["k"])
-    #expect(throws: KodoError.self) { try Self.list(list(limit - 2)) }
+    #expect(throws: StorageError.self) { try Self.list(list(limit - 2)) }
   }
 
   @Test(arguments: FuzzAnswerPropertyTests.notAnInteger)
   func nonIntegersAreProtocolErrors(_ text: String) {
-    #expect(throws: KodoError.self) { try Self.stat(Array(#"{"fsize":\#(text)}"#.utf8)) }
+    #expect(throws: StorageError.self) { try Self.stat(Array(#"{"fsize":\#(text)}"#.utf8)) }
   }
 
   @Test(
@@ -390,7 +391,7 @@ struct FuzzAnswerPropertyTests {
       for byte in template.utf8 {
         if byte == UInt8(ascii: "@") { bytes += invalid } else { bytes.append(byte) }
       }
-      let error = #expect(throws: KodoError.self) { try Self.list(bytes) }
+      let error = #expect(throws: StorageError.self) { try Self.list(bytes) }
       #expect(error?.message.contains("not valid UTF-8") == true, "\(String(describing: error))")
       expectEveryDecoderSafe(bytes)
     }
@@ -404,7 +405,7 @@ struct FuzzAnswerPropertyTests {
     // `z` continues no escape: `\uDE0z` and `\z` are both invalid.
     for template in [#"{"marker":"@"}"#, #"{"marker":"a@z"}"#, #"{"x":"@"}"#] {
       let text = template.replacingOccurrences(of: "@", with: escape)
-      #expect(throws: KodoError.self, "\(text)") { try Self.list(Array(text.utf8)) }
+      #expect(throws: StorageError.self, "\(text)") { try Self.list(Array(text.utf8)) }
       expectEveryDecoderSafe(Array(text.utf8))
     }
   }
@@ -419,7 +420,7 @@ struct FuzzAnswerPropertyTests {
     #"{"marker":""#, #"{"marker":"#, #"{"items":[{"key":"k"#, #"{"x":"a\"#,
   ])
   func unterminatedStringsAreProtocolErrors(_ text: String) {
-    #expect(throws: KodoError.self) { try Self.list(Array(text.utf8)) }
+    #expect(throws: StorageError.self) { try Self.list(Array(text.utf8)) }
     expectEveryDecoderSafe(Array(text.utf8))
   }
 

@@ -1,6 +1,7 @@
 import Foundation
 import KodoCore
 import PropertyBased
+import StorageCore
 import Testing
 
 /// Characters from `alphabet`, mixed with arbitrary key characters.

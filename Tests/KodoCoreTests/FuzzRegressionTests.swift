@@ -3,11 +3,12 @@ import KodoTestSupport
 import Testing
 
 @testable import KodoCore
+@testable import StorageCore
 
 /// Inputs the fuzz property tests found wrong or crashing, kept as named cases.
 @Suite("Fuzzing finds, kept as regressions")
 struct FuzzRegressionTests {
-  static func stat(_ text: String) throws(KodoError) -> ObjectStat {
+  static func stat(_ text: String) throws(StorageError) -> ObjectStat {
     try Decode.answer("stat", Array(text.utf8), requestID: nil) {
       (reader) throws(JSONReader.Failure) in try Decode.objectFields(&reader, key: "k")
     }
@@ -32,14 +33,14 @@ struct FuzzRegressionTests {
     "1e99999999999999999999", "9223372036854775807.5",
   ])
   func nonIntegersAreRefused(_ text: String) {
-    let error = #expect(throws: KodoError.self) { try Self.stat(#"{"fsize":\#(text)}"#) }
+    let error = #expect(throws: StorageError.self) { try Self.stat(#"{"fsize":\#(text)}"#) }
     #expect(error?.kind == .protocolError)
     #expect(error?.message.contains("expected an integer, found \(text)") == true)
   }
 
   static func decode<T>(
     _ text: String, _ body: (inout JSONReader) throws(JSONReader.Failure) -> T
-  ) throws(KodoError) -> T {
+  ) throws(StorageError) -> T {
     try Decode.answer("fuzz", Array(text.utf8), requestID: nil, body)
   }
 

@@ -3,6 +3,7 @@ import PropertyBased
 import Testing
 
 @testable import KodoCore
+@testable import StorageCore
 
 // Building blocks of the fuzz property tests: random answers written as JSON in many equivalent
 // ways, byte-level mutations, and the check that every answer decoder either returns a value or
@@ -526,13 +527,13 @@ let fuzzRequestID = "fuzz-request"
 /// One answer decoder as the client runs it.
 struct AnswerDecoder: Sendable {
   var what: String
-  var run: @Sendable ([UInt8]) throws(KodoError) -> Void
+  var run: @Sendable ([UInt8]) throws(StorageError) -> Void
 
   init<T>(
     _ what: String, _ body: @escaping @Sendable (inout JSONReader) throws(JSONReader.Failure) -> T
   ) {
     self.what = what
-    self.run = { (bytes) throws(KodoError) in
+    self.run = { (bytes) throws(StorageError) in
       _ = try Decode.answer(what, bytes, requestID: fuzzRequestID, body)
     }
   }

@@ -1,6 +1,7 @@
 import Foundation
 import KodoCore
 import PropertyBased
+import StorageCore
 import Testing
 
 /// Any Unicode scalar except surrogates (which are not scalars), weighted towards the awkward ones.
@@ -117,7 +118,7 @@ struct DurationParserTests {
     "9223372036854775807d",
   ])
   func rejects(_ text: String) {
-    #expect(throws: KodoError.self) { try DurationParser.seconds(text) }
+    #expect(throws: StorageError.self) { try DurationParser.seconds(text) }
     do {
       _ = try DurationParser.seconds(text)
     } catch {
@@ -163,11 +164,11 @@ struct SigningDetailTests {
       json
         == #"{"scope":"b:k","deadline":7,"returnBody":"{\"k\":$(key)}","fsizeLimit":1e3,"\u540d":"\u503c"}"#
     )
-    #expect(throws: KodoError.self) {
+    #expect(throws: StorageError.self) {
       try UploadToken.policyJSON(
         scope: "b", deadline: 1, extra: try JSONValue.parse(#"{"scope":"x"}"#))
     }
-    #expect(throws: KodoError.self) {
+    #expect(throws: StorageError.self) {
       try UploadToken.policyJSON(scope: "b", deadline: 1, extra: try JSONValue.parse("[1]"))
     }
   }

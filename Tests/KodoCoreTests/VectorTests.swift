@@ -1,6 +1,7 @@
 import Foundation
 import KodoCore
 import KodoTestSupport
+import StorageCore
 import Testing
 
 /// One vector from `kodo-vectors.json`, named by its id in test output.

@@ -2,6 +2,7 @@ import Foundation
 import KodoCore
 import KodoEmulator
 import KodoTestSupport
+import StorageCore
 import Testing
 
 @Suite struct EndpointTests {

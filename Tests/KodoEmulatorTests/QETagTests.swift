@@ -1,5 +1,6 @@
 import Foundation
 import KodoCore
+import StorageCore
 import Testing
 
 @testable import KodoEmulator

@@ -2,6 +2,7 @@ import Foundation
 import KodoCore
 import KodoEmulator
 import KodoTestSupport
+import StorageCore
 import Testing
 
 /// Bad input never crashes the server: it answers 400 (with `X-Reqid`) and keeps serving.

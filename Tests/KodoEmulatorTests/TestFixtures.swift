@@ -2,6 +2,7 @@ import Foundation
 import KodoCore
 import KodoEmulator
 import KodoTestSupport
+import StorageCore
 import Testing
 
 /// The in-memory objects most tests serve: folders, a folder marker, and awkward keys.

@@ -1,6 +1,7 @@
 public import Foundation
 public import KodoCore
 public import KodoEmulator
+public import StorageCore
 
 /// An in-process emulator on a free port, and helpers to send it signed requests byte for byte.
 ///

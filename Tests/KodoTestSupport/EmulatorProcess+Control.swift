@@ -1,5 +1,6 @@
 import Foundation
 import KodoCore
+import StorageCore
 
 /// The emulator's unsigned control API (`/_emulator/faults`, `/_emulator/stats`), for tests that
 /// drive `kodo` against a spawned emulator.

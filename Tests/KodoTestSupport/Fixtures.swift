@@ -1,5 +1,6 @@
 public import Foundation
-public import KodoCore
+import KodoCore
+public import StorageCore
 
 /// Paths of the repository and its test fixtures, found from this source file.
 public enum Fixtures {

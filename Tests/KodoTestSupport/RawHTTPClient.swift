@@ -1,7 +1,8 @@
 import Foundation
-public import KodoCore
+import KodoCore
 import NIOCore
 import NIOPosix
+public import StorageCore
 
 /// An HTTP/1.1 request written byte for byte as given: the target is never re-encoded.
 public struct RawHTTPRequest: Sendable {

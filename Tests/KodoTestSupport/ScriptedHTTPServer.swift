@@ -1,7 +1,8 @@
 import Foundation
-public import KodoCore
+import KodoCore
 import NIOCore
 import NIOPosix
+public import StorageCore
 import Synchronization
 
 /// A loopback HTTP/1.1 server whose every answer comes from a script, including wrong ones.

@@ -1,5 +1,7 @@
 import Foundation
-public import KodoCore
+import KodoCore
+public import StorageCore
+import Synchronization
 
 /// A transport that records every request and answers from a script, for request-shape tests.
 ///
@@ -8,10 +10,10 @@ public final class StubTransport: HTTPTransport, Sendable {
   /// What the script answers for one request.
   public enum Answer: Sendable {
     case response(HTTPResponse)
-    case failure(KodoError)
+    case failure(StorageError)
   }
 
-  private let recorded = Locked([HTTPRequest]())
+  private let recorded = Mutex([HTTPRequest]())
   private let script: @Sendable (HTTPRequest, Int) -> Answer
 
   /// A stub answering with `script(request, index)` (index counts from 0).

@@ -1,3 +1,5 @@
+public import StorageCore
+
 /// Download URLs: the key placed in the path, and Kodo's private-URL signature.
 public enum DownloadURL {
   /// `domain` + `/` + the key percent-encoded (`PercentEncoding.encodePath`).

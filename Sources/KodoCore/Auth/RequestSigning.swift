@@ -1,4 +1,5 @@
 public import Foundation
+public import StorageCore
 
 /// A request's parts as the signers see them.
 public struct SignableRequest: Sendable, Equatable {
@@ -99,7 +100,7 @@ public enum RequestSigning {
   /// lower-cased; a name with a character outside RFC 7230's token set is returned unchanged.
   public static func canonicalHeaderName(_ name: String) -> String {
     let bytes = Array(name.utf8)
-    for byte in bytes where !isTokenByte(byte) { return name }
+    for byte in bytes where !HTTPToken.isTokenByte(byte) { return name }
     var upper = true
     var output = [UInt8]()
     output.reserveCapacity(bytes.count)
@@ -114,17 +115,6 @@ public enum RequestSigning {
       upper = character == UInt8(ascii: "-")
     }
     return String(decoding: output, as: UTF8.self)
-  }
-
-  /// Whether `byte` may appear in an HTTP token (RFC 9110 `tchar`): header names, methods.
-  static func isTokenByte(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-      UInt8(ascii: "0")...UInt8(ascii: "9"):
-      return true
-    default:
-      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
-    }
   }
 
   /// `X-Qiniu-Date`'s format: `YYYYMMDDTHHMMSSZ` in UTC.

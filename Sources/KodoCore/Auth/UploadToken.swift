@@ -1,12 +1,14 @@
+public import StorageCore
+
 /// Upload tokens: `AK:sign:urlsafe_base64(putPolicy)`, the policy JSON signed as written.
 public enum UploadToken {
   /// The put-policy JSON Qiniu's Python SDK writes: `scope`, then `deadline`, then `extra`'s
   /// members in their order, compact, non-ASCII escaped.
   ///
-  /// - Throws: `KodoError` (`invalidInput`) when `extra` is not an object or sets `scope` or
+  /// - Throws: `StorageError` (`invalidInput`) when `extra` is not an object or sets `scope` or
   ///   `deadline`, which come from the arguments.
   public static func policyJSON(scope: String, deadline: Int64, extra: JSONValue? = nil)
-    throws(KodoError) -> String
+    throws(StorageError) -> String
   {
     var members = [
       JSONValue.Member("scope", .string(scope)),
@@ -14,11 +16,11 @@ public enum UploadToken {
     ]
     if let extra {
       guard let extraMembers = extra.objectMembers else {
-        throw KodoError(.invalidInput, "the put policy must be a JSON object")
+        throw StorageError(.invalidInput, "the put policy must be a JSON object")
       }
       for member in extraMembers {
         if member.name == "scope" || member.name == "deadline" {
-          throw KodoError(
+          throw StorageError(
             .invalidInput,
             "the put policy sets \"\(member.name)\"; give it as an argument (BUCKET[:KEY], --deadline or --expires) instead"
           )

@@ -1,3 +1,5 @@
+import StorageCore
+
 /// Kodo's `EncodedEntryURI`: URL-safe base64 (padded) of `bucket:key`, or of `bucket` alone.
 ///
 /// An empty key keeps its colon (`bucket:`); only an absent key drops it.

@@ -1,3 +1,5 @@
+import StorageCore
+
 /// Decoders for Kodo's JSON answers, on `JSONReader` (fast, strict, exact error positions).
 enum Decode {
   typealias Failure = JSONReader.Failure
@@ -7,14 +9,14 @@ enum Decode {
   static func answer<T>(
     _ what: String, _ bytes: [UInt8], requestID: String?,
     _ body: (inout JSONReader) throws(Failure) -> T
-  ) throws(KodoError) -> T {
+  ) throws(StorageError) -> T {
     var reader = JSONReader(bytes)
     do {
       let value = try body(&reader)
       try reader.expectEnd()
       return value
     } catch {
-      throw KodoError(
+      throw StorageError(
         .protocolError,
         "cannot read Kodo's \(what) answer: \(error.reason) at byte \(error.offset) of \(bytes.count)",
         status: 200, requestID: requestID)

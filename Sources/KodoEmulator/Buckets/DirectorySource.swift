@@ -1,6 +1,7 @@
 import Foundation
 import KodoCore
 import NIOCore
+import StorageCore
 
 #if canImport(Glibc)
   import Glibc

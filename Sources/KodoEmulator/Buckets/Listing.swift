@@ -1,5 +1,6 @@
 import KodoCore
 import NIOCore
+import StorageCore
 
 /// One `/list` request's parameters, decoded.
 struct ListQuery {

@@ -1,5 +1,6 @@
 import KodoCore
 import NIOCore
+import StorageCore
 
 /// A bucket whose objects are given in memory (tests and embedding programs).
 struct MemorySource: ObjectSource {

@@ -1,6 +1,7 @@
 import Foundation
 import KodoCore
 import NIOCore
+import StorageCore
 
 /// A bucket of generated objects for scale tests, computed from the seed and the object's index.
 ///
@@ -223,7 +224,7 @@ final class SyntheticSource: ObjectSource {
       // One block: the tag is its SHA-1, remembered after the first listing (hashing every
       // generated body was most of the emulator's CPU per page).
       if let digest = digestMemo?.digest(at: index) { return QETag.hash(blockDigests: [digest]) }
-      let digest = bodyBytes(profile).withUnsafeBytes { HMACSHA1.sha1($0) }
+      let digest = bodyBytes(profile).withUnsafeBytes { Digest.sha1($0) }
       digestMemo?.remember(digest, at: index)
       return QETag.hash(blockDigests: [digest])
     }
@@ -235,7 +236,7 @@ final class SyntheticSource: ObjectSource {
     if tailLength > 0 {
       var tail = [UInt8](repeating: 0, count: tailLength)
       tail.withUnsafeMutableBytes { fill($0, word: profile.word, offset: 0, isText: false) }
-      digests.append(HMACSHA1.sha1(tail))
+      digests.append(Digest.sha1(tail))
     }
     return QETag.hash(blockDigests: digests)
   }
@@ -246,7 +247,7 @@ final class SyntheticSource: ObjectSource {
     bytes.withUnsafeMutableBytes {
       fill($0, word: poolWord(block), offset: 0, isText: false)
     }
-    let digest = HMACSHA1.sha1(bytes)
+    let digest = Digest.sha1(bytes)
     poolDigests.withLock { $0[block] = digest }
     return digest
   }

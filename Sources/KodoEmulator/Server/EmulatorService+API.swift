@@ -1,5 +1,6 @@
 import KodoCore
 import NIOCore
+import StorageCore
 
 extension EmulatorService {
   // MARK: uc

@@ -1,6 +1,7 @@
 import Foundation
 import KodoCore
 import NIOHTTP1
+import StorageCore
 
 /// The outcome of checking a management request's `Authorization`.
 enum AuthOutcome {

@@ -1,5 +1,6 @@
 import KodoCore
 import NIOCore
+import StorageCore
 
 extension EmulatorService {
   /// `GET|HEAD /dl/BUCKET/KEY`: the object's bytes, with `Range` support.

@@ -1,6 +1,7 @@
 import KodoCore
 import NIOCore
 import NIOHTTP1
+import StorageCore
 
 /// A bucket as the service holds it.
 struct BucketStore: Sendable {

@@ -1,4 +1,5 @@
 import KodoCore
+import StorageCore
 
 /// A raw query string's parameters, decoded form-style (`+` is a space, then `%XX`), in order.
 struct QueryParameters {

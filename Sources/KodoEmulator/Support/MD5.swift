@@ -1,4 +1,5 @@
 import KodoCore
+import StorageCore
 
 /// MD5 as lowercase hex, for the `md5` field some synthetic objects carry. Not for security.
 enum MD5 {
@@ -6,7 +7,7 @@ enum MD5 {
   static func hex(_ bytes: [UInt8]) -> String {
     var text = [UInt8]()
     text.reserveCapacity(32)
-    for byte in HMACSHA1.md5(bytes) {
+    for byte in Digest.md5(bytes) {
       text.append(digits[Int(byte >> 4)])
       text.append(digits[Int(byte & 15)])
     }

@@ -1,0 +1,237 @@
+import ArgumentParser
+import Foundation
+import KodoCore
+import StorageCore
+
+struct Token: AsyncParsableCommand {
+  static let configuration = CommandConfiguration(
+    abstract: "Print Authorization values and upload tokens, exactly as Qiniu's SDKs make them.",
+    discussion: """
+      For scripts that call Kodo's APIs with curl. Each prints the value alone on one line.
+
+      Examples:
+        curl -H "Authorization: $(kodo token qbox https://uc.qiniuapi.com/buckets)" https://uc.qiniuapi.com/buckets
+        kodo token qiniu --json https://rs-z0.qiniuapi.com/stat/bXktYnVja2V0OmEudHh0
+        kodo token upload --expires 1h my-bucket:uploads/a.txt
+      """,
+    subcommands: [QBox.self, Qiniu.self, Upload.self]
+  )
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
+
+  struct QBox: KodoCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "qbox",
+      abstract: "A legacy QBox Authorization value for a request.",
+      discussion: """
+        Signs path?query and, for application/x-www-form-urlencoded, the body.
+
+        Example:
+          kodo token qbox https://uc.qiniuapi.com/buckets
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @ParentCommand var root: Kodo
+
+    @Argument(help: "The request URL, exactly as it will be sent.")
+    var url: String
+
+    @Option(
+      name: .customLong("content-type"),
+      help: ArgumentHelp("The request's Content-Type.", valueName: "CT"))
+    var contentType: String?
+
+    @Option(
+      help: ArgumentHelp("The request body (signed only for form content).", valueName: "TEXT"))
+    var body: String?
+
+    func execute(_ context: Context) async throws {
+      let credentials = try context.configuration.requireCredentials()
+      try TokenOutput.requireURL(url)
+      let request = SignableRequest(
+        method: "POST", url: url, contentType: contentType, body: Array((body ?? "").utf8))
+      let authorization = RequestSigning.qboxAuthorization(for: request, credentials: credentials)
+      try TokenOutput.print(context: context, authorization: authorization, date: nil)
+    }
+  }
+
+  struct Qiniu: KodoCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "qiniu",
+      abstract: "A Qiniu (v2) Authorization value for a request.",
+      discussion: """
+        Signs the method, path?query, Host, Content-Type, X-Qiniu-* headers and X-Qiniu-Date \
+        (now, unless --date or --no-date), and the body for non-binary content. Send the same \
+        X-Qiniu-Date header with the request: --json prints it as xQiniuDate.
+
+        Example:
+          kodo token qiniu --json https://rs-z0.qiniuapi.com/stat/bXktYnVja2V0OmEudHh0
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @ParentCommand var root: Kodo
+
+    @Argument(help: "The request URL, exactly as it will be sent.")
+    var url: String
+
+    @Option(help: ArgumentHelp("The method (default GET).", valueName: "M"))
+    var method: String = "GET"
+
+    @Option(
+      name: .customLong("content-type"),
+      help: ArgumentHelp(
+        "The Content-Type (default application/x-www-form-urlencoded, as Kodo's SDKs send).",
+        valueName: "CT"))
+    var contentType: String = RequestSigning.formContentType
+
+    @Option(help: ArgumentHelp("The request body.", valueName: "TEXT"))
+    var body: String?
+
+    @Option(
+      name: .customLong("header"),
+      help: ArgumentHelp(
+        "An X-Qiniu-* header to sign, as 'X-Qiniu-Name: value' (repeatable).", valueName: "HEADER"))
+    var headers: [String] = []
+
+    @Option(
+      help: ArgumentHelp(
+        "The X-Qiniu-Date to sign, YYYYMMDDTHHMMSSZ (default: now).", valueName: "YYYYMMDDTHHMMSSZ")
+    )
+    var date: String?
+
+    @Flag(name: .customLong("no-date"), help: "Sign without X-Qiniu-Date.")
+    var noDate = false
+
+    func validate() throws {
+      if date != nil && noDate { throw ValidationError("--date and --no-date cannot be combined") }
+      if let date, RequestSigning.parseQiniuDate(date) == nil {
+        throw ValidationError("--date must look like 20240101T000000Z")
+      }
+      for header in headers {
+        guard let colon = header.firstIndex(of: ":"),
+          !header[..<colon].trimmingCharacters(in: .whitespaces).isEmpty
+        else {
+          throw ValidationError("--header must look like 'X-Qiniu-Name: value'")
+        }
+      }
+      guard !method.isEmpty, method.allSatisfy({ $0.isLetter }) else {
+        throw ValidationError("--method must be an HTTP method such as GET or POST")
+      }
+    }
+
+    func execute(_ context: Context) async throws {
+      let credentials = try context.configuration.requireCredentials()
+      try TokenOutput.requireURL(url)
+      var signed: [(String, String)] = headers.compactMap { header in
+        guard let colon = header.firstIndex(of: ":") else { return nil }
+        return (
+          header[..<colon].trimmingCharacters(in: .whitespaces),
+          header[header.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        )
+      }
+      var xQiniuDate: String?
+      if !noDate {
+        xQiniuDate = date ?? RequestSigning.qiniuDate(Date())
+        signed.removeAll { $0.0.lowercased() == "x-qiniu-date" }
+        signed.append(("X-Qiniu-Date", xQiniuDate ?? ""))
+      }
+      let request = SignableRequest(
+        method: method, url: url, contentType: contentType.isEmpty ? nil : contentType,
+        headers: signed,
+        body: Array((body ?? "").utf8))
+      let authorization = RequestSigning.qiniuAuthorization(for: request, credentials: credentials)
+      try TokenOutput.print(context: context, authorization: authorization, date: xQiniuDate)
+    }
+  }
+
+  struct Upload: KodoCommand {
+    static let configuration = CommandConfiguration(
+      commandName: "upload",
+      abstract: "An upload token for BUCKET or BUCKET:KEY.",
+      discussion: """
+        The put policy is {"scope":…,"deadline":…} followed by the fields of --policy, written as \
+        Qiniu's Python SDK writes it.
+
+        Examples:
+          kodo token upload my-bucket
+          kodo token upload --expires 15m --policy '{"insertOnly":1}' my-bucket:a.txt
+        """
+    )
+
+    @OptionGroup var global: GlobalOptions
+    @ParentCommand var root: Kodo
+
+    @Argument(help: ArgumentHelp("The scope: a bucket, or bucket:key.", valueName: "BUCKET[:KEY]"))
+    var scope: String
+
+    @Option(
+      help: ArgumentHelp(
+        "How long the token works: seconds, or 90s, 15m, 2h, 7d (default 3600).", valueName: "D"))
+    var expires: String = "3600"
+
+    @Option(
+      help: ArgumentHelp(
+        "When the token stops working, in Unix seconds (overrides --expires).", valueName: "UNIX"))
+    var deadline: Int64?
+
+    @Option(help: ArgumentHelp("More put-policy fields, as a JSON object.", valueName: "JSON"))
+    var policy: String?
+
+    func execute(_ context: Context) async throws {
+      let credentials = try context.configuration.requireCredentials()
+      let bucket = String(scope.prefix { $0 != ":" })
+      try BucketName.validate(bucket)
+      let seconds = try DurationParser.seconds(expires)
+      let extra: JSONValue?
+      if let policy {
+        do {
+          extra = try JSONValue.parse(policy)
+        } catch {
+          throw StorageError(.invalidInput, "--policy is not valid JSON: \(error)")
+        }
+      } else {
+        extra = nil
+      }
+      let deadline = self.deadline ?? DownloadURL.deadline(expiresIn: seconds)
+      let json = try UploadToken.policyJSON(scope: scope, deadline: deadline, extra: extra)
+      let token = UploadToken.token(policyJSON: json, credentials: credentials)
+      let output = OutputStream(fileDescriptor: 1)
+      if context.options.json {
+        var line = JSONLine()
+        line.string("token", token)
+        line.int("deadline", deadline)
+        line.raw("policy", json: json)
+        try output.write(bytes: line.finish())
+      } else {
+        try output.write(token + "\n")
+      }
+      try output.flush()
+    }
+  }
+}
+
+enum TokenOutput {
+  static func requireURL(_ url: String) throws(StorageError) {
+    let parts = URLParts(url)
+    guard parts.scheme == "http" || parts.scheme == "https", !parts.host.isEmpty else {
+      throw StorageError(
+        .invalidInput, "expected an http:// or https:// URL, got \(DisplayText.quoted(url))")
+    }
+  }
+
+  static func print(context: Context, authorization: String, date: String?) throws(StorageError) {
+    let output = OutputStream(fileDescriptor: 1)
+    if context.options.json {
+      var line = JSONLine()
+      line.string("authorization", authorization)
+      line.string("xQiniuDate", date)
+      try output.write(bytes: line.finish())
+    } else {
+      try output.write(authorization + "\n")
+    }
+    try output.flush()
+  }
+}

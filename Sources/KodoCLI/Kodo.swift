@@ -1,0 +1,40 @@
+public import ArgumentParser
+import KodoCore
+import StorageCore
+
+/// The `kodo` command: the root of every subcommand. `kodo`'s `main.swift` runs it.
+public struct Kodo: AsyncParsableCommand, Sendable {
+  public static let configuration = CommandConfiguration(
+    commandName: "kodo",
+    abstract: "Browse Qiniu Kodo object storage from the terminal and from scripts.",
+    discussion: """
+      Credentials come from QINIU_ACCESS_KEY and QINIU_SECRET_KEY, or from the \
+      config file: --config, KODO_CONFIG, $XDG_CONFIG_HOME/kodo/config.json or \
+      ~/.config/kodo/config.json. Exit codes: 0 ok, 64 usage, 65 bad input, \
+      66 not found, 69 unreachable, 75 retries exhausted, 76 bad answer, \
+      77 permission, 78 configuration, 74 local file error, 130 interrupted (SIGINT), \
+      143 terminated (SIGTERM), 1 any other failure.
+
+      Examples:
+        kodo buckets
+        kodo ls photos/2024/
+        kodo ls -r --json logs | jq .key
+        kodo stat photos 2024/beach.jpg
+        kodo url --expires 2h photos 2024/beach.jpg
+      """,
+    version: KodoVersion.current,
+    subcommands: [
+      Buckets.self, List.self, Stat.self, URLCommand.self, Cat.self, Get.self, Domains.self,
+      Token.self,
+    ]
+  )
+
+  @OptionGroup var global: GlobalOptions
+
+  /// The command before parsing (ArgumentParser fills it in).
+  public init() {}
+
+  /// Usage errors (64) start with the same `kodo: error: ` as every other error; the usage
+  /// summary follows on the next lines.
+  public static var _errorPrefix: String { "kodo: error: " }
+}

@@ -1,0 +1,68 @@
+import Dispatch
+import Foundation
+import KodoCore
+import StorageCore
+import Synchronization
+
+/// SIGINT/SIGTERM handling: cancel the work, let it say where to resume, and exit promptly.
+///
+/// The command's work runs in a task that a signal cancels. The command prints its own resume
+/// marker when it sees the cancellation; if it has not finished half a second later, the
+/// handler prints the last marker it was told about and exits.
+enum Signals {
+  private static let state = Mutex(State())
+
+  struct State {
+    var task: Task<Void, any Error>?
+    var resumeHint: String?
+    var signal: Int32 = 0
+    var sources: [SignalSource] = []
+  }
+
+  /// 130 after SIGINT, 143 after SIGTERM.
+  static var exitCode: Int32 {
+    state.withLock { $0.signal == SIGTERM ? 143 : 130 }
+  }
+
+  /// The resume note printed if the work does not stop on its own in time.
+  static func setResumeHint(_ hint: String?) {
+    state.withLock { $0.resumeHint = hint }
+  }
+
+  /// Runs `body` in a task that SIGINT and SIGTERM cancel; ignores SIGPIPE (a closed stdout
+  /// shows up as EPIPE instead).
+  static func run(_ body: @escaping @Sendable () async throws -> Void) async throws {
+    signal(SIGPIPE, SIG_IGN)
+    let task = Task { try await body() }
+    state.withLock { $0.task = task }
+    for number in [SIGINT, SIGTERM] {
+      signal(number, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+      source.setEventHandler { handle(number) }
+      source.resume()
+      state.withLock { $0.sources.append(SignalSource(source: source)) }
+    }
+    try await task.value
+  }
+
+  private static func handle(_ number: Int32) {
+    let task = state.withLock { state -> Task<Void, any Error>? in
+      state.signal = number
+      return state.task
+    }
+    task?.cancel()
+    DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(700)) {
+      let hint = state.withLock { $0.resumeHint }
+      if let hint { Diagnostics.note(hint) }
+      TemporaryFiles.removeAll()
+      exit(number == SIGTERM ? 143 : 130)
+    }
+  }
+}
+
+/// Keeps a dispatch signal source alive for the life of the process.
+///
+/// `@unchecked Sendable`: the source is never touched again after `resume()`; it is only held.
+struct SignalSource: @unchecked Sendable {
+  let source: any DispatchSourceSignal
+}

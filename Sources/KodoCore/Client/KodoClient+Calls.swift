@@ -1,0 +1,170 @@
+public import StorageCore
+
+extension KodoClient {
+  /// The account's buckets, including those shared with it (`GET /buckets?shared=rd`).
+  public func buckets() async throws(StorageError) -> [Bucket] {
+    let context = CallContext(what: "the bucket list")
+    let (response, _) = try await perform(
+      method: "GET", bases: bases(for: .uc, bucket: nil), path: "/buckets?shared=rd", signed: true,
+      context: context)
+    return try Decode.answer("bucket list", response.body, requestID: response.requestID) {
+      (reader) throws(JSONReader.Failure) in try Decode.bucketNames(&reader)
+    }
+  }
+
+  /// The account's buckets with region, creation time and share state
+  /// (`GET /v2/buckets?shared=rd`).
+  public func bucketsWithDetails() async throws(StorageError) -> [Bucket] {
+    let context = CallContext(what: "the bucket list")
+    let (response, _) = try await perform(
+      method: "GET", bases: bases(for: .uc, bucket: nil), path: "/v2/buckets?shared=rd",
+      signed: true,
+      context: context)
+    return try Decode.answer("bucket list", response.body, requestID: response.requestID) {
+      (reader) throws(JSONReader.Failure) in try Decode.bucketsV2(&reader)
+    }
+  }
+
+  /// A bucket's settings (`POST /v2/bucketInfo?bucket=`).
+  public func bucketInfo(_ bucket: String) async throws(StorageError) -> BucketInfo {
+    try BucketName.validate(bucket)
+    var query = QueryString()
+    query.append("bucket", bucket)
+    let context = CallContext(
+      what: "the info of bucket \(DisplayText.quoted(bucket))", bucket: bucket)
+    let (response, _) = try await perform(
+      method: "POST", bases: bases(for: .uc, bucket: nil), path: "/v2/bucketInfo?" + query.encoded,
+      signed: true, context: context)
+    let value = try Decode.answer("bucket info", response.body, requestID: response.requestID) {
+      (reader) throws(JSONReader.Failure) in try JSONValue.read(&reader)
+    }
+    guard let fields = value.objectMembers else {
+      throw StorageError(
+        .protocolError, "Kodo's bucket info answer is not a JSON object",
+        requestID: response.requestID)
+    }
+    return BucketInfo(name: bucket, fields: fields)
+  }
+
+  /// The domains bound to a bucket (`GET /v2/domains?tbl=`), as Kodo lists them (usually host
+  /// names without a scheme).
+  public func domains(_ bucket: String) async throws(StorageError) -> [String] {
+    try BucketName.validate(bucket)
+    var query = QueryString()
+    query.append("tbl", bucket)
+    let context = CallContext(
+      what: "the domains of bucket \(DisplayText.quoted(bucket))", bucket: bucket)
+    let (response, _) = try await perform(
+      method: "GET", bases: bases(for: .uc, bucket: nil), path: "/v2/domains?" + query.encoded,
+      signed: true, context: context)
+    return try Decode.answer("domain list", response.body, requestID: response.requestID) {
+      (reader) throws(JSONReader.Failure) in try Decode.domains(&reader)
+    }
+  }
+
+  /// One page of `GET /list`.
+  ///
+  /// - Parameters:
+  ///   - bucket: the bucket.
+  ///   - prefix: only keys starting with this.
+  ///   - delimiter: groups keys into `commonPrefixes` at this separator (`/`).
+  ///   - marker: where to continue; empty for the start.
+  ///   - limit: entries on the page, 1–1000; prefixes and objects both count.
+  /// - Returns: the page.
+  /// - Throws: `StorageError`.
+  public func listPage(
+    bucket: String, prefix: String = "", delimiter: String? = nil, marker: String = "",
+    limit: Int = 1000
+  ) async throws(StorageError) -> ListPage {
+    try BucketName.validate(bucket)
+    guard (1...1000).contains(limit) else {
+      throw StorageError(.invalidInput, "a list page holds 1 to 1000 entries, not \(limit)")
+    }
+    var query = QueryString()
+    query.append("bucket", bucket)
+    if !marker.isEmpty { query.append("marker", marker) }
+    if !prefix.isEmpty { query.append("prefix", prefix) }
+    if let delimiter, !delimiter.isEmpty { query.append("delimiter", delimiter) }
+    query.append("limit", String(limit))
+    let what =
+      prefix.isEmpty
+      ? "the listing of bucket \(DisplayText.quoted(bucket))"
+      : "the listing of \(DisplayText.quoted(bucket + "/" + prefix))"
+    let context = CallContext(what: what, bucket: bucket)
+    let (response, _) = try await perform(
+      method: "GET", bases: bases(for: .rsf, bucket: bucket), path: "/list?" + query.encoded,
+      signed: true, context: context)
+    let page = try Decode.answer("list", response.body, requestID: response.requestID) {
+      (reader) throws(JSONReader.Failure) in try Decode.listPage(&reader)
+    }
+    if !page.marker.isEmpty && page.marker == marker {
+      throw StorageError(
+        .protocolError,
+        "Kodo answered \(what) with the same marker it was given; the listing would never end",
+        requestID: response.requestID)
+    }
+    return page
+  }
+
+  /// Every page of a listing from `marker` on, following Kodo's marker until it is empty.
+  ///
+  /// Empty pages that carry a marker are followed, not taken for the end. Each page is fetched
+  /// (and retried) with the marker the previous page returned, so retries can never skip or
+  /// repeat entries.
+  public func listPages(
+    bucket: String, prefix: String = "", delimiter: String? = nil, marker: String = "",
+    pageSize: Int = 1000
+  ) -> ListPages {
+    ListPages(
+      ListRequest(
+        bucket: bucket, prefix: prefix, delimiter: delimiter, marker: marker, limit: pageSize),
+      fetch: pageFetcher)
+  }
+
+  /// `listPage` as the provider-neutral paging code calls it.
+  public var pageFetcher: PageFetcher {
+    { request throws(StorageError) in
+      try await listPage(
+        bucket: request.bucket, prefix: request.prefix, delimiter: request.delimiter,
+        marker: request.marker, limit: request.limit)
+    }
+  }
+
+  /// One object's metadata (`GET /stat/<EncodedEntryURI>`).
+  public func stat(bucket: String, key: String) async throws(StorageError) -> ObjectStat {
+    try BucketName.validate(bucket)
+    let context = CallContext(
+      what: "the stat of \(DisplayText.quoted(bucket + ":" + key))", bucket: bucket, key: key)
+    let (response, _) = try await perform(
+      method: "GET", bases: bases(for: .rs, bucket: bucket),
+      path: "/stat/" + EncodedEntryURI.encode(bucket: bucket, key: key), signed: true,
+      context: context)
+    return try Decode.answer("stat", response.body, requestID: response.requestID) {
+      (reader) throws(JSONReader.Failure) in try Decode.objectFields(&reader, key: key)
+    }
+  }
+}
+
+/// Kodo's bucket-name rules, checked before any request is made.
+public enum BucketName {
+  /// Accepts 3–63 characters of `a–z`, `0–9` and `-`, not starting or ending with `-`
+  /// (Kodo's current rule; older buckets may have upper-case letters or `_`, which are accepted).
+  ///
+  /// - Throws: `StorageError` (`.invalidInput`) saying what is wrong.
+  public static func validate(_ name: String) throws(StorageError) {
+    func invalid(_ why: String) -> StorageError {
+      StorageError(.invalidInput, "invalid bucket name \(DisplayText.quoted(name)): \(why)")
+    }
+    guard !name.isEmpty else { throw invalid("it is empty") }
+    guard name.utf8.count <= 63 else { throw invalid("longer than 63 characters") }
+    for byte in name.utf8 {
+      switch byte {
+      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+        UInt8(ascii: "-"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"):
+        continue
+      default:
+        throw invalid("only letters, digits, '-' and '_' are allowed")
+      }
+    }
+  }
+}

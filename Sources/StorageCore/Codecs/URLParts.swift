@@ -1,0 +1,69 @@
+import Foundation
+
+/// The parts of an absolute URL string, split without re-encoding anything.
+///
+/// Signing covers the exact bytes that are sent, so the client never lets a URL library normalise
+/// a path or query it is about to sign.
+public struct URLParts: Sendable, Equatable {
+  /// `http` or `https` (lower-cased), or empty when the text had no scheme.
+  public var scheme: String
+  /// The host with `:port` when the URL names one, as the `Host` header carries it.
+  public var authority: String
+  /// The path exactly as written (may be empty).
+  public var path: String
+  /// The raw query without `?`, or `nil` when the URL has no `?`.
+  public var query: String?
+
+  /// Splits `url`; a URL without `scheme://` is taken as a path (with optional query).
+  public init(_ url: String) {
+    var rest = Substring(url)
+    if let range = rest.range(of: "://") {
+      scheme = rest[..<range.lowerBound].lowercased()
+      rest = rest[range.upperBound...]
+      let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+      authority = String(rest[..<end])
+      rest = rest[end...]
+    } else {
+      scheme = ""
+      authority = ""
+    }
+    if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
+    if let question = rest.firstIndex(of: "?") {
+      path = String(rest[..<question])
+      query = String(rest[rest.index(after: question)...])
+    } else {
+      path = String(rest)
+      query = nil
+    }
+  }
+
+  /// The host without a port.
+  public var host: String {
+    if authority.hasPrefix("[") {
+      if let close = authority.firstIndex(of: "]") {
+        return String(authority[...close])
+      }
+      return authority
+    }
+    if let colon = authority.lastIndex(of: ":") { return String(authority[..<colon]) }
+    return authority
+  }
+
+  /// The port the URL names, or the scheme's default (80/443).
+  public var port: Int? {
+    if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
+      return Int(authority[authority.index(after: colon)...])
+    }
+    switch scheme {
+    case "http": return 80
+    case "https": return 443
+    default: return nil
+    }
+  }
+
+  /// `path` plus `?query` when there is a non-empty query: the request target as signed.
+  public var pathAndQuery: String {
+    if let query, !query.isEmpty { return path + "?" + query }
+    return path
+  }
+}

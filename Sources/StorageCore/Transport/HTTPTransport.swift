@@ -1,0 +1,129 @@
+/// An ordered list of HTTP header fields with case-insensitive lookup.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+  /// The fields in order, names as given.
+  public private(set) var fields: [(name: String, value: String)]
+
+  /// Headers from `(name, value)` pairs, in order.
+  public init(_ fields: [(String, String)] = []) {
+    self.fields = fields.map { (name: $0.0, value: $0.1) }
+  }
+
+  /// Headers from a literal, in its order.
+  public init(dictionaryLiteral elements: (String, String)...) {
+    self.init(elements)
+  }
+
+  /// The first value of the field named `name` (any case).
+  public subscript(name: String) -> String? {
+    let lowered = name.lowercased()
+    return fields.first(where: { $0.name.lowercased() == lowered })?.value
+  }
+
+  /// Appends a field.
+  public mutating func add(_ name: String, _ value: String) {
+    fields.append((name: name, value: value))
+  }
+
+  /// Replaces every field named `name` (any case) with one field, appended when absent.
+  public mutating func set(_ name: String, _ value: String) {
+    let lowered = name.lowercased()
+    if let index = fields.firstIndex(where: { $0.name.lowercased() == lowered }) {
+      fields[index].value = value
+      var next = index + 1
+      while next < fields.count {
+        if fields[next].name.lowercased() == lowered { fields.remove(at: next) } else { next += 1 }
+      }
+    } else {
+      fields.append((name: name, value: value))
+    }
+  }
+
+  /// Removes every field named `name` (any case).
+  public mutating func remove(_ name: String) {
+    let lowered = name.lowercased()
+    fields.removeAll { $0.name.lowercased() == lowered }
+  }
+
+  /// Iterates the fields in order.
+  public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+    fields.makeIterator()
+  }
+
+  public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+    lhs.fields.elementsEqual(rhs.fields, by: { $0.name == $1.name && $0.value == $1.value })
+  }
+}
+
+/// A request as the client hands it to a transport: exactly what goes on the wire.
+public struct HTTPRequest: Sendable, Equatable {
+  /// `GET`, `POST`, …
+  public var method: String
+  /// The absolute URL, already encoded; sent byte for byte.
+  public var url: String
+  /// Header fields to send (the transport adds `User-Agent`, `Accept-Encoding` and `Host`).
+  public var headers: HTTPHeaders
+  /// The body (empty for most Kodo calls).
+  public var body: [UInt8]
+
+  /// A request from its parts.
+  public init(method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    self.method = method
+    self.url = url
+    self.headers = headers
+    self.body = body
+  }
+}
+
+/// A response: the status, the header fields and the (decompressed) body.
+public struct HTTPResponse: Sendable, Equatable {
+  /// The HTTP status code.
+  public var status: Int
+  /// The response's header fields.
+  public var headers: HTTPHeaders
+  /// The body, when buffered. For a 2xx download streamed to a file descriptor it is empty.
+  public var body: [UInt8]
+  /// The number of body bytes written to the file descriptor of a download.
+  public var streamedByteCount: Int64
+
+  /// A response from its parts.
+  public init(
+    status: Int, headers: HTTPHeaders = [:], body: [UInt8] = [], streamedByteCount: Int64 = 0
+  ) {
+    self.status = status
+    self.headers = headers
+    self.body = body
+    self.streamedByteCount = streamedByteCount
+  }
+
+  /// Kodo's request id, `X-Reqid`.
+  public var requestID: String? { headers["X-Reqid"] }
+}
+
+/// Moves requests and responses; knows nothing about Kodo.
+///
+/// Implementations return every response that arrives, whatever its status, and throw `StorageError`
+/// only when no complete response arrived: `.unavailable` (DNS, connect, TLS, timeouts),
+/// `.protocolError` (a malformed or truncated answer), `.cancelled` (the calling task was
+/// cancelled), `.outputClosed`/`.localIO` (writing a download failed).
+public protocol HTTPTransport: Sendable {
+  /// Sends `request` and buffers the whole response body.
+  func send(_ request: HTTPRequest) async throws -> HTTPResponse
+
+  /// Sends `request`; a 2xx body is streamed to `fileDescriptor` as it arrives (and not buffered),
+  /// any other status's body is buffered in the response as usual.
+  func download(_ request: HTTPRequest, to fileDescriptor: Int32) async throws -> HTTPResponse
+}
+
+/// HTTP's `token` rule (RFC 9110 `tchar`), for methods and header names.
+public enum HTTPToken {
+  /// Whether `byte` may appear in an HTTP token (RFC 9110 `tchar`): header names, methods.
+  public static func isTokenByte(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+      UInt8(ascii: "0")...UInt8(ascii: "9"):
+      return true
+    default:
+      return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+    }
+  }
+}
