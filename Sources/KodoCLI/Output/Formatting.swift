@@ -147,43 +147,10 @@ struct JSONLine {
     bytes.append(UInt8(ascii: "\n"))
   }
 
-  private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
-
-  /// A JSON string, UTF-8 kept as is, control characters, `"` and `\` escaped (and U+2028/9,
-  /// which some JavaScript readers choke on).
+  /// A JSON string, UTF-8 kept as is (see `JSONText.appendString`).
+  @inline(__always)
   static func appendString(_ value: String, to bytes: inout [UInt8]) {
-    bytes.append(UInt8(ascii: "\""))
-    let fast = value.utf8.withContiguousStorageIfAvailable { buffer -> Bool in
-      var needsEscape = false
-      for byte in buffer where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 {
-        needsEscape = true
-        break
-      }
-      if !needsEscape { bytes.append(contentsOf: buffer) }
-      return !needsEscape
-    }
-    if fast == true {
-      bytes.append(UInt8(ascii: "\""))
-      return
-    }
-    var scalars = value.unicodeScalars.makeIterator()
-    while let scalar = scalars.next() {
-      switch scalar.value {
-      case 0x22: bytes.append(contentsOf: [0x5C, 0x22])
-      case 0x5C: bytes.append(contentsOf: [0x5C, 0x5C])
-      case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-      case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-      case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-      case 0..<0x20, 0x2028, 0x2029:
-        bytes.append(contentsOf: [0x5C, UInt8(ascii: "u")])
-        for shift in stride(from: 12, through: 0, by: -4) {
-          bytes.append(hex[Int(scalar.value >> UInt32(shift) & 0xF)])
-        }
-      default:
-        UTF8.encode(scalar) { bytes.append($0) }
-      }
-    }
-    bytes.append(UInt8(ascii: "\""))
+    JSONText.appendString(value, to: &bytes)
   }
 }
 

@@ -104,28 +104,10 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
   }
 
-  private static let hexDigits = Array("0123456789abcdef")
-
   package static func writeString(_ text: String, to output: inout String) {
-    output += "\""
-    for unit in text.utf16 {
-      switch unit {
-      case 0x22: output += "\\\""
-      case 0x5C: output += "\\\\"
-      case 0x0A: output += "\\n"
-      case 0x0D: output += "\\r"
-      case 0x09: output += "\\t"
-      case 0x08: output += "\\b"
-      case 0x0C: output += "\\f"
-      case 0x20..<0x7F: output.unicodeScalars.append(Unicode.Scalar(UInt8(unit)))
-      default:
-        output += "\\u"
-        for shift in stride(from: 12, through: 0, by: -4) {
-          output.append(hexDigits[Int(unit >> UInt16(shift) & 0xF)])
-        }
-      }
-    }
-    output += "\""
+    var bytes: [UInt8] = []
+    JSONText.appendString(text, to: &bytes, asciiOnly: true)
+    output += String(decoding: bytes, as: UTF8.self)
   }
 
   /// The members of an object, or `nil` for any other value.

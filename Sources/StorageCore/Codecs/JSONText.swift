@@ -1,0 +1,74 @@
+/// JSON string literals written as bytes: the one JSON string writer of the package (the CLI's
+/// output lines, the emulator's answers and `JSONValue`'s compact text all use it).
+public enum JSONText {
+  private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+  /// Appends `value` as a JSON string, quotes included.
+  ///
+  /// UTF-8 is kept as is; `"`, `\` and control characters are escaped (`\n`, `\r`, `\t`, else
+  /// `\u00XX`), and so are U+2028 and U+2029, which some JavaScript readers take for line breaks.
+  /// With `asciiOnly`, every character outside printable ASCII is written as `\uXXXX` (UTF-16
+  /// units), the form Qiniu's SDKs write policies in.
+  public static func appendString(
+    _ value: some StringProtocol, to bytes: inout [UInt8], asciiOnly: Bool = false
+  ) {
+    bytes.append(UInt8(ascii: "\""))
+    if asciiOnly {
+      for unit in value.utf16 {
+        if unit >= 0x20 && unit < 0x7F && unit != 0x22 && unit != 0x5C {
+          bytes.append(UInt8(unit))
+        } else {
+          appendEscape(UInt32(unit), to: &bytes)
+        }
+      }
+      bytes.append(UInt8(ascii: "\""))
+      return
+    }
+    let fast = value.utf8.withContiguousStorageIfAvailable { buffer -> Bool in
+      for byte in buffer where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 {
+        return false
+      }
+      bytes.append(contentsOf: buffer)
+      return true
+    }
+    if fast != true {
+      for scalar in value.unicodeScalars {
+        switch scalar.value {
+        case 0..<0x20, 0x22, 0x5C, 0x2028, 0x2029: appendEscape(scalar.value, to: &bytes)
+        default: UTF8.encode(scalar) { bytes.append($0) }
+        }
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  /// Appends UTF-8 `bytes` as a JSON string (as `appendString`; invalid UTF-8 is copied as is).
+  public static func appendString(utf8 value: some Collection<UInt8>, to bytes: inout [UInt8]) {
+    bytes.append(UInt8(ascii: "\""))
+    for byte in value {
+      switch byte {
+      case 0..<0x20, 0x22, 0x5C: appendEscape(UInt32(byte), to: &bytes)
+      default: bytes.append(byte)
+      }
+    }
+    bytes.append(UInt8(ascii: "\""))
+  }
+
+  private static func appendEscape(_ value: UInt32, to bytes: inout [UInt8]) {
+    bytes.append(UInt8(ascii: "\\"))
+    switch value {
+    case 0x22: bytes.append(UInt8(ascii: "\""))
+    case 0x5C: bytes.append(UInt8(ascii: "\\"))
+    case 0x0A: bytes.append(UInt8(ascii: "n"))
+    case 0x0D: bytes.append(UInt8(ascii: "r"))
+    case 0x09: bytes.append(UInt8(ascii: "t"))
+    case 0x08: bytes.append(UInt8(ascii: "b"))
+    case 0x0C: bytes.append(UInt8(ascii: "f"))
+    default:
+      bytes.append(UInt8(ascii: "u"))
+      for shift in stride(from: 12, through: 0, by: -4) {
+        bytes.append(hex[Int(value >> UInt32(shift) & 0xF)])
+      }
+    }
+  }
+}
