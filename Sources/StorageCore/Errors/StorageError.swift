@@ -1,17 +1,19 @@
-/// The one error type every public `KodoCore` API throws.
+/// The one error type every public API of the storage libraries throws.
 ///
 /// `kind` tells a caller what class of failure it was (the CLI maps it to an exit code); `message`
-/// says what failed and what to do, in words for a person; `status`, `serverMessage` and
-/// `requestID` carry Kodo's HTTP status, its `error` text and its `X-Reqid` when there was an
-/// answer. Nothing in an error ever contains the secret key.
+/// says what failed, in words for a person, without naming any command-line flag; `hint`, when
+/// set, is what the caller can do about it, for the caller to word; `status`, `serviceCode`,
+/// `serverMessage` and `requestID` carry the service's HTTP status, its error code (OSS's `Code`),
+/// its error text and its request id (Kodo's `X-Reqid`, OSS's `x-oss-request-id`) when there was
+/// an answer. Nothing in an error ever contains the secret key or a security token.
 public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The class of a failure.
   public enum Kind: String, Sendable, Equatable, CaseIterable {
-    /// No such bucket or key (Kodo 612, 631, HTTP 404).
+    /// No such bucket or key (Kodo 612, 631, HTTP 404, OSS `NoSuchKey`).
     case notFound
-    /// Kodo refused the credentials or the request (401, 403), including clock skew.
+    /// The service refused the credentials or the request (401, 403), including clock skew.
     case unauthorized
-    /// A retryable failure (5xx, 573, dropped connections) that outlived every retry.
+    /// A retryable failure (5xx, 573, 429, dropped connections) that outlived every retry.
     case temporary
     /// The service could not be reached: DNS, connect, TLS, timeout.
     case unavailable
@@ -19,7 +21,7 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     case protocolError
     /// Input that cannot be used: a bad key, duration, policy, marker or argument value.
     case invalidInput
-    /// Missing credentials, or an unreadable or invalid configuration file.
+    /// Missing credentials, or an unreadable or invalid configuration.
     case configuration
     /// The work was cancelled (Ctrl-C, SIGTERM).
     case cancelled
@@ -27,31 +29,48 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     case outputClosed
     /// Reading or writing a local file failed (disk full, permission denied).
     case localIO
-    /// Kodo answered with an error that fits no other class (other 4xx, 501, 579, 6xx).
+    /// The service answered with an error that fits no other class (other 4xx, 501, 579, 6xx).
     case rejected
+  }
+
+  /// What the caller can do about a failure; the command line words it.
+  public enum Hint: Sendable, Equatable {
+    /// Downloads from `bucket` need a base URL, and none is bound or configured.
+    case needsDownloadDomain(bucket: String)
+    /// The listing marker was refused: the listing has to start again from the beginning.
+    case restartListing
   }
 
   /// The class of failure.
   public var kind: Kind
   /// What failed and what to do, for a person; one line, no trailing period.
   public var message: String
-  /// The HTTP status of Kodo's answer, when there was one.
+  /// The HTTP status of the service's answer, when there was one.
   public var status: Int?
-  /// Kodo's `error` text from the answer's body, when it sent one.
+  /// The service's error code (OSS's `Code`, such as `NoSuchKey`), when it sent one.
+  public var serviceCode: String?
+  /// The service's error text from the answer's body, when it sent one.
   public var serverMessage: String?
-  /// Kodo's request id (`X-Reqid`), when the answer carried one.
+  /// The service's request id, when the answer carried one.
   public var requestID: String?
+  /// What the caller can do about it, when there is something specific.
+  public var hint: Hint?
+  /// For a failed download: how many body bytes had already reached the destination (0: none,
+  /// so the download can be tried again even where the destination cannot be rewound).
+  public var writtenBytes: Int64?
 
-  /// An error of `kind` with a message and, optionally, what Kodo's answer said.
+  /// An error of `kind` with a message and, optionally, what the service's answer said.
   public init(
-    _ kind: Kind, _ message: String, status: Int? = nil, serverMessage: String? = nil,
-    requestID: String? = nil
+    _ kind: Kind, _ message: String, status: Int? = nil, serviceCode: String? = nil,
+    serverMessage: String? = nil, requestID: String? = nil, hint: Hint? = nil
   ) {
     self.kind = kind
     self.message = message
     self.status = status
+    self.serviceCode = serviceCode
     self.serverMessage = serverMessage
     self.requestID = requestID
+    self.hint = hint
   }
 
   /// The message, with the request id when there is one.
