@@ -21,6 +21,9 @@ let package = Package(
   dependencies: [
     .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+    .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.0"),
+    .package(url: "https://github.com/apple/swift-system", from: "1.7.0"),
+    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
   ],
   targets: [
@@ -35,7 +38,14 @@ let package = Package(
       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
     ),
     // Provider-neutral: model, errors, transport, request pipeline, paging, digests, codecs.
-    .target(name: "StorageCore", dependencies: ["CCurl", "COpenSSL"], swiftSettings: strict),
+    .target(
+      name: "StorageCore",
+      dependencies: [
+        "CCurl", "COpenSSL",
+        .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+      ],
+      swiftSettings: strict
+    ),
     // The Qiniu Kodo provider.
     .target(name: "KodoCore", dependencies: ["StorageCore"], swiftSettings: strict),
     // The commands, as a library that tests run in process.
@@ -45,6 +55,9 @@ let package = Package(
         "StorageCore",
         "KodoCore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        .product(name: "SystemPackage", package: "swift-system"),
+        .product(name: "Logging", package: "swift-log"),
+        .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
       ],
       swiftSettings: strict
     ),

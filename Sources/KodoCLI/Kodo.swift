@@ -2,18 +2,22 @@ public import ArgumentParser
 import KodoCore
 import StorageCore
 
-/// The `kodo` command: the root of every subcommand. `kodo`'s `main.swift` runs it.
+/// The `kodo` command: the root of every subcommand.
+///
+/// `run(arguments:runtime:)` is the one entry point: the executable calls it with the process's
+/// arguments and runtime, tests with their own. Every failure, from parsing to the service, ends
+/// in `ErrorReporting`: one `kodo: error: …` line and the contract's exit code.
 public struct Kodo: AsyncParsableCommand, Sendable {
   public static let configuration = CommandConfiguration(
     commandName: "kodo",
-    abstract: "Browse Qiniu Kodo object storage from the terminal and from scripts.",
+    abstract: "Browse Qiniu Kodo and Aliyun OSS object storage from the terminal and from scripts.",
     discussion: """
-      Credentials come from QINIU_ACCESS_KEY and QINIU_SECRET_KEY, or from the \
-      config file: --config, KODO_CONFIG, $XDG_CONFIG_HOME/kodo/config.json or \
-      ~/.config/kodo/config.json. Exit codes: 0 ok, 64 usage, 65 bad input, \
-      66 not found, 69 unreachable, 75 retries exhausted, 76 bad answer, \
-      77 permission, 78 configuration, 74 local file error, 130 interrupted (SIGINT), \
-      143 terminated (SIGTERM), 1 any other failure.
+      Credentials come from QINIU_ACCESS_KEY and QINIU_SECRET_KEY, or from the config file: \
+      --config, KODO_CONFIG, $XDG_CONFIG_HOME/kodo/config.json or ~/.config/kodo/config.json. \
+      KODO_ENDPOINT points every Kodo service at one base URL (kodo-emulator prints it). \
+      Exit codes: 0 ok, 64 usage, 65 bad input, 66 not found, 69 unreachable, 74 local file \
+      error, 75 retries exhausted, 76 bad answer, 77 permission, 78 configuration, \
+      130 interrupted (SIGINT), 143 terminated (SIGTERM), 1 any other failure.
 
       Examples:
         kodo buckets
@@ -37,4 +41,26 @@ public struct Kodo: AsyncParsableCommand, Sendable {
   /// Usage errors (64) start with the same `kodo: error: ` as every other error; the usage
   /// summary follows on the next lines.
   public static var _errorPrefix: String { "kodo: error: " }
+
+  /// Parses `arguments` (without the program name) and runs the command they name in `runtime`.
+  ///
+  /// - Returns: the exit status.
+  public static func run(arguments: [String], runtime: Runtime) async -> Int32 {
+    await Runtime.$current.withValue(runtime) {
+      var parsed: (any ParsableCommand)?
+      do {
+        var command = try parseAsRoot(arguments)
+        parsed = command
+        if var asynchronous = command as? any AsyncParsableCommand {
+          try await asynchronous.run()
+        } else {
+          try command.run()
+        }
+        return 0
+      } catch {
+        return ErrorReporting.report(
+          error, command: parsed.map { type(of: $0) }, arguments: arguments)
+      }
+    }
+  }
 }

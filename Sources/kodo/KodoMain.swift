@@ -1,9 +1,12 @@
+import Foundation
 import KodoCLI
 
 /// The `kodo` executable: everything it does lives in the `KodoCLI` library.
 @main
 enum KodoMain {
   static func main() async {
-    await Kodo.main()
+    let status = await Kodo.run(
+      arguments: Array(CommandLine.arguments.dropFirst()), runtime: .process)
+    exit(status)
   }
 }

@@ -157,13 +157,16 @@ struct BadInputTests {
     let missing = "/nonexistent-\(UUID()).json"
     expectFailure(
       try CLIRunner().run(["buckets", "--config", missing]), status: 78,
-      containing: "\(missing): it does not exist")
+      containing: "\(missing)\" (from --config): it does not exist")
     expectFailure(
       try CLIRunner("kodo", environment: ["KODO_CONFIG": missing]).run(["ls", "b"]), status: 78,
       containing: missing)
     let directory = try temporaryDirectory()
     expectFailure(
       try CLIRunner().run(["buckets", "--config", directory]), status: 78, containing: directory)
+    expectFailure(
+      try CLIRunner().run(["buckets", "--config", directory]), status: 78,
+      containing: "it is a directory")
 
     let unreadable = try Self.configFile(
       Array(#"{"accessKey":"a","secretKey":"s",\#(Self.hosts)}"#.utf8), mode: 0o000)

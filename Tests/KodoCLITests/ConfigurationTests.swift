@@ -136,7 +136,9 @@ struct ConfigurationTests {
         configFlag: "/nonexistent/kodo.json", profileFlag: nil, environment: [:])
     }
     #expect(error?.kind == .configuration)
-    #expect(error?.message == "cannot read config file /nonexistent/kodo.json: it does not exist")
+    #expect(
+      error?.message
+        == #"cannot read config file "/nonexistent/kodo.json" (from --config): it does not exist"#)
   }
 
   @Test(arguments: [

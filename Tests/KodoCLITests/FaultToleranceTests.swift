@@ -155,7 +155,10 @@ struct FaultToleranceTests {
     #expect(result.lines.count < 2000)
     #expect(!result.stdout.contains("summary") && !result.stdout.contains("objects,"))
     #expect(!result.stdout.contains(#""type":"next""#))
-    #expect(result.stderr.contains("the listing stopped; resume with: kodo ls -r slow --marker "))
+    let resumeWith =
+      "the listing stopped; resume with: kodo ls -r " + (json ? "--json " : "")
+      + "--summarize --page-size 100 slow --marker "
+    #expect(result.stderr.contains(resumeWith), "the resume command keeps the listing's options")
     let marker = try #require(resumeMarker(in: result.stderr))
 
     let rest = try kodo.run(["ls", "-r", "--json", "--marker", marker, "slow"])

@@ -30,7 +30,10 @@ struct SignalAndPipeTests {
     #expect(elapsed < 2, "exited \(elapsed) s after the signal")
     #expect(!result.stderr.contains("kodo: error:"), "an interruption is not an error")
     expectNoCrash(result)
-    #expect(result.stderr.contains("interrupted; resume with: kodo ls -r slow --marker "))
+    #expect(
+      result.stderr.contains(
+        "interrupted; resume with: kodo ls -r " + (json ? "--json " : "")
+          + "--summarize --page-size 100 slow --marker "))
     #expect(result.lines.count % 100 == 0, "only whole pages are printed")
     #expect(!result.stdout.contains("summary") && !result.stdout.contains(#""type":"next""#))
     let marker = try #require(resumeMarker(in: result.stderr))

@@ -69,7 +69,7 @@ struct ClientLoopbackTests {
       }
     }
     try await ScriptedHTTPServer.withServer(script: script) { (server) async throws in
-      #expect(try await Self.kodoClient(server).buckets().map(\.name) == ["a"])
+      #expect(try await Self.kodoClient(server).bucketNames().map(\.name) == ["a"])
       #expect(server.requests.count == 4)
     }
   }
@@ -79,7 +79,9 @@ struct ClientLoopbackTests {
       .respond(.text("<html>bad gateway</html>", status: 502, headers: Self.kodoHeaders))
     }
     try await ScriptedHTTPServer.withServer(script: script) { (server) async throws in
-      let error = await kodoError { _ = try await Self.kodoClient(server, retries: 3).buckets() }
+      let error = await kodoError {
+        _ = try await Self.kodoClient(server, retries: 3).bucketNames()
+      }
       #expect(error?.kind == .temporary)
       #expect(server.requests.count == 3)
     }
@@ -89,7 +91,7 @@ struct ClientLoopbackTests {
     let script: ScriptedHTTPServer.Script = { _ in .hang }
     try await ScriptedHTTPServer.withServer(script: script) { (server) async throws in
       let error = await kodoError {
-        _ = try await Self.kodoClient(server, retries: 1, idle: .seconds(1)).buckets()
+        _ = try await Self.kodoClient(server, retries: 1, idle: .seconds(1)).bucketNames()
       }
       #expect(error?.kind == .unavailable)
     }
@@ -99,7 +101,7 @@ struct ClientLoopbackTests {
     let script: ScriptedHTTPServer.Script = { _ in .hang }
     try await ScriptedHTTPServer.withServer(script: script) { (server) async throws in
       let client = Self.kodoClient(server, retries: 1, idle: .seconds(120))
-      let task = Task { try await client.buckets() }
+      let task = Task { try await client.bucketNames() }
       try await server.waitForRequests(1)
       task.cancel()
       let result = await task.result

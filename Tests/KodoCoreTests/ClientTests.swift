@@ -85,7 +85,7 @@ struct ClientRequestShapeTests {
       .response(.json(200, answers[URLParts(request.url).path] ?? "null"))
     }
     let kodo = client(stub)
-    #expect(try await kodo.buckets().map(\.name) == ["a", "b"])
+    #expect(try await kodo.bucketNames().map(\.name) == ["a", "b"])
     #expect(
       try await kodo.bucketsWithDetails() == [
         Bucket(name: "a", region: "z0", createdAt: 1_700_000_000, shared: "rd")
@@ -122,16 +122,18 @@ struct ClientDecodingTests {
       """#
     let stub = StubTransport(answers: [.response(.json(200, body))])
     let page = try await client(stub).listPage(bucket: "b", prefix: "photos/", delimiter: "/")
-    #expect(page.marker == "bWFyaw==")
+    #expect(page.nextMarker == "bWFyaw==")
     #expect(page.commonPrefixes == ["photos/2024/"])
     #expect(
       page.items[0]
         == ObjectEntry(
-          key: "photos/a.jpg", size: 66441, hash: "Fme3", mimeType: "image/jpeg",
-          putTime: 14_563_802_730_506_377, storageClass: .archiveInstantRetrieval,
-          status: .disabled,
+          key: "photos/a.jpg", size: 66441,
+          putTime: Timestamp(hundredNanoseconds: 14_563_802_730_506_377),
+          storageClass: .kodo(type: 4), mimeType: "image/jpeg", hash: "Fme3", status: .disabled,
           md5: "abc", endUser: "u", meta: ["k": "v"], restoreStatus: .restored,
-          lastModify: 14_563_802_730_506_378, parts: [4_194_304, 123]))
+          lastModified: Timestamp(hundredNanoseconds: 14_563_802_730_506_378),
+          parts: [4_194_304, 123]))
+    #expect(page.items[0].storageClass.name == "archive_ir")
     #expect(page.items[1].key == "bé\n")
     #expect(page.items[1].storageClass.name == "type_9")
     #expect(page.items[1].status == .enabled)
@@ -145,7 +147,7 @@ struct ClientDecodingTests {
     #expect(stat.object.key == "k")
     #expect(stat.object.size == 5_122_935)
     #expect(
-      KodoTime.rfc3339(hundredNanoseconds: stat.object.putTime) == "2013-02-09T07:41:13.4587420Z")
+      stat.object.putTime.rfc3339 == "2013-02-09T07:41:13.4587420Z")
     #expect(stat.expiration == 1_700_000_000)
     #expect(stat.transitionToIA == 1_690_000_000)
     #expect(stat.transitionToArchive == 1_695_000_000)
@@ -200,7 +202,7 @@ struct ClientErrorTests {
       .response(.json(status, "<html>bad gateway</html>")),
       .response(.json(200, #"["a"]"#)),
     ])
-    #expect(try await client(stub).buckets().map(\.name) == ["a"])
+    #expect(try await client(stub).bucketNames().map(\.name) == ["a"])
     #expect(stub.requests.count == 3)
   }
 
@@ -208,7 +210,7 @@ struct ClientErrorTests {
     let stub = StubTransport(answers: [
       .response(.json(503, "<html><body>502 Bad Gateway</body></html>"))
     ])
-    let error = await kodoError { _ = try await client(stub, retries: 3).buckets() }
+    let error = await kodoError { _ = try await client(stub, retries: 3).bucketNames() }
     #expect(error?.kind == .temporary)
     #expect(error?.message.contains("gave up after 3 attempts") == true)
     #expect(error?.message.contains("non-JSON body") == true)
@@ -233,7 +235,7 @@ struct ClientErrorTests {
       .failure(StorageError(.temporary, "connection dropped")),
       .failure(StorageError(.unavailable, "cannot connect to 127.0.0.1:1 (Connection refused)")),
     ])
-    let error = await kodoError { _ = try await client(stub, retries: 3).buckets() }
+    let error = await kodoError { _ = try await client(stub, retries: 3).bucketNames() }
     #expect(error?.kind == .unavailable)
     #expect(error?.message.contains("gave up after 3 attempts") == true)
     #expect(stub.requests.count == 3)
@@ -242,7 +244,7 @@ struct ClientErrorTests {
   @Test func cancellationAndProtocolTransportErrorsAreFinal() async {
     for kind in [StorageError.Kind.cancelled, .protocolError, .outputClosed] {
       let stub = StubTransport(answers: [.failure(StorageError(kind, "x"))])
-      let error = await kodoError { _ = try await client(stub).buckets() }
+      let error = await kodoError { _ = try await client(stub).bucketNames() }
       #expect(error?.kind == kind)
       #expect(stub.requests.count == 1)
     }
@@ -252,10 +254,10 @@ struct ClientErrorTests {
     let noID = HTTPResponse(
       status: 200, headers: ["Content-Type": "application/json"], body: Array(#"["a"]"#.utf8))
     let stub = StubTransport(answers: [.response(noID), .response(.json(200, #"["b"]"#))])
-    let names = try? await client(stub).buckets().map(\.name)
+    let names = try? await client(stub).bucketNames().map(\.name)
     #expect(names == ["b"])
     let always = StubTransport(answers: [.response(noID)])
-    let error = await kodoError { _ = try await client(always, retries: 2).buckets() }
+    let error = await kodoError { _ = try await client(always, retries: 2).bucketNames() }
     #expect(error?.kind == .protocolError)
     #expect(error?.message.contains("X-Reqid") == true)
   }
@@ -270,7 +272,7 @@ struct ClientErrorTests {
       .response(skewed), .response(.json(200, #"["a"]"#, date: "Mon, 01 Jan 2024 02:00:01 GMT")),
     ])
     let kodo = client(stub, observer: { notices.append($0) })
-    #expect(try await kodo.buckets().map(\.name) == ["a"])
+    #expect(try await kodo.bucketNames().map(\.name) == ["a"])
     #expect(stub.requests.count == 2)
     #expect(stub.requests[0].headers["X-Qiniu-Date"] == "20240101T000000Z")
     #expect(stub.requests[1].headers["X-Qiniu-Date"] == "20240101T020000Z")
@@ -279,7 +281,7 @@ struct ClientErrorTests {
     #expect(kodo.deadline(expiresIn: 60) == serverNow + 60)
     // A second 403 skew after correcting is final.
     let stubborn = StubTransport(answers: [.response(skewed)])
-    let error = await kodoError { _ = try await client(stubborn).buckets() }
+    let error = await kodoError { _ = try await client(stubborn).bucketNames() }
     #expect(error?.kind == .unauthorized)
     #expect(error?.message.contains("clock") == true)
   }
@@ -287,7 +289,7 @@ struct ClientErrorTests {
   @Test func verboseEventsRedactAuthorization() async throws {
     let notices = NoticeLog()
     let stub = StubTransport(answers: [.response(.json(503, "{}")), .response(.json(200, "[]"))])
-    _ = try await client(stub, observer: { notices.append($0) }).buckets()
+    _ = try await client(stub, observer: { notices.append($0) }).bucketNames()
     let events = notices.events
     #expect(events.count == 2)
     #expect(events[0].status == 503 && events[0].willRetry && events[0].attempt == 1)
@@ -307,13 +309,13 @@ struct ClientListingTests {
     ]
     let stub = StubTransport { _, index in .response(.json(200, pages[index])) }
     var keys: [String] = []
-    var starts: [String] = []
+    var starts: [String?] = []
     for try await element in client(stub).listPages(bucket: "b", delimiter: "/", pageSize: 2) {
       starts.append(element.startMarker)
       keys += element.page.commonPrefixes + element.page.items.map(\.key)
     }
     #expect(keys == ["a", "d/", "z"])
-    #expect(starts == ["", "m1", "m2", "m3"])
+    #expect(starts == [nil, "m1", "m2", "m3"])
     #expect(
       stub.requests.map { URLParts($0.url).query ?? "" } == [
         "bucket=b&delimiter=%2F&limit=2", "bucket=b&marker=m1&delimiter=%2F&limit=2",
@@ -340,8 +342,11 @@ struct ClientListingTests {
 
   @Test func aMarkerThatDoesNotAdvanceIsAnError() async {
     let stub = StubTransport(answers: [.response(.json(200, #"{"marker":"same","items":[]}"#))])
-    let error = await kodoError { _ = try await client(stub).listPage(bucket: "b", marker: "same") }
+    let error = await kodoError {
+      for try await _ in client(stub).listPages(bucket: "b", marker: "same") {}
+    }
     #expect(error?.kind == .protocolError)
+    #expect(error?.message.contains("goes round in circles") == true)
   }
 
   @Test(arguments: [0, 1001, -1])
@@ -439,13 +444,13 @@ struct RegionDiscoveryTests {
 @Suite("Download URLs")
 struct DownloadURLTests {
   @Test func boundDomainsGetASensibleScheme() {
-    #expect(DownloadDomain.baseURL(forBoundDomain: "cdn.example.com") == "https://cdn.example.com")
+    #expect(BoundDomain.baseURL(for: "cdn.example.com") == "https://cdn.example.com")
     #expect(
-      DownloadDomain.baseURL(forBoundDomain: "x.bkt.clouddn.com") == "http://x.bkt.clouddn.com")
+      BoundDomain.baseURL(for: "x.bkt.clouddn.com") == "http://x.bkt.clouddn.com")
     #expect(
-      DownloadDomain.baseURL(forBoundDomain: "127.0.0.1:9000/dl/b") == "http://127.0.0.1:9000/dl/b")
+      BoundDomain.baseURL(for: "127.0.0.1:9000/dl/b") == "http://127.0.0.1:9000/dl/b")
     #expect(
-      DownloadDomain.baseURL(forBoundDomain: "http://127.0.0.1:9000/dl/b")
+      BoundDomain.baseURL(for: "http://127.0.0.1:9000/dl/b")
         == "http://127.0.0.1:9000/dl/b")
   }
 
@@ -454,23 +459,27 @@ struct DownloadURLTests {
     )
     let kodo = client(stub)
     #expect(
-      try await kodo.downloadDomain(bucket: "b", explicit: "http://x", configured: "http://y")
-        .baseURL == "http://x")
+      try await kodo.downloadDomain(
+        bucket: "b", choice: DomainChoice(explicit: "http://x", configured: "http://y")
+      ).baseURL == "http://x")
     #expect(
-      try await kodo.downloadDomain(bucket: "b", explicit: nil, configured: "http://y").source
-        == .configured)
+      try await kodo.downloadDomain(bucket: "b", choice: DomainChoice(configured: "http://y"))
+        .source == .configured)
     #expect(stub.requests.isEmpty, "an explicit or configured domain makes no request")
-    let bound = try await kodo.downloadDomain(bucket: "b", explicit: nil, configured: nil)
+    let bound = try await kodo.downloadDomain(bucket: "b", choice: DomainChoice())
     #expect(
       bound
         == DownloadDomain(
-          baseURL: "https://a.example.com", source: .bound, alternatives: ["https://b.example.com"])
+          baseURL: "https://a.example.com", source: .service,
+          alternatives: ["https://b.example.com"])
     )
     let none = StubTransport(answers: [.response(.json(200, "[]"))])
     let error = await kodoError {
-      _ = try await client(none).downloadDomain(bucket: "b", explicit: nil, configured: nil)
+      _ = try await client(none).downloadDomain(bucket: "b", choice: DomainChoice())
     }
     #expect(error?.kind == .configuration)
+    #expect(error?.hint == .needsDownloadDomain(bucket: "b"))
+    #expect(error?.message.contains("--") == false, "the library names no command-line flag")
   }
 
   @Test func signedURLMatchesTheVectorRule() {

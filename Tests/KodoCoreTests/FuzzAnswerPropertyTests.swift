@@ -20,7 +20,7 @@ struct FuzzAnswerPropertyTests {
     try decode(bytes) { (reader) throws(JSONReader.Failure) in try Decode.listPage(&reader) }
   }
 
-  static func stat(_ bytes: [UInt8]) throws(StorageError) -> ObjectStat {
+  static func stat(_ bytes: [UInt8]) throws(StorageError) -> ObjectDetails {
     try decode(bytes) { (reader) throws(JSONReader.Failure) in
       try Decode.objectFields(&reader, key: statKey)
     }
@@ -412,7 +412,7 @@ struct FuzzAnswerPropertyTests {
 
   @Test func escapesDecode() throws {
     let text = #"{"marker":"\uD83D\uDE00\u0000\u00e9\/\"\\\b\f\n\r\t\u2028"}"#
-    #expect(try Self.list(Array(text.utf8)).marker == "😀\u{0}é/\"\\\u{8}\u{C}\n\r\t\u{2028}")
+    #expect(try Self.list(Array(text.utf8)).nextMarker == "😀\u{0}é/\"\\\u{8}\u{C}\n\r\t\u{2028}")
   }
 
   @Test(arguments: [
@@ -429,7 +429,7 @@ struct FuzzAnswerPropertyTests {
     let items = Array(repeating: #"{"key":"a","fsize":1}"#, count: 20_000).joined(separator: ",")
     let text = #"{"marker":"\#(key)","items":[\#(items)],"x":\#(Self.repeated("1", 100_000))}"#
     let page = try Self.list(Array(text.utf8))
-    #expect(page.marker == key)
+    #expect(page.nextMarker == key)
     #expect(page.items.count == 20_000)
   }
 

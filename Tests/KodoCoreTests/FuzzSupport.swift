@@ -255,25 +255,25 @@ func stringMember(
 /// A random object called `key`, with every optional field present or absent at random.
 func randomEntry(_ rng: inout some RandomNumberGenerator, key: String) -> ObjectEntry {
   ObjectEntry(
-    key: key, size: rng.int64(), hash: rng.chance(20) ? "" : rng.text(),
-    mimeType: rng.chance(20) ? "" : rng.text(), putTime: rng.int64(),
-    storageClass: StorageClass(code: Int(rng.chance(50) ? Int64(rng.int(0...6)) : rng.int64())),
+    key: key, size: rng.int64(), putTime: Timestamp(hundredNanoseconds: rng.int64()),
+    storageClass: .kodo(type: Int(rng.chance(50) ? Int64(rng.int(0...6)) : rng.int64())),
+    mimeType: rng.chance(20) ? "" : rng.text(), hash: rng.chance(20) ? "" : rng.text(),
     status: ObjectStatus(code: Int(rng.chance(50) ? Int64(rng.int(0...2)) : rng.int64())),
     md5: rng.chance(50) ? rng.text() : nil, endUser: rng.chance(50) ? rng.text() : nil,
     meta: rng.chance(50)
       ? Dictionary(
         (0..<rng.int(0...3)).map { _ in (rng.text(), rng.text()) }, uniquingKeysWith: { $1 })
       : nil,
-    restoreStatus: rng.chance(50) ? RestoreStatus(code: Int(rng.int64())) : nil,
-    lastModify: rng.chance(50) ? rng.int64() : nil,
+    restoreStatus: rng.chance(50) ? RestoreStatus.kodo(code: Int(rng.int64())) : nil,
+    lastModified: rng.chance(50) ? Timestamp(hundredNanoseconds: rng.int64()) : nil,
     parts: rng.chance(30) ? (0..<rng.int(0...4)).map { _ in rng.int64() } : nil)
 }
 
-private func code(_ status: ObjectStatus) -> Int64 {
+private func code(_ status: ObjectStatus?) -> Int64 {
   switch status {
-  case .enabled: 0
-  case .disabled: 1
-  case .unknown(let code): Int64(code)
+  case .enabled?, nil: 0
+  case .disabled?: 1
+  case .unknown(let code)?: Int64(code)
   }
 }
 
@@ -281,7 +281,7 @@ private func code(_ status: RestoreStatus) -> Int64 {
   switch status {
   case .restoring: 1
   case .restored: 2
-  case .unknown(let code): Int64(code)
+  case .other(let name): Int64(name.dropFirst("status_".count)) ?? 0
   }
 }
 
@@ -308,8 +308,8 @@ func entryMembers(_ entry: ObjectEntry, _ rng: inout some RandomNumberGenerator)
   members += integerMember("fsize", entry.size, default: 0, &rng)
   members += stringMember("hash", entry.hash, nullMeansEmpty: true, &rng)
   members += stringMember("mimeType", entry.mimeType, nullMeansEmpty: true, &rng)
-  members += integerMember("putTime", entry.putTime, default: 0, &rng)
-  members += integerMember("type", Int64(entry.storageClass.code), default: 0, &rng)
+  members += integerMember("putTime", entry.putTime.hundredNanoseconds, default: 0, &rng)
+  members += integerMember("type", Int64(entry.storageClass.kodoType ?? 0), default: 0, &rng)
   members += integerMember("status", code(entry.status), default: 0, &rng)
   members += stringMember("md5", entry.md5, &rng)
   members += stringMember("endUser", entry.endUser, &rng)
@@ -317,7 +317,7 @@ func entryMembers(_ entry: ObjectEntry, _ rng: inout some RandomNumberGenerator)
     members.append(.init("x-qn-meta", .object(meta.map { .init($0.key, .string($0.value)) })))
   }
   members += integerMember("restoreStatus", entry.restoreStatus.map(code), &rng)
-  members += integerMember("lastModify", entry.lastModify, &rng)
+  members += integerMember("lastModify", entry.lastModified?.hundredNanoseconds, &rng)
   if let parts = entry.parts {
     members.append(.init("parts", .array(parts.map { .number(rng.integerText($0)) })))
   } else if rng.chance(30) {
@@ -329,11 +329,11 @@ func entryMembers(_ entry: ObjectEntry, _ rng: inout some RandomNumberGenerator)
 /// A stat answer and what it must decode to (for the key `statKey`).
 let statKey = "fuzz/key"
 
-func randomStatAnswer(_ rng: inout some RandomNumberGenerator) -> (JSONValue, ObjectStat) {
+func randomStatAnswer(_ rng: inout some RandomNumberGenerator) -> (JSONValue, ObjectDetails) {
   let withKey = rng.chance(20)
   let key = withKey ? rng.text() : statKey
   let entry = randomEntry(&rng, key: key)
-  var stat = ObjectStat(object: entry)
+  var stat = ObjectDetails(object: entry)
   var members = entryMembers(entry, &rng)
   if withKey { members.append(.init("key", .string(entry.key))) }
   let lifecycle = [
@@ -357,14 +357,15 @@ func randomStatAnswer(_ rng: inout some RandomNumberGenerator) -> (JSONValue, Ob
 
 /// A list answer and the page it must decode to.
 func randomListAnswer(_ rng: inout some RandomNumberGenerator) -> (JSONValue, ListPage) {
-  var page = ListPage(marker: rng.chance(30) ? "" : rng.text(1...20))
+  let marker = rng.chance(30) ? "" : rng.text(1...20)
+  var page = ListPage(nextMarker: marker.isEmpty ? nil : marker)
   page.commonPrefixes = (0..<rng.pick([0, 0, 1, 3])).map { _ in rng.text() }
   for _ in 0..<rng.pick([0, 1, 2, 5]) {
     let key = rng.text()
     page.items.append(randomEntry(&rng, key: key))
   }
   var members: [JSONValue.Member] = []
-  members += stringMember("marker", page.marker, nullMeansEmpty: true, &rng)
+  members += stringMember("marker", marker, nullMeansEmpty: true, &rng)
   if !page.commonPrefixes.isEmpty || rng.chance(50) {
     members.append(.init("commonPrefixes", .array(page.commonPrefixes.map { .string($0) })))
   } else if rng.chance(50) {

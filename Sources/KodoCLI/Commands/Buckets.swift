@@ -1,5 +1,4 @@
 import ArgumentParser
-import KodoCore
 import StorageCore
 
 struct Buckets: KodoCommand {
@@ -16,40 +15,35 @@ struct Buckets: KodoCommand {
   @ParentCommand var root: Kodo
 
   func execute(_ context: Context) async throws {
-    let client = try context.client()
-    var buckets: [Bucket]
-    do {
-      buckets = try await client.bucketsWithDetails()
-    } catch {
-      // Older deployments have no /v2/buckets: fall back to names only.
-      guard [.notFound, .rejected, .protocolError].contains(error.kind) else { throw error }
-      buckets = try await client.buckets()
-    }
-    let output = OutputStream(fileDescriptor: 1)
+    let buckets = try await context.provider().buckets()
+    let output = OutputStream.standardOutput()
     if context.options.json {
       for bucket in buckets {
         var line = JSONLine()
         line.string("name", bucket.name)
         line.string("region", bucket.region)
         line.bool("private", bucket.isPrivate)
-        line.string("ctime", bucket.createdAt.map(KodoTime.rfc3339(unixSeconds:)))
+        line.string("ctime", bucket.createdAt.map(Timestamp.rfc3339(unixSeconds:)))
         line.string("shared", bucket.shared)
         line.string("remark", bucket.remark)
+        line.string("storageClass", bucket.storageClass?.name)
         try output.write(bytes: line.finish())
       }
     } else {
-      let width = max(4, buckets.map { DisplayText.escaped($0.name).count }.max() ?? 0)
-      for bucket in buckets {
-        var row = Human.padRight(DisplayText.escaped(bucket.name), width)
-        row += "  " + Human.padRight(bucket.region ?? "-", 14)
-        row += "  " + Human.padRight(bucket.createdAt.map(Human.localTime) ?? "-", 16)
-        var notes: [String] = []
+      let names = buckets.map { DisplayText(escaping: $0.name) }
+      let width = max(4, names.map(\.text.count).max() ?? 0)
+      for (bucket, name) in zip(buckets, names) {
+        var row = Human.padRight(name, width)
+        row += "  " + Human.padRight(DisplayText(escaping: bucket.region ?? "-"), 14)
+        row +=
+          "  "
+          + Human.padRight(DisplayText(escaping: bucket.createdAt.map(Human.localTime) ?? "-"), 16)
+        var notes: [DisplayText] = []
         if bucket.isPrivate == true { notes.append("private") }
         if let shared = bucket.shared { notes.append("shared (\(shared))") }
-        if let remark = bucket.remark { notes.append(DisplayText.escaped(remark)) }
-        row += "  " + notes.joined(separator: ", ")
-        while row.hasSuffix(" ") { row.removeLast() }
-        try output.write(row + "\n")
+        if let remark = bucket.remark { notes.append(DisplayText(escaping: remark)) }
+        row += "  " + DisplayText.joined(notes, separator: ", ")
+        try output.line(DisplayText(escaping: row.text.trimmingTrailingSpaces()))
       }
     }
     try output.flush()
@@ -58,8 +52,10 @@ struct Buckets: KodoCommand {
 
 struct Domains: KodoCommand {
   static let configuration = CommandConfiguration(
-    abstract: "List the download domains bound to a bucket.",
+    abstract: "List the base URLs a bucket's objects can be fetched from.",
     discussion: """
+      On Kodo, the domains bound to the bucket.
+
       Examples:
         kodo domains photos
         kodo domains --json photos
@@ -74,18 +70,30 @@ struct Domains: KodoCommand {
 
   func execute(_ context: Context) async throws {
     let bucket = try context.bucket(self.bucket)
-    let domains = try await context.client().domains(bucket)
-    let output = OutputStream(fileDescriptor: 1)
+    let provider = try context.provider()
+    try provider.validateBucketName(bucket)
+    let domains = try await provider.domains(bucket: bucket)
+    let output = OutputStream.standardOutput()
     for domain in domains {
       if context.options.json {
         var line = JSONLine()
-        line.string("domain", domain)
-        line.string("baseURL", DownloadDomain.baseURL(forBoundDomain: domain))
+        line.string("domain", domain.domain)
+        line.string("baseURL", domain.baseURL)
+        if domain.kind != "bound" { line.string("kind", domain.kind) }
         try output.write(bytes: line.finish())
       } else {
-        try output.write(DisplayText.escaped(domain) + "\n")
+        try output.line(DisplayText(escaping: domain.domain))
       }
     }
     try output.flush()
+  }
+}
+
+extension String {
+  /// The string without spaces at its end.
+  fileprivate func trimmingTrailingSpaces() -> String {
+    var text = Substring(self)
+    while text.last == " " { text.removeLast() }
+    return String(text)
   }
 }

@@ -1,29 +1,16 @@
 import ArgumentParser
 import Foundation
-import KodoCore
 import StorageCore
-import Synchronization
-
-/// Downloads share the URL logic of `url`: a short-lived signed URL on the chosen domain.
-enum Fetch {
-  static func prepare(bucket: String, key: String, context: Context, download: DownloadOptions)
-    async throws -> (
-      client: KodoClient, stat: ObjectStat, url: String
-    )
-  {
-    let client = try context.client()
-    let stat = try await client.stat(bucket: bucket, key: key)
-    let domain = try await download.resolve(bucket: bucket, context: context, client: client)
-    let url = client.downloadURL(
-      domain: domain.baseURL, key: key, deadline: client.deadline(expiresIn: 3600))
-    return (client, stat, url)
-  }
-}
+import SystemPackage
 
 struct Cat: KodoCommand {
   static let configuration = CommandConfiguration(
     abstract: "Write an object's bytes to stdout, streaming.",
     discussion: """
+      A download that fails before any byte was written is retried; once bytes have reached \
+      stdout, it is not (stdout is never rewound or truncated, so `kodo cat KEY >> file` is \
+      safe).
+
       Examples:
         kodo cat logs 2024-06-01/app.log | grep ERROR
         kodo cat photos 2024/beach.jpg > beach.jpg
@@ -38,15 +25,24 @@ struct Cat: KodoCommand {
 
   func execute(_ context: Context) async throws {
     let (bucket, key) = try object.resolve(context)
-    let (client, stat, url) = try await Fetch.prepare(
-      bucket: bucket, key: key, context: context, download: download)
-    // A regular file on stdout can be rewound for a retry; a pipe or terminal cannot.
-    var info = Foundation.stat()
-    let seekable =
-      fstat(1, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG && lseek(1, 0, SEEK_CUR) == 0
-    let rewind: (@Sendable () -> Bool)? =
-      seekable ? { @Sendable in ftruncate(1, 0) == 0 && lseek(1, 0, SEEK_SET) == 0 } : nil
-    _ = try await client.download(url: url, to: 1, expectedSize: stat.object.size, rewind: rewind)
+    try await Self.stream(
+      bucket: bucket, key: key, context: context, download: download, arguments: object.arguments)
+  }
+
+  /// Streams the object to stdout (`cat`, and `get -o -`).
+  static func stream(
+    bucket: String, key: String, context: Context, download: DownloadOptions, arguments: [String]
+  ) async throws {
+    let provider = try context.provider()
+    try provider.validateBucketName(bucket)
+    let details = try await NotFoundAdvice.stat(
+      provider, bucket: bucket, key: key, arguments: arguments)
+    let output = context.runtime.standardOutput
+    _ = try await provider.download(
+      DownloadRequest(
+        bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
+        expectedSize: details.object.size),
+      to: output, rewind: Rewind.toCurrentOffset(of: output))
   }
 }
 
@@ -54,9 +50,11 @@ struct Get: KodoCommand {
   static let configuration = CommandConfiguration(
     abstract: "Download an object to a file, checking its size and hash.",
     discussion: """
-      The object is written to a temporary file next to the destination and renamed when it is \
-      complete and its size and Kodo hash (qetag) match, so an interrupted download never leaves \
-      a truncated file under the final name. An existing file is kept unless --force.
+      The object is written to a new temporary file next to the destination and moved there only \
+      when it is complete and its size and hash (Kodo's qetag) match, so an interrupted download \
+      never leaves a truncated file under the final name, and no file or link found at the \
+      destination is written through. An existing file is kept unless --force. -o - writes to \
+      stdout.
 
       Examples:
         kodo get photos 2024/beach.jpg                # writes ./beach.jpg
@@ -72,7 +70,7 @@ struct Get: KodoCommand {
   @Option(
     name: .shortAndLong,
     help: ArgumentHelp(
-      "Where to write (default: the key's last path segment; a directory keeps that name).",
+      "Where to write (default: the key's last path segment; a directory keeps that name; - for stdout).",
       valueName: "PATH"))
   var output: String?
 
@@ -83,90 +81,91 @@ struct Get: KodoCommand {
 
   func execute(_ context: Context) async throws {
     let (bucket, key) = try object.resolve(context)
-    let name =
-      key.split(separator: "/", omittingEmptySubsequences: true).last.map(String.init) ?? ""
-    var destination = output ?? name
-    var isDirectory: ObjCBool = false
-    if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory),
-      isDirectory.boolValue
-    {
-      destination = (destination as NSString).appendingPathComponent(name)
+    if output == "-" {
+      try await Cat.stream(
+        bucket: bucket, key: key, context: context, download: download,
+        arguments: object.arguments)
+      return
     }
-    guard !destination.isEmpty, !name.isEmpty || output != nil else {
+    let destination = try destination(for: key)
+    if !force && DownloadFile.exists(destination) {
       throw StorageError(
-        .invalidInput, "the key \(DisplayText.quoted(key)) has no file name; give one with -o PATH")
+        .invalidInput,
+        "\(DisplayText.quoted(destination.string)) exists; pass --force to replace it")
     }
-    if !force && FileManager.default.fileExists(atPath: destination) {
-      throw StorageError(.invalidInput, "\(destination) exists; use --force to replace it")
+    let provider = try context.provider()
+    try provider.validateBucketName(bucket)
+    let details = try await NotFoundAdvice.stat(
+      provider, bucket: bucket, key: key, arguments: object.arguments)
+    let file = try DownloadFile.create(for: destination)
+    var committed = false
+    defer { file.close(committed: committed) }
+    _ = try await provider.download(
+      DownloadRequest(
+        bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
+        expectedSize: details.object.size),
+      to: file.descriptor.rawValue, rewind: { file.rewind() })
+    try file.finish()
+    let check = provider.integrityCheck(for: details)
+    let digest = try check.map { check throws(StorageError) in
+      try check.compute(file.temporary.string)
     }
-    let (client, stat, url) = try await Fetch.prepare(
-      bucket: bucket, key: key, context: context, download: download)
-    let directory = (destination as NSString).deletingLastPathComponent
-    let temporary =
-      (directory.isEmpty ? "." : directory)
-      + "/.\((destination as NSString).lastPathComponent).kodo-\(getpid()).part"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    guard descriptor >= 0 else {
-      throw StorageError(
-        .localIO, "cannot create \(temporary): \(String(cString: strerror(errno)))")
-    }
-    TemporaryFiles.register(temporary)
-    var keep = false
-    defer {
-      close(descriptor)
-      if !keep { unlink(temporary) }
-      TemporaryFiles.unregister(temporary)
-    }
-    _ = try await client.download(
-      url: url, to: descriptor, expectedSize: stat.object.size,
-      rewind: { ftruncate(descriptor, 0) == 0 && lseek(descriptor, 0, SEEK_SET) == 0 })
-    guard fsync(descriptor) == 0 else {
-      throw StorageError(.localIO, "cannot write \(temporary): \(String(cString: strerror(errno)))")
-    }
-    let hash: String
-    do {
-      hash = try QETag.hash(fileAt: temporary)
-    } catch {
-      throw StorageError(.localIO, "\(error)")
-    }
-    guard hash == stat.object.hash else {
+    if let check, let digest, digest != check.expected {
       throw StorageError(
         .protocolError,
-        "the downloaded data's hash \(hash) does not match Kodo's \(DisplayText.escaped(stat.object.hash)); nothing was written to \(destination)"
+        "the downloaded data's \(check.name) \(digest) does not match the service's \(DisplayText.escaped(check.expected)); nothing was written to \(DisplayText.quoted(destination.string))"
       )
     }
-    if !force && FileManager.default.fileExists(atPath: destination) {
-      throw StorageError(
-        .invalidInput, "\(destination) appeared while downloading; use --force to replace it")
-    }
-    guard rename(temporary, destination) == 0 else {
-      throw StorageError(
-        .localIO,
-        "cannot rename \(temporary) to \(destination): \(String(cString: strerror(errno)))")
-    }
-    keep = true
-    if !context.options.json {
-      Diagnostics.note("wrote \(destination) (\(stat.object.size) bytes)")
-    } else {
-      let out = OutputStream(fileDescriptor: 1)
+    try file.commit(replacing: force)
+    committed = true
+    if context.options.json {
+      let out = OutputStream.standardOutput()
       var line = JSONLine()
       line.string("key", key)
-      line.string("path", destination)
-      line.int("size", stat.object.size)
-      line.string("hash", hash)
+      line.string("path", destination.string)
+      line.int("size", details.object.size)
+      line.string("hash", digest)
       try out.write(bytes: line.finish())
       try out.flush()
+    } else {
+      Diagnostics.note(
+        "wrote \(DisplayText(quoting: destination.string)) (\(details.object.size) bytes)")
     }
+  }
+
+  /// `-o PATH` (a directory keeps the key's file name), else the key's last path segment.
+  private func destination(for key: String) throws -> FilePath {
+    let name = DownloadFile.defaultName(for: key)
+    func requireName() throws -> String {
+      guard let name else {
+        throw StorageError(
+          .invalidInput,
+          "the key \(DisplayText.quoted(key)) gives no usable file name (it is empty, ends in '/', or its last segment is '.' or '..'); name the file with -o PATH"
+        )
+      }
+      return name
+    }
+    guard let output, !output.isEmpty else { return FilePath(try requireName()) }
+    let path = FilePath(output)
+    if DownloadFile.isDirectory(path) { return path.appending(try requireName()) }
+    return path
   }
 }
 
-/// Temporary files to remove if a signal ends the process before the command can.
-enum TemporaryFiles {
-  private static let paths = Mutex(Set<String>())
-
-  static func register(_ path: String) { _ = paths.withLock { $0.insert(path) } }
-  static func unregister(_ path: String) { _ = paths.withLock { $0.remove(path) } }
-  static func removeAll() {
-    for path in paths.withLock({ $0 }) { unlink(path) }
+/// Whether stdout can be taken back to where the download started, for a retry after some bytes
+/// were written.
+enum Rewind {
+  /// For a regular file opened without `O_APPEND` (`> file`): truncating it back to its offset
+  /// now drops only what this download wrote. For anything else (a pipe, a terminal, `>> file`,
+  /// where another writer may append too) `nil`: only a download that wrote nothing yet is
+  /// tried again, and earlier contents are never touched.
+  static func toCurrentOffset(of descriptor: Int32) -> (@Sendable () -> Bool)? {
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+    let flags = fcntl(descriptor, F_GETFL)
+    guard flags >= 0, flags & O_APPEND == 0 else { return nil }
+    let start = lseek(descriptor, 0, SEEK_CUR)
+    guard start >= 0 else { return nil }
+    return { ftruncate(descriptor, start) == 0 && lseek(descriptor, start, SEEK_SET) == start }
   }
 }

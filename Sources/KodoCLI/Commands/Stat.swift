@@ -1,12 +1,12 @@
 import ArgumentParser
-import KodoCore
 import StorageCore
 
 struct Stat: KodoCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Show every field Kodo keeps about one object.",
+    abstract: "Show every field the service keeps about one object.",
     discussion: """
-      Times are shown both in local time and exactly as Kodo stores them (putTime in 100 ns units).
+      Times are shown both in local time and exactly as the service stores them (Kodo's putTime \
+      in 100 ns units).
 
       Examples:
         kodo stat photos 2024/beach.jpg
@@ -22,70 +22,43 @@ struct Stat: KodoCommand {
 
   func execute(_ context: Context) async throws {
     let (bucket, key) = try object.resolve(context)
-    let stat = try await context.client().stat(bucket: bucket, key: key)
-    let output = OutputStream(fileDescriptor: 1)
+    let provider = try context.provider()
+    try provider.validateBucketName(bucket)
+    let details = try await NotFoundAdvice.stat(
+      provider, bucket: bucket, key: key, arguments: object.arguments)
+    let output = OutputStream.standardOutput()
     if context.options.json {
       var line = JSONLine()
-      stat.object.appendJSONFields(to: &line)
-      line.string("expiration", stat.expiration.map(KodoTime.rfc3339(unixSeconds:)))
-      line.string("transitionToIA", stat.transitionToIA.map(KodoTime.rfc3339(unixSeconds:)))
-      line.string(
-        "transitionToArchiveIR", stat.transitionToArchiveIR.map(KodoTime.rfc3339(unixSeconds:)))
-      line.string(
-        "transitionToArchive", stat.transitionToArchive.map(KodoTime.rfc3339(unixSeconds:)))
-      line.string(
-        "transitionToDeepArchive", stat.transitionToDeepArchive.map(KodoTime.rfc3339(unixSeconds:)))
+      details.appendJSONFields(to: &line)
       try output.write(bytes: line.finish())
     } else {
-      try output.write(Self.describe(stat, bucket: bucket))
+      for row in StatRenderer.describe(details, bucket: bucket) { try output.line(row) }
     }
     try output.flush()
   }
+}
 
-  static func describe(_ stat: ObjectStat, bucket: String) -> String {
-    let object = stat.object
-    var rows: [(String, String)] = [
-      ("Bucket", DisplayText.escaped(bucket)),
-      ("Key", DisplayText.escaped(object.key)),
-      ("Size", "\(object.size) bytes (\(Human.size(object.size)))"),
-      ("Hash", DisplayText.escaped(object.hash)),
-      ("MIME type", DisplayText.escaped(object.mimeType)),
-      ("Put time", timeRow(hundredNanoseconds: object.putTime)),
-      ("Storage class", "\(object.storageClass.name) (type \(object.storageClass.code))"),
-      ("Status", object.status.name),
-    ]
-    if let lastModify = object.lastModify {
-      rows.append(("Last modified", timeRow(hundredNanoseconds: lastModify)))
-    }
-    if let restore = object.restoreStatus { rows.append(("Restore status", restore.name)) }
-    if let md5 = object.md5 { rows.append(("MD5", DisplayText.escaped(md5))) }
-    if let endUser = object.endUser { rows.append(("End user", DisplayText.escaped(endUser))) }
-    let lifecycle: [(String, Int64?)] = [
-      ("Expires", stat.expiration), ("To IA", stat.transitionToIA),
-      ("To archive IR", stat.transitionToArchiveIR), ("To archive", stat.transitionToArchive),
-      ("To deep archive", stat.transitionToDeepArchive),
-    ]
-    for (label, value) in lifecycle {
-      if let value {
-        rows.append(
-          (
-            label,
-            "\(Human.localTimeLong(value))  (\(KodoTime.rfc3339(unixSeconds: value)), \(value))"
-          ))
+/// What to say when an object is not found: it may be a folder, or a bucket and a key written as
+/// one argument.
+enum NotFoundAdvice {
+  /// `provider.stat`, with a not-found error that says what to do.
+  static func stat(
+    _ provider: any StorageProvider, bucket: String, key: String, arguments: [String]
+  ) async throws(StorageError) -> ObjectDetails {
+    do {
+      return try await provider.stat(bucket: bucket, key: key)
+    } catch  where error.kind == .notFound {
+      var failure = error
+      if key.hasSuffix("/") {
+        failure.message +=
+          "; \(DisplayText.quoted(key)) names a folder: list it with kodo ls \(bucket)/\(key)"
+      } else if arguments.count == 1, let slash = key.firstIndex(of: "/") {
+        let first = key[..<slash]
+        let rest = key[key.index(after: slash)...]
+        failure.message +=
+          "; to name a bucket and a key, give them as two arguments: \(first) \(rest)"
       }
+      throw failure
     }
-    if let parts = object.parts {
-      rows.append(("Parts", parts.map(String.init).joined(separator: ", ")))
-    }
-    for (name, value) in (object.meta ?? [:]).sorted(by: { $0.key < $1.key }) {
-      rows.append(("x-qn-meta-" + DisplayText.escaped(name), DisplayText.escaped(value)))
-    }
-    let width = rows.map(\.0.count).max() ?? 0
-    return rows.map { Human.padRight($0.0 + ":", width + 1) + " " + $0.1 }.joined(separator: "\n")
-      + "\n"
-  }
-
-  private static func timeRow(hundredNanoseconds value: Int64) -> String {
-    "\(Human.localTimeLong(KodoTime.unixSeconds(hundredNanoseconds: value)))  (\(KodoTime.rfc3339(hundredNanoseconds: value)), \(value))"
   }
 }

@@ -116,6 +116,12 @@ struct Token: AsyncParsableCommand {
         else {
           throw ValidationError("--header must look like 'X-Qiniu-Name: value'")
         }
+        let name = header[..<colon].trimmingCharacters(in: .whitespaces)
+        guard name.lowercased().hasPrefix("x-qiniu-"), name.count > 8 else {
+          throw ValidationError(
+            "--header \(DisplayText.quoted(name)) would not be signed: the Qiniu signature covers only X-Qiniu-* headers (besides the method, path, Host, Content-Type and body)"
+          )
+        }
       }
       guard !method.isEmpty, method.allSatisfy({ $0.isLetter }) else {
         throw ValidationError("--method must be an HTTP method such as GET or POST")
@@ -198,7 +204,7 @@ struct Token: AsyncParsableCommand {
       let deadline = self.deadline ?? DownloadURL.deadline(expiresIn: seconds)
       let json = try UploadToken.policyJSON(scope: scope, deadline: deadline, extra: extra)
       let token = UploadToken.token(policyJSON: json, credentials: credentials)
-      let output = OutputStream(fileDescriptor: 1)
+      let output = OutputStream.standardOutput()
       if context.options.json {
         var line = JSONLine()
         line.string("token", token)
@@ -206,7 +212,7 @@ struct Token: AsyncParsableCommand {
         line.raw("policy", json: json)
         try output.write(bytes: line.finish())
       } else {
-        try output.write(token + "\n")
+        try output.line(DisplayText(escaping: token))
       }
       try output.flush()
     }
@@ -216,21 +222,21 @@ struct Token: AsyncParsableCommand {
 enum TokenOutput {
   static func requireURL(_ url: String) throws(StorageError) {
     let parts = URLParts(url)
-    guard parts.scheme == "http" || parts.scheme == "https", !parts.host.isEmpty else {
+    guard parts.isHTTPWithHost else {
       throw StorageError(
         .invalidInput, "expected an http:// or https:// URL, got \(DisplayText.quoted(url))")
     }
   }
 
   static func print(context: Context, authorization: String, date: String?) throws(StorageError) {
-    let output = OutputStream(fileDescriptor: 1)
+    let output = OutputStream.standardOutput()
     if context.options.json {
       var line = JSONLine()
       line.string("authorization", authorization)
       line.string("xQiniuDate", date)
       try output.write(bytes: line.finish())
     } else {
-      try output.write(authorization + "\n")
+      try output.line(DisplayText(escaping: authorization))
     }
     try output.flush()
   }

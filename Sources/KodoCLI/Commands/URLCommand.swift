@@ -1,50 +1,16 @@
 import ArgumentParser
 import Foundation
-import KodoCore
 import StorageCore
-
-/// How `url`, `cat` and `get` pick the domain and sign.
-struct DownloadOptions: ParsableArguments {
-  @Option(
-    help: ArgumentHelp(
-      "Download base URL, scheme included (default: the config's domains[BUCKET], else the bucket's first bound domain).",
-      valueName: "BASE_URL"))
-  var domain: String?
-
-  func validate() throws {
-    if let domain {
-      let parts = URLParts(domain)
-      guard parts.scheme == "http" || parts.scheme == "https", !parts.host.isEmpty,
-        parts.query == nil
-      else {
-        throw ValidationError(
-          "--domain must be a base URL with http:// or https://, such as https://cdn.example.com")
-      }
-    }
-  }
-
-  /// Resolves the domain, saying on stderr which one was picked when the bucket has several.
-  func resolve(bucket: String, context: Context, client: KodoClient) async throws -> DownloadDomain
-  {
-    let picked = try await client.downloadDomain(
-      bucket: bucket, explicit: domain, configured: context.configuration.domains[bucket])
-    if picked.source == .bound && !picked.alternatives.isEmpty {
-      Diagnostics.note(
-        "bucket \(DisplayText.escaped(bucket)) has \(picked.alternatives.count + 1) domains; using \(picked.baseURL) (choose with --domain)"
-      )
-    }
-    return picked
-  }
-}
 
 struct URLCommand: KodoCommand {
   static let configuration = CommandConfiguration(
     commandName: "url",
-    abstract: "Print a download URL for an object, signed for private buckets unless --public.",
+    abstract: "Print a download URL for an object: signed, unless --public.",
     discussion: """
-      The key is percent-encoded in the path (every byte except A-Z a-z 0-9 - _ . ~ /) and the \
-      signature covers exactly the printed URL. With --domain or a configured domain, url makes \
-      no network request.
+      Every URL is signed to work until its deadline, whether the bucket is private or not; \
+      --public prints the plain URL for public buckets. The key is percent-encoded in the path \
+      (every byte except A-Z a-z 0-9 - _ . ~ /) and the signature covers exactly the printed \
+      URL. With --domain or a configured domain, url makes no network request.
 
       Examples:
         kodo url photos 2024/beach.jpg
@@ -62,11 +28,11 @@ struct URLCommand: KodoCommand {
     help: ArgumentHelp(
       "How long the URL works: seconds, or 90s, 15m, 2h, 7d (default 3600).", valueName: "DURATION")
   )
-  var expires: String = "3600"
+  var expires: String?
 
   @Option(
     help: ArgumentHelp(
-      "When the URL stops working, in Unix seconds (overrides --expires).",
+      "When the URL stops working, in Unix seconds (instead of --expires).",
       valueName: "UNIX_SECONDS"))
   var deadline: Int64?
 
@@ -81,38 +47,42 @@ struct URLCommand: KodoCommand {
   var arguments: [String] = []
 
   func validate() throws {
-    if stdin {
-      guard arguments.count <= 1 else {
-        throw ValidationError("with --stdin, give only the bucket (or nothing)")
-      }
-    } else {
-      guard (1...2).contains(arguments.count) else {
-        throw ValidationError("expected [BUCKET] KEY")
-      }
+    if deadline != nil && expires != nil {
+      throw ValidationError("--deadline and --expires cannot be combined; give one of them")
     }
     if let deadline, deadline <= 0 {
       throw ValidationError("--deadline must be a positive Unix time")
     }
+    if self.public && (deadline != nil || expires != nil) {
+      throw ValidationError(
+        "--public URLs are not signed and never expire; drop --expires/--deadline")
+    }
   }
 
   func execute(_ context: Context) async throws {
-    let expirySeconds = try DurationParser.seconds(expires)
+    let expirySeconds = try DurationParser.seconds(expires ?? "3600")
     let bucket: String
     var key: String?
     if stdin {
+      guard arguments.count <= 1 else {
+        throw ValidationError("with --stdin, give only the bucket (or nothing)")
+      }
       bucket = try context.bucket(arguments.first)
     } else {
       (bucket, key) = try context.bucketAndKey(arguments)
       guard key?.isEmpty == false else { throw StorageError(.invalidInput, "the key is empty") }
     }
-    try BucketName.validate(bucket)
-    let client = try context.client()
-    let domain = try await download.resolve(bucket: bucket, context: context, client: client)
-    let deadline = self.public ? nil : (self.deadline ?? client.deadline(expiresIn: expirySeconds))
-    let output = OutputStream(fileDescriptor: 1)
+    let provider = try context.provider()
+    try provider.validateBucketName(bucket)
+    let signer = try await provider.linkSigner(
+      bucket: bucket, domain: download.choice(bucket: bucket, context: context),
+      signed: !self.public)
+    DownloadOptions.noteChoice(signer.domain, bucket: bucket)
+    let deadline = try self.public ? nil : resolvedDeadline(expirySeconds, now: signer.now())
+    let output = OutputStream.standardOutput()
     let json = context.options.json
-    func emit(_ key: String) throws(StorageError) {
-      let url = client.downloadURL(domain: domain.baseURL, key: key, deadline: deadline)
+    func emit(_ key: String) throws {
+      let url = try signer.url(key, deadline)
       if json {
         var line = JSONLine()
         line.string("key", key)
@@ -120,13 +90,13 @@ struct URLCommand: KodoCommand {
         line.int("deadline", deadline)
         try output.write(bytes: line.finish())
       } else {
-        try output.write(url + "\n")
+        try output.line(DisplayText(escaping: url))
       }
     }
     if let key {
       try emit(key)
     } else {
-      var reader = LineReader(fileDescriptor: 0)
+      var reader = LineReader(fileDescriptor: context.runtime.standardInput)
       var number = 0
       while let line = try reader.next() {
         number += 1
@@ -139,6 +109,21 @@ struct URLCommand: KodoCommand {
       }
     }
     try output.flush()
+  }
+
+  /// `--deadline`, which must be in the future, or now plus `--expires`.
+  private func resolvedDeadline(_ expirySeconds: Int64, now: Int64) throws(StorageError) -> Int64 {
+    guard let deadline else {
+      let (sum, overflow) = now.addingReportingOverflow(expirySeconds)
+      return overflow ? .max : sum
+    }
+    guard deadline > now else {
+      throw StorageError(
+        .invalidInput,
+        "--deadline \(deadline) is in the past (it is now \(now), \(Timestamp.rfc3339(unixSeconds: now))); a URL signed with it would never work"
+      )
+    }
+    return deadline
   }
 }
 

@@ -39,25 +39,28 @@ struct Configuration: Sendable {
   /// The credentials, or a `.configuration` error that says how to supply them.
   func requireCredentials() throws(StorageError) -> Credentials {
     if let credentials { return credentials }
-    let place =
-      file.map { "accessKey and secretKey in \($0)" } ?? "a config file (see config.example.json)"
+    let file = self.file.map { DisplayText.quoted($0) } ?? "the config file"
     if let partial = partialCredentialsSource {
       throw StorageError(
         .configuration,
-        "incomplete credentials: \(partial); set both QINIU_ACCESS_KEY and QINIU_SECRET_KEY, or both keys in \(file ?? "the config file")"
+        "incomplete credentials: \(partial); set both QINIU_ACCESS_KEY and QINIU_SECRET_KEY, or both \"accessKey\" and \"secretKey\" in \(file)"
       )
     }
+    let place =
+      self.file == nil
+      ? "or write them to ~/.config/kodo/config.json as {\"accessKey\": \"…\", \"secretKey\": \"…\"} (chmod 600)"
+      : "or add \"accessKey\" and \"secretKey\" to \(file)"
     throw StorageError(
-      .configuration,
-      "no credentials: set QINIU_ACCESS_KEY and QINIU_SECRET_KEY, or \(place)")
+      .configuration, "no credentials: set QINIU_ACCESS_KEY and QINIU_SECRET_KEY, \(place)")
   }
 
   /// Loads and merges the configuration.
   ///
   /// Precedence, for each value: the flags, then `QINIU_ACCESS_KEY`/`QINIU_SECRET_KEY`/
-  /// `KODO_CONFIG`/`KODO_PROFILE`, then the config file (`--config`, `KODO_CONFIG`,
-  /// `$XDG_CONFIG_HOME/kodo/config.json`, `~/.config/kodo/config.json`). A file named explicitly
-  /// must exist; the default file may be missing.
+  /// `KODO_CONFIG`/`KODO_PROFILE`/`KODO_ENDPOINT`, then the config file (`--config`,
+  /// `KODO_CONFIG`, `$XDG_CONFIG_HOME/kodo/config.json`, `~/.config/kodo/config.json`). A file
+  /// named explicitly must exist; the default file may be missing. Errors about a value that
+  /// came from the environment name the variable.
   ///
   /// - Parameters:
   ///   - configFlag: `--config`, if given.
@@ -69,6 +72,7 @@ struct Configuration: Sendable {
     configFlag: String?, profileFlag: String?, environment: [String: String]
   ) throws(StorageError) -> Configuration {
     let explicitPath = nonEmpty(configFlag) ?? nonEmpty(environment["KODO_CONFIG"])
+    let pathSource = nonEmpty(configFlag) != nil ? "--config" : "KODO_CONFIG"
     let path: String?
     if let explicitPath {
       path = explicitPath
@@ -84,11 +88,13 @@ struct Configuration: Sendable {
     var fileAccessKey: String?
     var fileSecretKey: String?
     let profileName = nonEmpty(profileFlag) ?? nonEmpty(environment["KODO_PROFILE"])
+    let profileSource = nonEmpty(profileFlag) != nil ? "--profile" : "KODO_PROFILE"
 
     if let path {
       let exists = FileManager.default.fileExists(atPath: path)
       if exists || explicitPath != nil {
-        let file = try ConfigFile.read(path: path)
+        let file = try ConfigFile.read(
+          path: path, namedBy: explicitPath == nil ? nil : pathSource)
         configuration.file = path
         configuration.fileReadableByOthers = file.readableByOthers
         var settings = file.top
@@ -97,7 +103,7 @@ struct Configuration: Sendable {
             let known = file.profiles.keys.sorted()
             throw StorageError(
               .configuration,
-              "no profile \(DisplayText.quoted(profileName)) in \(path)"
+              "no profile \(DisplayText.quoted(profileName)) (from \(profileSource)) in \(DisplayText.quoted(path))"
                 + (known.isEmpty
                   ? " (it defines no profiles)" : " (profiles: \(known.joined(separator: ", ")))"))
           }
@@ -111,11 +117,15 @@ struct Configuration: Sendable {
         configuration.hosts = settings.hosts
       }
     }
+    if let endpoint = nonEmpty(environment["KODO_ENDPOINT"]) {
+      try ConfigFile.requireBaseURL(endpoint, named: "KODO_ENDPOINT")
+      configuration.hosts = ServiceHosts(uc: endpoint, rs: endpoint, rsf: endpoint, api: endpoint)
+    }
     if profileName != nil && configuration.profile == nil {
       throw StorageError(
         .configuration,
-        "profile \(DisplayText.quoted(profileName ?? "")) was asked for, but there is no config file"
-          + (path.map { " at \($0)" } ?? ""))
+        "profile \(DisplayText.quoted(profileName ?? "")) was asked for (by \(profileSource)), but there is no config file"
+          + (path.map { " at \(DisplayText.quoted($0))" } ?? ""))
     }
 
     let accessKey = nonEmpty(environment["QINIU_ACCESS_KEY"]) ?? fileAccessKey
@@ -123,9 +133,15 @@ struct Configuration: Sendable {
     if let accessKey, let secretKey {
       configuration.credentials = Credentials(accessKey: accessKey, secretKey: secretKey)
     } else if accessKey != nil {
-      configuration.partialCredentialsSource = "an access key but no secret key"
+      configuration.partialCredentialsSource =
+        "an access key"
+        + (nonEmpty(environment["QINIU_ACCESS_KEY"]) != nil ? " (QINIU_ACCESS_KEY)" : "")
+        + " but no secret key"
     } else if secretKey != nil {
-      configuration.partialCredentialsSource = "a secret key but no access key"
+      configuration.partialCredentialsSource =
+        "a secret key"
+        + (nonEmpty(environment["QINIU_SECRET_KEY"]) != nil ? " (QINIU_SECRET_KEY)" : "")
+        + " but no access key"
     }
     return configuration
   }
@@ -133,179 +149,5 @@ struct Configuration: Sendable {
   private static func nonEmpty(_ value: String?) -> String? {
     guard let value, !value.isEmpty else { return nil }
     return value
-  }
-}
-
-/// The settings one level of the file (top level or a profile) may hold.
-struct ConfigSettings: Equatable {
-  var accessKey: String?
-  var secretKey: String?
-  var bucket: String?
-  var domains: [String: String] = [:]
-  var hosts = ServiceHosts()
-
-  func overridden(by other: ConfigSettings) -> ConfigSettings {
-    var domains = self.domains
-    for (bucket, domain) in other.domains { domains[bucket] = domain }
-    return ConfigSettings(
-      accessKey: other.accessKey ?? accessKey, secretKey: other.secretKey ?? secretKey,
-      bucket: other.bucket ?? bucket, domains: domains, hosts: hosts.overridden(by: other.hosts))
-  }
-}
-
-/// The config file, parsed and checked.
-struct ConfigFile {
-  var top: ConfigSettings
-  var profiles: [String: ConfigSettings]
-  var readableByOthers: Bool
-
-  static func read(path: String) throws(StorageError) -> ConfigFile {
-    let data: Data
-    do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
-    } catch {
-      let reason: String
-      if !FileManager.default.fileExists(atPath: path) {
-        reason = "it does not exist"
-      } else if !FileManager.default.isReadableFile(atPath: path) {
-        reason = "permission denied"
-      } else {
-        reason = "it cannot be read"
-      }
-      throw StorageError(.configuration, "cannot read config file \(path): \(reason)")
-    }
-    var readableByOthers = false
-    if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-      let permissions = attributes[.posixPermissions] as? NSNumber
-    {
-      readableByOthers = permissions.intValue & 0o044 != 0
-    }
-    // JSON is UTF-8 (RFC 8259); replacing bad bytes would silently change a key or a secret.
-    guard let text = String(validating: data, as: UTF8.self) else {
-      let valid = Self.validUTF8Prefix(Array(data))
-      throw StorageError(
-        .configuration,
-        "config file \(path) is not valid UTF-8 (at byte \(valid)); save it as UTF-8")
-    }
-    let root: JSONValue
-    do {
-      root = try JSONValue.parse(text)
-    } catch {
-      throw StorageError(.configuration, "config file \(path) is not valid JSON: \(error)")
-    }
-    guard let members = root.objectMembers else {
-      throw StorageError(.configuration, "config file \(path) must hold a JSON object")
-    }
-    var file = ConfigFile(top: ConfigSettings(), profiles: [:], readableByOthers: readableByOthers)
-    var topMembers: [JSONValue.Member] = []
-    for member in members {
-      if member.name == "profiles" {
-        guard let profiles = member.value.objectMembers else {
-          throw StorageError(.configuration, "config file \(path): \"profiles\" must be an object")
-        }
-        for profile in profiles {
-          guard let profileMembers = profile.value.objectMembers else {
-            throw StorageError(
-              .configuration,
-              "config file \(path): profile \(DisplayText.quoted(profile.name)) must be an object")
-          }
-          file.profiles[profile.name] = try settings(
-            profileMembers, path: path, prefix: "profiles." + profile.name + ".")
-        }
-      } else {
-        topMembers.append(member)
-      }
-    }
-    file.top = try settings(topMembers, path: path, prefix: "")
-    return file
-  }
-
-  /// How many bytes at the start of `bytes` are valid UTF-8.
-  static func validUTF8Prefix(_ bytes: [UInt8]) -> Int {
-    var iterator = bytes.makeIterator()
-    var decoder = UTF8()
-    var offset = 0
-    while true {
-      switch decoder.decode(&iterator) {
-      case .scalarValue(let scalar): offset += UTF8.width(scalar)
-      case .emptyInput, .error: return offset
-      }
-    }
-  }
-
-  private static func settings(_ members: [JSONValue.Member], path: String, prefix: String)
-    throws(StorageError) -> ConfigSettings
-  {
-    var settings = ConfigSettings()
-    func string(_ member: JSONValue.Member) throws(StorageError) -> String {
-      guard case .string(let text) = member.value else {
-        throw StorageError(
-          .configuration, "config file \(path): \"\(prefix)\(member.name)\" must be a string")
-      }
-      return text
-    }
-    for member in members {
-      switch member.name {
-      case "accessKey": settings.accessKey = try string(member)
-      case "secretKey": settings.secretKey = try string(member)
-      case "bucket": settings.bucket = try string(member)
-      case "domains":
-        guard let domains = member.value.objectMembers else {
-          throw StorageError(
-            .configuration, "config file \(path): \"\(prefix)domains\" must be an object")
-        }
-        for domain in domains {
-          guard case .string(let url) = domain.value else {
-            throw StorageError(
-              .configuration,
-              "config file \(path): \"\(prefix)domains.\(domain.name)\" must be a string")
-          }
-          try requireBaseURL(url, key: "\(prefix)domains.\(domain.name)", path: path)
-          settings.domains[domain.name] = url
-        }
-      case "hosts":
-        guard let hosts = member.value.objectMembers else {
-          throw StorageError(
-            .configuration, "config file \(path): \"\(prefix)hosts\" must be an object")
-        }
-        for host in hosts {
-          guard case .string(let url) = host.value else {
-            throw StorageError(
-              .configuration,
-              "config file \(path): \"\(prefix)hosts.\(host.name)\" must be a string")
-          }
-          try requireBaseURL(url, key: "\(prefix)hosts.\(host.name)", path: path)
-          switch host.name {
-          case "uc": settings.hosts.uc = url
-          case "rs": settings.hosts.rs = url
-          case "rsf": settings.hosts.rsf = url
-          case "api": settings.hosts.api = url
-          default:
-            throw StorageError(
-              .configuration,
-              "config file \(path): unknown key \"\(prefix)hosts.\(DisplayText.escaped(host.name))\" (hosts are uc, rs, rsf, api)"
-            )
-          }
-        }
-      default:
-        throw StorageError(
-          .configuration,
-          "config file \(path): unknown key \"\(prefix)\(DisplayText.escaped(member.name))\" (keys are accessKey, secretKey, bucket, domains, hosts, profiles)"
-        )
-      }
-    }
-    return settings
-  }
-
-  private static func requireBaseURL(_ url: String, key: String, path: String) throws(StorageError)
-  {
-    let parts = URLParts(url)
-    guard parts.scheme == "http" || parts.scheme == "https", !parts.host.isEmpty, parts.query == nil
-    else {
-      throw StorageError(
-        .configuration,
-        "config file \(path): \"\(key)\" must be a base URL with http:// or https:// and a host, got \(DisplayText.quoted(url))"
-      )
-    }
   }
 }

@@ -3,18 +3,21 @@ import Foundation
 import KodoCore
 import StorageCore
 
-/// What a command runs with: the merged options, the configuration, and a client.
+/// What a command runs with: the merged options, the configuration, the runtime, and the
+/// provider it talks to.
 struct Context: Sendable {
   let options: GlobalOptions
   let configuration: Configuration
-  let environment: [String: String]
+  let runtime: Runtime
+
+  var environment: [String: String] { runtime.environment }
 
   /// Loads the configuration (warning once if the file is readable by others).
   init(options: GlobalOptions) throws(StorageError) {
     self.options = options
-    environment = ProcessInfo.processInfo.environment
+    runtime = Runtime.current
     configuration = try Configuration.load(
-      configFlag: options.config, profileFlag: options.profile, environment: environment)
+      configFlag: options.config, profileFlag: options.profile, environment: runtime.environment)
     if configuration.fileReadableByOthers, let file = configuration.file {
       Diagnostics.warning(
         "config file \(file) can be read by other users and holds a secret key; run: chmod 600 \(file)"
@@ -22,45 +25,67 @@ struct Context: Sendable {
     }
   }
 
-  /// A client with the configured credentials, hosts, retries and timeouts.
-  func client() throws(StorageError) -> KodoClient {
+  /// The storage provider with the configured credentials, hosts, retries and timeouts.
+  func provider() throws(StorageError) -> any StorageProvider {
+    try kodoClient()
+  }
+
+  /// The Kodo client with the configured credentials, hosts, retries and timeouts.
+  func kodoClient() throws(StorageError) -> KodoClient {
     let credentials = try configuration.requireCredentials()
-    var transportConfiguration = CurlTransport.Configuration()
-    if let timeout = options.timeout {
-      transportConfiguration.idleTimeout = .seconds(timeout)
-      transportConfiguration.connectTimeout = .seconds(min(timeout, 10))
-    }
-    let verbose = options.verbose
-    let observer: @Sendable (ClientNotice) -> Void = { notice in
-      switch notice {
-      case .request(let event):
-        if verbose { Diagnostics.note(Context.describe(event)) }
-      case .clockSkew(let seconds):
-        Diagnostics.warning(
-          "the local clock is \(abs(seconds)) s \(seconds > 0 ? "behind" : "ahead of") Kodo's; signing with Kodo's time (fix the system clock)"
-        )
-      }
-    }
-    var retry = RetryPolicy()
-    if let retries = options.retries { retry.maxAttempts = retries }
     let cacheDirectory =
       (environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
       ?? environment["HOME"].map { $0 + "/.cache" }).map { $0 + "/kodo" }
     return KodoClient(
       credentials: credentials, transport: CurlTransport(configuration: transportConfiguration),
       options: KodoClient.Options(
-        hosts: configuration.hosts, retry: retry, regionCacheDirectory: cacheDirectory,
+        hosts: configuration.hosts, retry: retryPolicy, regionCacheDirectory: cacheDirectory,
         observer: observer))
   }
 
-  static func describe(_ event: RequestEvent) -> String {
-    let milliseconds = Int(
+  private var transportConfiguration: CurlTransport.Configuration {
+    var configuration = CurlTransport.Configuration()
+    if let timeout = options.timeout {
+      configuration.idleTimeout = .seconds(timeout)
+      configuration.connectTimeout = .seconds(min(timeout, 10))
+    }
+    return configuration
+  }
+
+  private var retryPolicy: RetryPolicy {
+    var retry = RetryPolicy()
+    if let retries = options.retries { retry.maxAttempts = retries }
+    return retry
+  }
+
+  /// `-v` request lines and the clock-skew warning.
+  private var observer: @Sendable (ClientNotice) -> Void {
+    let verbose = options.verbose
+    let runtime = self.runtime
+    return { notice in
+      Runtime.$current.withValue(runtime) {
+        switch notice {
+        case .request(let event):
+          if verbose { Diagnostics.note(Context.describe(event)) }
+        case .clockSkew(let seconds):
+          Diagnostics.warning(
+            "the local clock is \(abs(seconds)) s \(seconds > 0 ? "behind" : "ahead of") the service's; signing with the service's time (fix the system clock)"
+          )
+        }
+      }
+    }
+  }
+
+  /// One `-v` line: method, URL, status, time, request id, attempt, and the redacted
+  /// `Authorization`.
+  static func describe(_ event: RequestEvent) -> DisplayText {
+    let milliseconds =
       event.duration.components.seconds * 1000 + event.duration.components.attoseconds
-        / 1_000_000_000_000_000)
-    var line = "\(event.method) \(DisplayText.escaped(event.url)) -> "
+      / 1_000_000_000_000_000
+    var line: DisplayText = "\(event.method) \(event.url) -> "
     if let status = event.status { line += "\(status)" } else { line += "no answer" }
     line += " (\(milliseconds) ms)"
-    if let requestID = event.requestID { line += " X-Reqid: \(DisplayText.escaped(requestID))" }
+    if let requestID = event.requestID { line += " request id \(requestID)" }
     if event.attempt > 1 { line += " attempt \(event.attempt)" }
     if let error = event.error, event.status == nil || event.willRetry {
       line += " [\(error.message)]"
@@ -89,27 +114,8 @@ struct Context: Sendable {
   }
 }
 
-/// `[BUCKET] KEY` for commands about one object (stat, cat, get).
-struct ObjectArguments: ParsableArguments {
-  @Argument(
-    help: ArgumentHelp(
-      "[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"
-    ))
-  var arguments: [String] = []
-
-  func validate() throws {
-    guard (1...2).contains(arguments.count) else { throw ValidationError("expected [BUCKET] KEY") }
-  }
-
-  /// The bucket (or the configured default) and a non-empty key.
-  func resolve(_ context: Context) throws -> (bucket: String, key: String) {
-    let (bucket, key) = try context.bucketAndKey(arguments)
-    guard !key.isEmpty else { throw StorageError(.invalidInput, "the key is empty") }
-    return (bucket, key)
-  }
-}
-
-/// Adopted by every subcommand: global options merged with the root's, errors reported once.
+/// Adopted by every subcommand: global options merged with the root's; failures are thrown to
+/// the one error path (`ErrorReporting`).
 protocol KodoCommand: AsyncParsableCommand, Sendable {
   var global: GlobalOptions { get }
   var root: Kodo { get }
@@ -120,10 +126,8 @@ extension KodoCommand {
   mutating func run() async throws {
     let options = global.merged(with: root.global)
     let command = self
-    try await runReportingErrors {
-      try await Signals.run {
-        try await command.execute(try Context(options: options))
-      }
+    try await Signals.run {
+      try await command.execute(try Context(options: options))
     }
   }
 }

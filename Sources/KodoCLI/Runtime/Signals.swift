@@ -7,14 +7,14 @@ import Synchronization
 /// SIGINT/SIGTERM handling: cancel the work, let it say where to resume, and exit promptly.
 ///
 /// The command's work runs in a task that a signal cancels. The command prints its own resume
-/// marker when it sees the cancellation; if it has not finished half a second later, the
+/// marker when it sees the cancellation; if it has not finished 700 ms later, the
 /// handler prints the last marker it was told about and exits.
 enum Signals {
   private static let state = Mutex(State())
 
   struct State {
     var task: Task<Void, any Error>?
-    var resumeHint: String?
+    var resumeHint: DisplayText?
     var signal: Int32 = 0
     var sources: [SignalSource] = []
   }
@@ -25,13 +25,17 @@ enum Signals {
   }
 
   /// The resume note printed if the work does not stop on its own in time.
-  static func setResumeHint(_ hint: String?) {
+  static func setResumeHint(_ hint: DisplayText?) {
     state.withLock { $0.resumeHint = hint }
   }
 
   /// Runs `body` in a task that SIGINT and SIGTERM cancel; ignores SIGPIPE (a closed stdout
   /// shows up as EPIPE instead).
   static func run(_ body: @escaping @Sendable () async throws -> Void) async throws {
+    guard Runtime.current.handlesSignals else {
+      try await body()
+      return
+    }
     signal(SIGPIPE, SIG_IGN)
     let task = Task { try await body() }
     state.withLock { $0.task = task }

@@ -7,7 +7,7 @@ public enum DownloadURL {
   /// `domain` is a base URL with scheme, optionally with a path; trailing slashes on it are
   /// dropped so the key always follows exactly one `/`. An empty key yields the domain itself.
   public static func publicURL(domain: String, key: String) -> String {
-    let base = trimmedBase(domain)
+    let base = RequestPipeline.trimmedBase(domain)
     if key.isEmpty { return base }
     return base + "/" + PercentEncoding.encodePath(key)
   }

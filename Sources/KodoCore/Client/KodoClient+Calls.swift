@@ -1,8 +1,9 @@
 public import StorageCore
 
 extension KodoClient {
-  /// The account's buckets, including those shared with it (`GET /buckets?shared=rd`).
-  public func buckets() async throws(StorageError) -> [Bucket] {
+  /// The names of the account's buckets, including those shared with it
+  /// (`GET /buckets?shared=rd`).
+  public func bucketNames() async throws(StorageError) -> [Bucket] {
     let context = CallContext(what: "the bucket list")
     let (response, _) = try await perform(
       method: "GET", bases: bases(for: .uc, bucket: nil), path: "/buckets?shared=rd", signed: true,
@@ -68,51 +69,51 @@ extension KodoClient {
   ///   - bucket: the bucket.
   ///   - prefix: only keys starting with this.
   ///   - delimiter: groups keys into `commonPrefixes` at this separator (`/`).
-  ///   - marker: where to continue; empty for the start.
+  ///   - marker: where to continue; `nil` for the start.
   ///   - limit: entries on the page, 1–1000; prefixes and objects both count.
   /// - Returns: the page.
   /// - Throws: `StorageError`.
   public func listPage(
-    bucket: String, prefix: String = "", delimiter: String? = nil, marker: String = "",
+    bucket: String, prefix: String = "", delimiter: String? = nil, marker: String? = nil,
     limit: Int = 1000
   ) async throws(StorageError) -> ListPage {
+    try await listPage(
+      ListRequest(
+        bucket: bucket, prefix: prefix, delimiter: delimiter, marker: marker, limit: limit))
+  }
+
+  /// One page of `GET /list` for `request`.
+  public func listPage(_ request: ListRequest) async throws(StorageError) -> ListPage {
+    let bucket = request.bucket
     try BucketName.validate(bucket)
-    guard (1...1000).contains(limit) else {
-      throw StorageError(.invalidInput, "a list page holds 1 to 1000 entries, not \(limit)")
+    guard (1...1000).contains(request.limit) else {
+      throw StorageError(
+        .invalidInput, "a list page holds 1 to 1000 entries, not \(request.limit)")
     }
     var query = QueryString()
     query.append("bucket", bucket)
-    if !marker.isEmpty { query.append("marker", marker) }
-    if !prefix.isEmpty { query.append("prefix", prefix) }
-    if let delimiter, !delimiter.isEmpty { query.append("delimiter", delimiter) }
-    query.append("limit", String(limit))
+    if let marker = request.marker, !marker.isEmpty { query.append("marker", marker) }
+    if !request.prefix.isEmpty { query.append("prefix", request.prefix) }
+    if let delimiter = request.delimiter, !delimiter.isEmpty {
+      query.append("delimiter", delimiter)
+    }
+    query.append("limit", String(request.limit))
     let what =
-      prefix.isEmpty
+      request.prefix.isEmpty
       ? "the listing of bucket \(DisplayText.quoted(bucket))"
-      : "the listing of \(DisplayText.quoted(bucket + "/" + prefix))"
+      : "the listing of \(DisplayText.quoted(bucket + "/" + request.prefix))"
     let context = CallContext(what: what, bucket: bucket)
     let (response, _) = try await perform(
       method: "GET", bases: bases(for: .rsf, bucket: bucket), path: "/list?" + query.encoded,
       signed: true, context: context)
-    let page = try Decode.answer("list", response.body, requestID: response.requestID) {
+    return try Decode.answer("list", response.body, requestID: response.requestID) {
       (reader) throws(JSONReader.Failure) in try Decode.listPage(&reader)
     }
-    if !page.marker.isEmpty && page.marker == marker {
-      throw StorageError(
-        .protocolError,
-        "Kodo answered \(what) with the same marker it was given; the listing would never end",
-        requestID: response.requestID)
-    }
-    return page
   }
 
-  /// Every page of a listing from `marker` on, following Kodo's marker until it is empty.
-  ///
-  /// Empty pages that carry a marker are followed, not taken for the end. Each page is fetched
-  /// (and retried) with the marker the previous page returned, so retries can never skip or
-  /// repeat entries.
+  /// Every page of a listing from `marker` on, following Kodo's marker to the end.
   public func listPages(
-    bucket: String, prefix: String = "", delimiter: String? = nil, marker: String = "",
+    bucket: String, prefix: String = "", delimiter: String? = nil, marker: String? = nil,
     pageSize: Int = 1000
   ) -> ListPages {
     ListPages(
@@ -121,17 +122,8 @@ extension KodoClient {
       fetch: pageFetcher)
   }
 
-  /// `listPage` as the provider-neutral paging code calls it.
-  public var pageFetcher: PageFetcher {
-    { request throws(StorageError) in
-      try await listPage(
-        bucket: request.bucket, prefix: request.prefix, delimiter: request.delimiter,
-        marker: request.marker, limit: request.limit)
-    }
-  }
-
   /// One object's metadata (`GET /stat/<EncodedEntryURI>`).
-  public func stat(bucket: String, key: String) async throws(StorageError) -> ObjectStat {
+  public func stat(bucket: String, key: String) async throws(StorageError) -> ObjectDetails {
     try BucketName.validate(bucket)
     let context = CallContext(
       what: "the stat of \(DisplayText.quoted(bucket + ":" + key))", bucket: bucket, key: key)

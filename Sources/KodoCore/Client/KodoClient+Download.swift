@@ -1,32 +1,8 @@
 import Foundation
 public import StorageCore
 
-/// A download base URL and where it came from.
-public struct DownloadDomain: Sendable, Equatable {
-  /// Where the domain came from.
-  public enum Source: String, Sendable {
-    /// Given on the command line (`--domain`).
-    case explicit
-    /// From the config file's `domains`.
-    case configured
-    /// From the bucket's bound domains (`/v2/domains`).
-    case bound
-  }
-
-  /// The base URL, scheme included; the key follows after one `/`.
-  public var baseURL: String
-  /// Where it came from.
-  public var source: Source
-  /// The other bound domains that were not picked (empty unless `source` is `.bound`).
-  public var alternatives: [String]
-
-  /// A domain from its parts.
-  public init(baseURL: String, source: Source, alternatives: [String] = []) {
-    self.baseURL = baseURL
-    self.source = source
-    self.alternatives = alternatives
-  }
-
+/// Kodo's bound domains as base URLs.
+public enum BoundDomain {
   /// Whether a bound domain can be used in a URL: not empty, and no whitespace, control
   /// characters or other characters that have no place in a host name or a URL.
   public static func isPlausible(_ domain: String) -> Bool {
@@ -40,7 +16,7 @@ public struct DownloadDomain: Sendable, Equatable {
   /// A bound domain as a base URL: kept as is when it has a scheme; otherwise `http://` for
   /// hosts known to serve plain HTTP only (IP literals, `localhost`, Qiniu's test domains such as
   /// `*.clouddn.com`, `*.qiniudn.com`, `*.qiniucdn.com`, `*.qbox.me`) and `https://` for the rest.
-  public static func baseURL(forBoundDomain domain: String) -> String {
+  public static func baseURL(for domain: String) -> String {
     if domain.contains("://") { return domain }
     let host = URLParts("http://" + domain).host.lowercased()
     let isIPv4 = !host.isEmpty && host.allSatisfy { $0.isNumber || $0 == "." }
@@ -53,43 +29,34 @@ public struct DownloadDomain: Sendable, Equatable {
   }
 }
 
-/// What a finished download produced.
-public struct DownloadResult: Sendable, Equatable {
-  /// Body bytes written to the file descriptor.
-  public var byteCount: Int64
-  /// The final HTTP status.
-  public var status: Int
-  /// `X-Reqid`, when the answer had one.
-  public var requestID: String?
-  /// `Content-Type`, when sent.
-  public var contentType: String?
-}
-
 extension KodoClient {
-  /// The download base URL for `bucket`: `explicit`, else `configured`, else the first domain the
-  /// bucket has bound (`/v2/domains`).
-  public func downloadDomain(bucket: String, explicit: String?, configured: String?)
-    async throws(StorageError) -> DownloadDomain
+  /// The download base URL for `bucket`: the explicit one, else the configured one, else the
+  /// first domain the bucket has bound (`/v2/domains`).
+  public func downloadDomain(bucket: String, choice: DomainChoice) async throws(StorageError)
+    -> DownloadDomain
   {
-    if let explicit { return DownloadDomain(baseURL: explicit, source: .explicit) }
-    if let configured { return DownloadDomain(baseURL: configured, source: .configured) }
+    if let explicit = choice.explicit {
+      return DownloadDomain(baseURL: explicit, source: .explicit)
+    }
+    if let configured = choice.configured {
+      return DownloadDomain(baseURL: configured, source: .configured)
+    }
     let bound = try await domains(bucket)
     guard let first = bound.first else {
       throw StorageError(
-        .configuration,
-        "bucket \(DisplayText.quoted(bucket)) has no bound download domain; pass --domain or set domains.\(bucket) in the config file"
-      )
+        .configuration, "bucket \(DisplayText.quoted(bucket)) has no bound download domain",
+        hint: .needsDownloadDomain(bucket: bucket))
     }
     // A domain goes into URLs and onto the terminal as is: it must look like one.
-    if let bad = bound.first(where: { !DownloadDomain.isPlausible($0) }) {
+    if let bad = bound.first(where: { !BoundDomain.isPlausible($0) }) {
       throw StorageError(
         .protocolError,
-        "Kodo listed \(DisplayText.quoted(bad)) as a domain of bucket \(DisplayText.quoted(bucket)), which is not a host name or URL; pass --domain"
-      )
+        "Kodo listed \(DisplayText.quoted(bad)) as a domain of bucket \(DisplayText.quoted(bucket)), which is not a host name or URL",
+        hint: .needsDownloadDomain(bucket: bucket))
     }
     return DownloadDomain(
-      baseURL: DownloadDomain.baseURL(forBoundDomain: first), source: .bound,
-      alternatives: bound.dropFirst().map { DownloadDomain.baseURL(forBoundDomain: $0) })
+      baseURL: BoundDomain.baseURL(for: first), source: .service,
+      alternatives: bound.dropFirst().map { BoundDomain.baseURL(for: $0) })
   }
 
   /// The URL of `key` under `domain`, signed until `deadline` unless `deadline` is `nil`.
@@ -107,8 +74,8 @@ extension KodoClient {
   /// Downloads `url`, streaming the body to `fileDescriptor`.
   ///
   /// Retryable statuses are retried (nothing reaches the descriptor for them). Network failures
-  /// are retried only when `rewind` is given: it must reset the descriptor to empty (truncate and
-  /// seek to 0) and return whether it could. Without it, bytes may already have been written,
+  /// are retried when nothing was written yet, or when `rewind` resets the descriptor to empty
+  /// (truncate and seek to 0) and says it could. Otherwise bytes may already have been written,
   /// so the failure is final rather than risking duplicated output.
   ///
   /// - Parameters:
@@ -123,35 +90,35 @@ extension KodoClient {
     rewind: (@Sendable () -> Bool)? = nil
   ) async throws(StorageError) -> DownloadResult {
     let parts = URLParts(url)
-    guard parts.scheme == "http" || parts.scheme == "https", !parts.host.isEmpty else {
+    guard parts.isHTTPWithHost else {
       throw StorageError(.invalidInput, "not a download URL: \(DisplayText.quoted(url))")
     }
     let base = parts.scheme + "://" + parts.authority
     let path = String(url.dropFirst(base.count))
-    let context = CallContext(
-      what: "the download of \(DisplayText.escaped(url.split(separator: "?")[0]))")
+    let shown = DisplayText.escaped(url.split(separator: "?").first ?? "")
+    let context = CallContext(what: "the download of \(shown)")
     let transport = self.transport
-    let (response, _) = try await perform(
-      method: "GET", bases: [base], path: path, signed: false, context: context, origin: .download,
-      send: { request in
-        do {
-          return try await transport.download(request, to: fileDescriptor)
-        } catch let error as StorageError
-          where error.kind == .temporary || error.kind == .unavailable
-        {
-          guard let rewind, rewind() else {
-            var final = error
-            final.message +=
-              "; the download was interrupted and cannot be resumed here, run it again"
-            throw DownloadFailure(error: final)
-          }
-          throw error
-        }
-      })
+    let response: HTTPResponse
+    do {
+      // A failed attempt is retried only when it wrote nothing (an unknown count counts as
+      // something) or the destination could be emptied again.
+      (response, _) = try await perform(
+        method: "GET", bases: [base], path: path, signed: false, context: context,
+        origin: .download,
+        send: { request in try await transport.download(request, to: fileDescriptor) },
+        mayRetry: { error in error.writtenBytes == 0 || rewind?() == true })
+    } catch {
+      var failure = error
+      if failure.kind == .temporary || failure.kind == .unavailable, failure.writtenBytes != 0 {
+        failure.message +=
+          "; the download was interrupted after some bytes were written and cannot be resumed here, run it again"
+      }
+      throw failure
+    }
     if let expectedSize, response.streamedByteCount != expectedSize {
       throw StorageError(
         .protocolError,
-        "the download of \(DisplayText.escaped(url.split(separator: "?")[0])) delivered \(response.streamedByteCount) bytes, but the object has \(expectedSize)",
+        "the download of \(shown) delivered \(response.streamedByteCount) bytes, but the object has \(expectedSize)",
         status: response.status, requestID: response.requestID)
     }
     return DownloadResult(
@@ -160,7 +127,72 @@ extension KodoClient {
   }
 }
 
-/// A download failure that must not be retried (wraps the error `perform` rethrows as is).
-struct DownloadFailure: Error {
-  var error: StorageError
+extension KodoClient: StorageProvider {
+  /// `Kodo`.
+  public var serviceName: String { "Kodo" }
+
+  /// Kodo's bucket-name rule.
+  public func validateBucketName(_ name: String) throws(StorageError) {
+    try BucketName.validate(name)
+  }
+
+  /// The account's buckets with details, or, on deployments without `/v2/buckets`, their names.
+  public func buckets() async throws(StorageError) -> [Bucket] {
+    do {
+      return try await bucketsWithDetails()
+    } catch {
+      // Older deployments have no /v2/buckets: fall back to names only.
+      guard [.notFound, .rejected, .protocolError].contains(error.kind) else { throw error }
+      return try await bucketNames()
+    }
+  }
+
+  /// The bucket's bound domains.
+  public func domains(bucket: String) async throws(StorageError) -> [BucketDomain] {
+    try await domains(bucket).map {
+      BucketDomain(domain: $0, baseURL: BoundDomain.baseURL(for: $0), kind: "bound")
+    }
+  }
+
+  /// Signs with Kodo's private-URL token on the chosen domain.
+  public func linkSigner(bucket: String, domain choice: DomainChoice, signed: Bool)
+    async throws(StorageError) -> LinkSigner
+  {
+    let domain = try await downloadDomain(bucket: bucket, choice: choice)
+    let clock = correctedClock
+    let credentials = self.credentials
+    let base = domain.baseURL
+    return LinkSigner(
+      domain: domain, now: { clock.unixSeconds },
+      url: { key, deadline in
+        let url = DownloadURL.publicURL(domain: base, key: key)
+        guard signed, let deadline else { return url }
+        return DownloadURL.privateURL(baseURL: url, deadline: deadline, credentials: credentials)
+      })
+  }
+
+  /// Downloads through a private URL on the bucket's domain that works for an hour.
+  public func download(
+    _ request: DownloadRequest, to fileDescriptor: Int32, rewind: (@Sendable () -> Bool)?
+  ) async throws(StorageError) -> DownloadResult {
+    let domain = try await downloadDomain(bucket: request.bucket, choice: request.domain)
+    let url = downloadURL(
+      domain: domain.baseURL, key: request.key, deadline: deadline(expiresIn: 3600))
+    return try await download(
+      url: url, to: fileDescriptor, expectedSize: request.expectedSize, rewind: rewind)
+  }
+
+  /// Kodo's qetag of the downloaded file against the stat's `hash`.
+  public func integrityCheck(for details: ObjectDetails) -> IntegrityCheck? {
+    guard let hash = details.object.hash, !hash.isEmpty else { return nil }
+    return IntegrityCheck(
+      name: "qetag", expected: hash,
+      compute: { path throws(StorageError) in
+        do {
+          return try QETag.hash(fileAt: path)
+        } catch {
+          throw StorageError(.localIO, "cannot read \(DisplayText.quoted(path)): \(error)")
+        }
+      })
+  }
 }

@@ -55,24 +55,22 @@ extension KodoClient {
     let ucBases = options.hosts.uc.map { [$0] } ?? options.ucHosts
     let cacheKey = ucBases.joined(separator: ",") + "\n" + credentials.accessKey + "\n" + bucket
     let now = options.clock.unixSeconds
-    if let cached = state.regions.withLock({ $0[cacheKey] }), cached.expires > now {
+    if let cached = regions.resolved.withLock({ $0[cacheKey] }), cached.expires > now {
       return cached
     }
     let cacheFile = options.regionCacheDirectory.map { directory in
-      directory + "/regions-"
+      directory + "/regions-v2-"
         + Hex.encode(Digest.sha1(Array(cacheKey.utf8))) + ".json"
     }
     if let cacheFile, let cached = Self.readRegionCache(cacheFile), cached.expires > now {
-      state.regions.withLock { $0[cacheKey] = cached }
+      regions.resolved.withLock { $0[cacheKey] = cached }
       return cached
     }
-    var query = QueryString()
-    query.append("ak", credentials.accessKey)
-    query.append("bucket", bucket)
     let context = CallContext(
       what: "the region query for bucket \(DisplayText.quoted(bucket))", bucket: bucket)
     let (response, base) = try await perform(
-      method: "GET", bases: ucBases, path: "/v4/query?" + query.encoded, signed: false,
+      method: "GET", bases: ucBases,
+      path: RegionQuery.path(accessKey: credentials.accessKey, bucket: bucket), signed: false,
       context: context)
     let regions = try Decode.answer("region query", response.body, requestID: response.requestID) {
       (reader) throws(JSONReader.Failure) in try Decode.regions(&reader)
@@ -90,46 +88,48 @@ extension KodoClient {
       expires: overflow ? .max : expires,
       scheme: URLParts(base).scheme.isEmpty ? "https" : URLParts(base).scheme,
       regions: regions)
-    state.regions.withLock { $0[cacheKey] = resolved }
+    self.regions.resolved.withLock { $0[cacheKey] = resolved }
     if let cacheFile {
       Self.writeRegionCache(cacheFile, resolved: resolved, body: response.body)
     }
     return resolved
   }
 
+  /// The cache file: `{"expires":N,"scheme":"https","answer":<Kodo's answer, as it came>}`.
   private static func readRegionCache(_ path: String) -> ResolvedRegions? {
-    guard let data = FileManager.default.contents(atPath: path),
-      let root = try? JSONValue.parse(String(decoding: data, as: UTF8.self)),
-      let members = root.objectMembers
-    else { return nil }
+    guard let data = FileManager.default.contents(atPath: path) else { return nil }
+    var reader = JSONReader(Array(data))
     var expires: Int64?
     var scheme: String?
-    var body: String?
-    for member in members {
-      switch (member.name, member.value) {
-      case ("expires", .number(let text)): expires = Int64(text)
-      case ("scheme", .string(let text)): scheme = text
-      case ("body", .string(let text)): body = text
-      default: break
+    var regions: [RegionHosts]?
+    do {
+      try reader.readObject { (reader, name) throws(JSONReader.Failure) in
+        switch name {
+        case "expires": expires = try reader.readInt64()
+        case "scheme": scheme = try reader.readString()
+        case "answer": regions = try Decode.regions(&reader)
+        default: try reader.skipValue()
+        }
       }
+      try reader.expectEnd()
+    } catch {
+      return nil
     }
-    guard let expires, let scheme, let body else { return nil }
-    var reader = JSONReader(Array(body.utf8))
-    guard let regions = try? Decode.regions(&reader) else { return nil }
+    guard let expires, let scheme, let regions else { return nil }
     return ResolvedRegions(expires: expires, scheme: scheme, regions: regions)
   }
 
   private static func writeRegionCache(_ path: String, resolved: ResolvedRegions, body: [UInt8]) {
-    let text = JSONValue.object([
-      .init("expires", .number(String(resolved.expires))),
-      .init("scheme", .string(resolved.scheme)),
-      .init("body", .string(String(decoding: body, as: UTF8.self))),
-    ]).asciiCompactText
-    let directory = (path as NSString).deletingLastPathComponent
+    var text: [UInt8] = Array("{\"expires\":".utf8)
+    DecimalText.append(resolved.expires, to: &text)
+    text += Array(",\"scheme\":".utf8)
+    JSONText.appendString(resolved.scheme, to: &text)
+    text += Array(",\"answer\":".utf8) + body + [UInt8(ascii: "}")]
+    let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
     try? FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let temporary = path + ".\(getpid()).tmp"
-    guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8)) else {
+    guard FileManager.default.createFile(atPath: temporary, contents: Data(text)) else {
       return
     }
     if rename(temporary, path) != 0 { unlink(temporary) }

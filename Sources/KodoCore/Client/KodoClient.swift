@@ -6,6 +6,8 @@ import Synchronization
 ///
 /// Every call signs with the `Qiniu` scheme (and `X-Qiniu-Date`), retries idempotent failures
 /// according to `RetryPolicy`, corrects for local clock skew, and throws only `StorageError`.
+/// Requests go through StorageCore's `RequestPipeline`; this type supplies Kodo's signing, its
+/// hosts and its judgement of answers.
 public struct KodoClient: Sendable {
   /// How a client finds hosts, retries, tells time and reports what it does.
   public struct Options: Sendable {
@@ -40,35 +42,29 @@ public struct KodoClient: Sendable {
   /// The credentials requests are signed with.
   public let credentials: Credentials
   /// The transport requests go through.
-  public let transport: any HTTPTransport
+  public var transport: any HTTPTransport { pipeline.transport }
   /// The options.
   public let options: Options
-  let state: ClientState
+  let pipeline: RequestPipeline
+  let regions = RegionCache()
 
   /// A client for `credentials` over `transport`.
   public init(credentials: Credentials, transport: any HTTPTransport, options: Options = Options())
   {
     self.credentials = credentials
-    self.transport = transport
     self.options = options
-    self.state = ClientState()
+    self.pipeline = RequestPipeline(
+      transport: transport, requestIDHeader: "X-Reqid", retry: options.retry,
+      clock: options.clock, observer: options.observer)
   }
 
   /// The clock corrected for any skew learnt from Kodo's answers: sign private URLs with it.
-  public var correctedClock: WallClock {
-    let offset = state.skew.withLock { $0.offset }
-    return offset == 0 ? options.clock : options.clock.offset(by: TimeInterval(offset))
-  }
+  public var correctedClock: WallClock { pipeline.correctedClock }
 }
 
-/// Mutable state shared by copies of one client.
-final class ClientState: Sendable {
-  struct Skew {
-    var offset: Int64 = 0
-    var reported = false
-  }
-  let skew = Mutex(Skew())
-  let regions = Mutex([String: ResolvedRegions]())
+/// Region answers shared by copies of one client.
+final class RegionCache: Sendable {
+  let resolved = Mutex([String: ResolvedRegions]())
 }
 
 /// Kodo's services.
@@ -83,13 +79,19 @@ struct CallContext {
   var key: String?
 }
 
+extension HTTPResponse {
+  /// Kodo's request id, `X-Reqid`.
+  var requestID: String? { headers["X-Reqid"] }
+}
+
 extension KodoClient {
   /// Whether an answer must carry `X-Reqid` (API answers do; CDN downloads need not).
   enum Origin {
     case api, download
   }
 
-  /// Sends a request built for each candidate base URL, retrying per the policy.
+  /// Sends a Kodo request through the pipeline: built for each candidate base URL, signed when
+  /// `signed`, judged by Kodo's rules.
   ///
   /// - Parameters:
   ///   - method: the HTTP method.
@@ -100,170 +102,71 @@ extension KodoClient {
   ///   - origin: `.api` answers must carry `X-Reqid`; `.download` answers need not.
   ///   - body: the request body.
   ///   - send: how to send (defaults to the transport's `send`).
+  ///   - mayRetry: whether a network failure may be retried (downloads decide).
   /// - Returns: the first 2xx response and the base URL that gave it.
   /// - Throws: `StorageError` for a final failure or when retries are exhausted.
   func perform(
     method: String, bases: [String], path: String, signed: Bool, context: CallContext,
     origin: Origin = .api, body: [UInt8] = [],
-    send: ((HTTPRequest) async throws -> HTTPResponse)? = nil
+    send: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil,
+    mayRetry: (@Sendable (StorageError) -> Bool)? = nil
   ) async throws(StorageError) -> (response: HTTPResponse, base: String) {
-    precondition(!bases.isEmpty, "perform needs at least one base URL")
-    let policy = options.retry
-    var lastError: StorageError?
-    var skewRetried = false
-    var attempt = 0
-    while attempt < policy.maxAttempts {
-      attempt += 1
-      if Task.isCancelled { throw StorageError(.cancelled, "cancelled") }
-      let base = trimmedBase(bases[(attempt - 1) % bases.count])
-      let request = buildRequest(method: method, url: base + path, signed: signed, body: body)
-      let started = ContinuousClock.now
-      var response: HTTPResponse?
-      var failure: StorageError
-      var rateLimited = false
-      do {
-        let sent = try await (send ?? transport.send)(request)
-        response = sent
-        let skewChanged = learnSkew(from: sent)
-        if origin == .api && sent.requestID == nil {
-          failure = StorageError(
-            .protocolError,
-            "the answer to \(context.what) did not come from Kodo (no X-Reqid header, HTTP \(sent.status)); a proxy may be intercepting requests",
-            status: sent.status)
-        } else if (200..<300).contains(sent.status) {
-          report(
-            request, response: sent, started: started, attempt: attempt, error: nil,
-            willRetry: false)
-          return (sent, base)
-        } else {
-          failure = Self.error(for: sent, context: context)
-          if sent.status == 403, failure.serverMessage?.contains("too skewed") == true,
-            !skewRetried,
-            skewChanged || learnSkew(from: sent, force: true)
-          {
-            skewRetried = true
-            report(
-              request, response: sent, started: started, attempt: attempt, error: failure,
-              willRetry: true)
-            attempt -= 1
-            continue
-          }
-          guard RetryPolicy.isRetryable(status: sent.status) else {
-            report(
-              request, response: sent, started: started, attempt: attempt, error: failure,
-              willRetry: false)
-            throw failure
-          }
-          rateLimited = sent.status == 573
-        }
-      } catch let error as StorageError {
-        if response != nil { throw error }
-        failure = error
-        guard error.kind == .temporary || error.kind == .unavailable else {
-          report(
-            request, response: nil, started: started, attempt: attempt, error: error,
-            willRetry: false)
-          throw error
-        }
-      } catch let error as DownloadFailure {
-        report(
-          request, response: nil, started: started, attempt: attempt, error: error.error,
-          willRetry: false)
-        throw error.error
-      } catch {
-        throw StorageError(.protocolError, "\(context.what) failed: \(error)")
-      }
-      lastError = failure
-      let willRetry = attempt < policy.maxAttempts
-      report(
-        request, response: response, started: started, attempt: attempt, error: failure,
-        willRetry: willRetry)
-      if willRetry {
-        do {
-          try await policy.sleep(policy.delay(afterAttempt: attempt, rateLimited: rateLimited))
-        } catch {
-          throw StorageError(.cancelled, "cancelled")
-        }
-      }
+    let credentials = self.credentials
+    var signer: (@Sendable (inout HTTPRequest, Date) -> Void)?
+    if signed {
+      signer = { request, now in Self.sign(&request, at: now, credentials: credentials) }
     }
-    throw Self.exhausted(lastError, attempts: attempt, context: context)
+    let plan = RequestPlan(
+      method: method, bases: bases, path: path, body: body, what: context.what, sign: signer,
+      judge: { response in Self.judge(response, context: context, origin: origin) },
+      send: send, mayRetry: mayRetry)
+    return try await pipeline.perform(plan)
   }
 
-  /// The final error after the last attempt failed with a retryable failure.
-  static func exhausted(_ last: StorageError?, attempts: Int, context: CallContext) -> StorageError
-  {
-    guard var error = last else {
-      return StorageError(.temporary, "\(context.what) failed")
-    }
-    let tries = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
-    switch error.kind {
-    case .unavailable:
-      error.message += " (gave up after \(tries))"
-    case .protocolError:
-      error.message += " (gave up after \(tries))"
-    default:
-      error.kind = .temporary
-      error.message =
-        "\(context.what) kept failing, gave up after \(tries): \(error.message); try again later"
-    }
-    return error
-  }
-
-  func buildRequest(method: String, url: String, signed: Bool, body: [UInt8]) -> HTTPRequest {
-    var request = HTTPRequest(method: method, url: url, body: body)
-    guard signed else { return request }
-    let parts = URLParts(url)
+  /// Adds `Host`, the form `Content-Type`, `X-Qiniu-Date` and the `Qiniu` Authorization.
+  static func sign(_ request: inout HTTPRequest, at now: Date, credentials: Credentials) {
+    let parts = URLParts(request.url)
     request.headers.add("Host", parts.authority)
     request.headers.add("Content-Type", RequestSigning.formContentType)
-    request.headers.add("X-Qiniu-Date", RequestSigning.qiniuDate(correctedClock.now()))
+    request.headers.add("X-Qiniu-Date", RequestSigning.qiniuDate(now))
     let signable = SignableRequest(
-      method: method, url: url, host: parts.authority, contentType: RequestSigning.formContentType,
-      headers: request.headers.fields.map { ($0.name, $0.value) }, body: body)
+      method: request.method, url: request.url, host: parts.authority,
+      contentType: RequestSigning.formContentType,
+      headers: request.headers.fields.map { ($0.name, $0.value) }, body: request.body)
     request.headers.add(
       "Authorization", RequestSigning.qiniuAuthorization(for: signable, credentials: credentials))
-    return request
   }
 
-  private func report(
-    _ request: HTTPRequest, response: HTTPResponse?, started: ContinuousClock.Instant, attempt: Int,
-    error: StorageError?, willRetry: Bool
-  ) {
-    guard let observer = options.observer else { return }
-    var headers = request.headers
-    if let authorization = headers["Authorization"] {
-      headers.set("Authorization", RequestEvent.redactAuthorization(authorization))
-    }
-    observer(
-      .request(
-        RequestEvent(
-          method: request.method, url: request.url, headers: headers, status: response?.status,
-          requestID: response?.requestID, duration: ContinuousClock.now - started, attempt: attempt,
-          error: error, willRetry: willRetry)))
-  }
-
-  /// Compares Kodo's `Date` header with the local clock; past a minute's difference, signs with
-  /// the corrected time from now on. Returns whether the offset changed.
-  @discardableResult
-  func learnSkew(from response: HTTPResponse, force: Bool = false) -> Bool {
-    guard let dateHeader = response.headers["Date"], let serverDate = HTTPDate.parse(dateHeader)
-    else {
-      return false
-    }
-    let local = Int64(options.clock.now().timeIntervalSince1970.rounded())
-    let offset = serverDate - local
-    var notify = false
-    let changed = state.skew.withLock { skew -> Bool in
-      guard abs(offset) > 60 || (force && offset != skew.offset) else { return false }
-      guard abs(offset - skew.offset) > 5 else { return false }
-      skew.offset = offset
-      if !skew.reported {
-        skew.reported = true
-        notify = true
+  /// Kodo's rules for an answer: API answers must carry `X-Reqid` (else something else, such as
+  /// a proxy, answered); a 403 about skew is a clock problem; 5xx (but 501, 509, 579) and 573
+  /// are worth another attempt.
+  static func judge(_ response: HTTPResponse, context: CallContext, origin: Origin)
+    -> AnswerVerdict
+  {
+    let status = response.status
+    if origin == .api && response.requestID == nil {
+      if RetryPolicy.isRetryable(status: status) || status == 429 {
+        return .failure(
+          StorageError(
+            .temporary,
+            "something other than Kodo answered \(context.what) with HTTP \(status) (no X-Reqid header): a proxy or load balancer in front of Kodo may be failing",
+            status: status),
+          retry: .retry)
       }
-      return true
+      return .failure(
+        StorageError(
+          .protocolError,
+          "the answer to \(context.what) did not come from Kodo (no X-Reqid header, HTTP \(status)); a proxy may be intercepting requests",
+          status: status),
+        retry: .retry)
     }
-    if notify { options.observer?(.clockSkew(seconds: offset)) }
-    return changed
+    if (200..<300).contains(status) { return .success }
+    let failure = error(for: response, context: context)
+    if status == 403, failure.serverMessage?.contains("too skewed") == true {
+      return .clockSkew(failure, serverTime: nil)
+    }
+    if status == 573 { return .failure(failure, retry: .retryRateLimited) }
+    return .failure(failure, retry: RetryPolicy.isRetryable(status: status) ? .retry : .final)
   }
 
   /// Maps a non-2xx answer to the error a person can act on.
@@ -279,9 +182,12 @@ extension KodoClient {
     } else {
       said = "HTTP \(status) with a non-JSON body"
     }
-    func make(_ kind: StorageError.Kind, _ message: String) -> StorageError {
+    func make(_ kind: StorageError.Kind, _ message: String, hint: StorageError.Hint? = nil)
+      -> StorageError
+    {
       StorageError(
-        kind, message, status: status, serverMessage: serverMessage, requestID: requestID)
+        kind, message, status: status, serverMessage: serverMessage, requestID: requestID,
+        hint: hint)
     }
     let bucket = context.bucket.map { DisplayText.quoted($0) } ?? "the bucket"
     switch status {
@@ -292,7 +198,9 @@ extension KodoClient {
       }
       return make(.notFound, "\(context.what): not found (\(said))")
     case 631:
-      return make(.notFound, "no such bucket \(bucket) (\(said))")
+      return make(
+        .notFound, "no such bucket \(bucket) (\(said))",
+        hint: context.bucket.map { .noSuchBucket($0) })
     case 404:
       return make(.notFound, "\(context.what): not found (\(said))")
     case 401:
@@ -311,8 +219,8 @@ extension KodoClient {
       return make(.unauthorized, "the account is frozen (\(said))")
     case 640:
       return make(
-        .invalidInput,
-        "Kodo rejected the marker for \(context.what) (\(said)); list again without --marker")
+        .invalidInput, "Kodo rejected the marker for \(context.what) (\(said))",
+        hint: .restartListing)
     case 400:
       return make(.invalidInput, "Kodo rejected \(context.what) as invalid (\(said))")
     case 573:

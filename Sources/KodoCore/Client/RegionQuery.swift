@@ -7,18 +7,16 @@ public enum RegionQuery {
     "https://uc.qiniuapi.com", "https://kodo-config.qiniuapi.com", "https://uc.qbox.me",
   ]
 
-  /// The query URL on `ucBaseURL` (scheme and host, optionally a port).
-  public static func url(ucBaseURL: String, accessKey: String, bucket: String) -> String {
+  /// The query's path and query string, as the client sends it after a uc base URL.
+  public static func path(accessKey: String, bucket: String) -> String {
     var query = QueryString()
     query.append("ak", accessKey)
     query.append("bucket", bucket)
-    return trimmedBase(ucBaseURL) + "/v4/query?" + query.encoded
+    return "/v4/query?" + query.encoded
   }
-}
 
-/// A base URL without trailing slashes, so a path can follow.
-func trimmedBase(_ base: String) -> String {
-  var result = Substring(base)
-  while result.hasSuffix("/") { result = result.dropLast() }
-  return String(result)
+  /// The query URL on `ucBaseURL` (scheme and host, optionally a port).
+  public static func url(ucBaseURL: String, accessKey: String, bucket: String) -> String {
+    RequestPipeline.trimmedBase(ucBaseURL) + path(accessKey: accessKey, bucket: bucket)
+  }
 }

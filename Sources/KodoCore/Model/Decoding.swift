@@ -24,11 +24,12 @@ enum Decode {
   }
 
   static func listPage(_ reader: inout JSONReader) throws(Failure) -> ListPage {
-    var page = ListPage(marker: "")
+    var page = ListPage()
     try reader.readObject { (reader, name) throws(Failure) in
       switch name {
       case "marker":
-        page.marker = try reader.readOptionalString() ?? ""
+        let marker = try reader.readOptionalString() ?? ""
+        page.nextMarker = marker.isEmpty ? nil : marker
       case "commonPrefixes": page.commonPrefixes = try reader.readStringArray()
       case "items":
         // A repeated member replaces the earlier one, as for every other field.
@@ -47,7 +48,7 @@ enum Decode {
   /// Reads one item of a list answer.
   static func listItem(_ reader: inout JSONReader) throws(Failure) -> ObjectEntry {
     let start = reader.index
-    var entry = ObjectEntry(key: "", size: 0, hash: "", mimeType: "", putTime: 0)
+    var entry = emptyEntry(key: "")
     var sawKey = false
     try reader.readObject { (reader, name) throws(Failure) in
       if try !entryField(&reader, name, into: &entry, sawKey: &sawKey) { try reader.skipValue() }
@@ -57,10 +58,12 @@ enum Decode {
   }
 
   /// Reads a stat answer (or an item). `key` is used when the object has none (stat answers).
-  static func objectFields(_ reader: inout JSONReader, key: String?) throws(Failure) -> ObjectStat {
+  static func objectFields(_ reader: inout JSONReader, key: String?) throws(Failure)
+    -> ObjectDetails
+  {
     let start = reader.index
-    var entry = ObjectEntry(key: key ?? "", size: 0, hash: "", mimeType: "", putTime: 0)
-    var stat = ObjectStat(object: entry)
+    var entry = emptyEntry(key: key ?? "")
+    var stat = ObjectDetails(object: entry)
     var sawKey = key != nil
     try reader.readObject { (reader, name) throws(Failure) in
       if try entryField(&reader, name, into: &entry, sawKey: &sawKey) { return }
@@ -79,6 +82,15 @@ enum Decode {
     return stat
   }
 
+  /// An entry with Kodo's defaults for absent fields (size 0, empty hash and type, standard,
+  /// enabled).
+  @inline(__always)
+  private static func emptyEntry(key: String) -> ObjectEntry {
+    ObjectEntry(
+      key: key, size: 0, putTime: Timestamp(hundredNanoseconds: 0),
+      storageClass: .kodo(type: 0), mimeType: "", hash: "", status: .enabled)
+  }
+
   /// Reads the member `name` into `entry` when it is one of the fields list items and stat
   /// answers share; returns whether it was.
   @inline(__always)
@@ -92,9 +104,10 @@ enum Decode {
     case "fsize": entry.size = try reader.readOptionalInt64() ?? 0
     case "hash": entry.hash = try reader.readOptionalString() ?? ""
     case "mimeType": entry.mimeType = try reader.readOptionalString() ?? ""
-    case "putTime": entry.putTime = try reader.readOptionalInt64() ?? 0
+    case "putTime":
+      entry.putTime = Timestamp(hundredNanoseconds: try reader.readOptionalInt64() ?? 0)
     case "type":
-      entry.storageClass = StorageClass(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
+      entry.storageClass = .kodo(type: Int(clamping: try reader.readOptionalInt64() ?? 0))
     case "status":
       entry.status = ObjectStatus(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
     case "md5": entry.md5 = try reader.readOptionalString()
@@ -102,9 +115,10 @@ enum Decode {
     case "x-qn-meta": entry.meta = try reader.readStringMap()
     case "restoreStatus":
       entry.restoreStatus = try reader.readOptionalInt64().map {
-        RestoreStatus(code: Int(clamping: $0))
+        RestoreStatus.kodo(code: Int(clamping: $0))
       }
-    case "lastModify": entry.lastModify = try reader.readOptionalInt64()
+    case "lastModify":
+      entry.lastModified = try reader.readOptionalInt64().map { Timestamp(hundredNanoseconds: $0) }
     case "parts":
       if reader.readNull() {
         entry.parts = nil

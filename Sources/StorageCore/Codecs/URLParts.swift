@@ -67,3 +67,17 @@ public struct URLParts: Sendable, Equatable {
     return path
   }
 }
+
+extension URLParts {
+  /// Whether the URL is `http://` or `https://` with a host: the one check every URL kodo sends
+  /// to, or prints, has to pass.
+  public var isHTTPWithHost: Bool {
+    (scheme == "http" || scheme == "https") && !host.isEmpty
+  }
+
+  /// Whether `url` can serve as a base URL: http(s), a host, no query.
+  public static func isBaseURL(_ url: String) -> Bool {
+    let parts = URLParts(url)
+    return parts.isHTTPWithHost && parts.query == nil
+  }
+}

@@ -39,6 +39,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     case needsDownloadDomain(bucket: String)
     /// The listing marker was refused: the listing has to start again from the beginning.
     case restartListing
+    /// There is no such bucket: the account's buckets can be listed.
+    case noSuchBucket(String)
   }
 
   /// The class of failure.

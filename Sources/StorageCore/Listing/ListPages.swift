@@ -6,14 +6,14 @@ public struct ListRequest: Sendable, Equatable {
   public var prefix: String
   /// Groups keys into common prefixes ("folders") at this separator; `nil` lists every key.
   public var delimiter: String?
-  /// Where to continue; empty for the start.
-  public var marker: String
+  /// Where to continue (a marker a previous page gave); `nil` for the start.
+  public var marker: String?
   /// The most entries on the page, 1–1000; prefixes and objects both count.
   public var limit: Int
 
   /// A request from its parts.
   public init(
-    bucket: String, prefix: String = "", delimiter: String? = nil, marker: String = "",
+    bucket: String, prefix: String = "", delimiter: String? = nil, marker: String? = nil,
     limit: Int = 1000
   ) {
     self.bucket = bucket
@@ -27,34 +27,60 @@ public struct ListRequest: Sendable, Equatable {
 /// Fetches one page of a listing; a provider's `listPage`.
 public typealias PageFetcher = @Sendable (ListRequest) async throws(StorageError) -> ListPage
 
-/// The pages of a listing, fetched one at a time as they are consumed.
+/// The pages of a listing, fetched one at a time as they are consumed: the one paging loop of
+/// the package (`ls`, `ParallelListing`, the browser and the verbs all iterate it).
 ///
-/// Empty pages that carry a marker are followed, not taken for the end. Each page is fetched (and
-/// retried) with the marker the previous page returned, so retries can never skip or repeat
-/// entries.
+/// Each page is fetched (and retried) with the marker the previous page returned, so retries can
+/// never skip or repeat entries. Empty pages that carry a marker are followed, not taken for the
+/// end. A listing that stops making progress is an error rather than an endless loop: a marker
+/// the service already gave in this listing (a cycle), or more than `maximumEmptyPages` pages in
+/// a row without an entry, throws `.protocolError`.
 public struct ListPages: AsyncSequence, Sendable {
   /// One page and the marker that fetched it (where to resume to see this page again).
   public struct Element: Sendable {
-    /// The marker this page was fetched with ("" for the first page).
-    public var startMarker: String
+    /// The marker this page was fetched with (`nil` for the first page).
+    public var startMarker: String?
     /// The page.
     public var page: ListPage
   }
 
   /// Listing fails only with `StorageError`.
   public typealias Failure = StorageError
+  /// The most pages in a row that may bring no entry before the listing is taken to be stuck.
+  public static let defaultMaximumEmptyPages = 10_000
+
   let first: ListRequest
   let fetch: PageFetcher
+  let entryLimit: Int?
+  let maximumEmptyPages: Int
+  let onEmptyPages: (@Sendable (Int) -> Void)?
 
   /// The pages of `request`'s listing from its marker on.
-  public init(_ request: ListRequest, fetch: @escaping PageFetcher) {
+  ///
+  /// - Parameters:
+  ///   - request: the first page's request; later pages change only its marker.
+  ///   - fetch: fetches one page.
+  ///   - entryLimit: stop after this many entries (prefixes and objects); the last page is
+  ///     asked for no more than remain, so it ends exactly there, and its `nextMarker` (when not
+  ///     `nil`) resumes exactly after it.
+  ///   - maximumEmptyPages: the most consecutive pages without an entry.
+  ///   - onEmptyPages: told the length of the current run of empty pages after each empty page,
+  ///     so that a long run can be shown as progress.
+  public init(
+    _ request: ListRequest, fetch: @escaping PageFetcher, entryLimit: Int? = nil,
+    maximumEmptyPages: Int = ListPages.defaultMaximumEmptyPages,
+    onEmptyPages: (@Sendable (Int) -> Void)? = nil
+  ) {
     self.first = request
     self.fetch = fetch
+    self.entryLimit = entryLimit
+    self.maximumEmptyPages = Swift.max(1, maximumEmptyPages)
+    self.onEmptyPages = onEmptyPages
   }
 
   /// Iterates the pages.
   public func makeAsyncIterator() -> Iterator {
-    Iterator(sequence: self, nextMarker: first.marker)
+    Iterator(sequence: self)
   }
 
   /// Fetches the next page on demand.
@@ -62,22 +88,59 @@ public struct ListPages: AsyncSequence, Sendable {
     /// Listing fails only with `StorageError`.
     public typealias Failure = StorageError
     let sequence: ListPages
-    /// The marker the next page will be fetched with; `nil` after the last page.
+    /// The marker the next page will be fetched with (`nil` for the first page).
     public private(set) var nextMarker: String?
+    /// Whether the last page has been returned.
+    public private(set) var isFinished = false
+    // Hashes of the markers given so far: 8 bytes a page, whatever the markers' length.
+    private var seenMarkers: Set<Int> = []
+    private var emptyRun = 0
+    private var remaining: Int?
 
-    init(sequence: ListPages, nextMarker: String) {
+    init(sequence: ListPages) {
       self.sequence = sequence
-      self.nextMarker = nextMarker
+      self.remaining = sequence.entryLimit
+      self.nextMarker = sequence.first.marker
+      if let marker = nextMarker { seenMarkers.insert(marker.hashValue) }
     }
 
     /// The next page, or `nil` after the last.
     public mutating func next() async throws(StorageError) -> Element? {
-      guard let marker = nextMarker else { return nil }
+      guard !isFinished else { return nil }
       var request = sequence.first
-      request.marker = marker
+      request.marker = nextMarker
+      if let remaining { request.limit = Swift.max(1, Swift.min(request.limit, remaining)) }
       let page = try await sequence.fetch(request)
-      nextMarker = page.marker.isEmpty ? nil : page.marker
-      return Element(startMarker: marker, page: page)
+      let startMarker = nextMarker
+      if let left = remaining {
+        remaining = left - page.entryCount
+        if left - page.entryCount <= 0 { isFinished = true }
+      }
+      guard let marker = page.nextMarker else {
+        isFinished = true
+        return Element(startMarker: startMarker, page: page)
+      }
+      if isFinished { return Element(startMarker: startMarker, page: page) }
+      guard seenMarkers.insert(marker.hashValue).inserted else {
+        throw StorageError(
+          .protocolError,
+          "the listing of \(DisplayText.quoted(request.bucket + "/" + request.prefix)) goes round in circles: the service gave a marker it had given before in this listing"
+        )
+      }
+      if page.entryCount == 0 {
+        emptyRun += 1
+        sequence.onEmptyPages?(emptyRun)
+        if emptyRun > sequence.maximumEmptyPages {
+          throw StorageError(
+            .protocolError,
+            "the listing of \(DisplayText.quoted(request.bucket + "/" + request.prefix)) is not progressing: \(emptyRun) pages in a row brought no entry"
+          )
+        }
+      } else {
+        emptyRun = 0
+      }
+      nextMarker = marker
+      return Element(startMarker: startMarker, page: page)
     }
   }
 }

@@ -1,51 +1,23 @@
-/// Kodo's storage classes (`type` in list and stat answers).
-public enum StorageClass: Sendable, Equatable, Hashable {
-  case standard, infrequentAccess, archive, deepArchive, archiveInstantRetrieval
-  case intelligentTiering
-  case unknown(Int)
+/// An object's storage class: the contract's name, and how the service itself calls it.
+///
+/// Names (the contract's): `standard`, `ia`, `archive`, `deep_archive`, `archive_ir`,
+/// `intelligent_tiering` (Kodo), `cold_archive`, `deep_cold_archive` (OSS); a class a provider
+/// does not know keeps a name derived from the service's value (Kodo `type_N`, OSS lower-case
+/// with `_` between words).
+public struct StorageClass: Sendable, Hashable {
+  /// The contract's name, as JSON output and filters use it.
+  public var name: String
+  /// The service's own value, for people: Kodo's `type 2`, OSS's `Archive`.
+  public var serviceName: String
 
-  /// The class for Kodo's `type` number.
-  public init(code: Int) {
-    switch code {
-    case 0: self = .standard
-    case 1: self = .infrequentAccess
-    case 2: self = .archive
-    case 3: self = .deepArchive
-    case 4: self = .archiveInstantRetrieval
-    case 5: self = .intelligentTiering
-    default: self = .unknown(code)
-    }
-  }
-
-  /// Kodo's `type` number for the class (the inverse of `init(code:)`).
-  public var code: Int {
-    switch self {
-    case .standard: 0
-    case .infrequentAccess: 1
-    case .archive: 2
-    case .deepArchive: 3
-    case .archiveInstantRetrieval: 4
-    case .intelligentTiering: 5
-    case .unknown(let code): code
-    }
-  }
-
-  /// The contract's name: `standard`, `ia`, `archive`, `deep_archive`, `archive_ir`,
-  /// `intelligent_tiering`, or `type_N` for a number this version does not know.
-  public var name: String {
-    switch self {
-    case .standard: "standard"
-    case .infrequentAccess: "ia"
-    case .archive: "archive"
-    case .deepArchive: "deep_archive"
-    case .archiveInstantRetrieval: "archive_ir"
-    case .intelligentTiering: "intelligent_tiering"
-    case .unknown(let code): "type_\(code)"
-    }
+  /// A class from its two names.
+  public init(name: String, serviceName: String) {
+    self.name = name
+    self.serviceName = serviceName
   }
 }
 
-/// An object's status: `enabled` (0) or `disabled` (1); other numbers as `status_N`.
+/// An object's status: `enabled` or `disabled` (Kodo's `status`); other values as `status_N`.
 public enum ObjectStatus: Sendable, Equatable, Hashable {
   case enabled, disabled
   case unknown(Int)
@@ -65,6 +37,22 @@ public enum ObjectStatus: Sendable, Equatable, Hashable {
     case .enabled: "enabled"
     case .disabled: "disabled"
     case .unknown(let code): "status_\(code)"
+    }
+  }
+}
+
+/// An archived object's restore state: `restoring`, `restored`, or another value by name.
+public enum RestoreStatus: Sendable, Equatable, Hashable {
+  case restoring, restored
+  /// A state this version does not know, by the contract's name for it (Kodo `status_N`).
+  case other(String)
+
+  /// The contract's name.
+  public var name: String {
+    switch self {
+    case .restoring: "restoring"
+    case .restored: "restored"
+    case .other(let name): name
     }
   }
 }

@@ -19,7 +19,7 @@ public struct RequestEvent: Sendable {
   public var headers: HTTPHeaders
   /// The HTTP status, when a response arrived.
   public var status: Int?
-  /// Kodo's request id, when the response carried one.
+  /// The service's request id, when the response carried one.
   public var requestID: String?
   /// How long the attempt took.
   public var duration: Duration

@@ -94,9 +94,6 @@ public struct HTTPResponse: Sendable, Equatable {
     self.body = body
     self.streamedByteCount = streamedByteCount
   }
-
-  /// Kodo's request id, `X-Reqid`.
-  public var requestID: String? { headers["X-Reqid"] }
 }
 
 /// Moves requests and responses; knows nothing about Kodo.

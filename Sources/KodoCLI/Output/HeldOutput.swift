@@ -1,0 +1,81 @@
+import Foundation
+import StorageCore
+
+/// Output held back to be written later, in bounded memory: up to `memoryLimit` bytes in memory,
+/// the rest in an anonymous temporary file (made with `mkstemp`, unlinked at once, so no other
+/// process can reach it and nothing is left behind).
+///
+/// The human view of a one-level listing shows every folder before any object: folders are
+/// written as their pages arrive, objects are held here until the level is complete.
+final class HeldOutput {
+  private var memory: [UInt8] = []
+  private var spill: Int32 = -1
+  private let memoryLimit: Int
+  private let directory: String
+
+  init(memoryLimit: Int = 8 << 20, directory: String) {
+    self.memoryLimit = memoryLimit
+    self.directory = directory
+  }
+
+  deinit {
+    if spill >= 0 { close(spill) }
+  }
+
+  /// Holds bytes.
+  func hold(_ body: (inout [UInt8]) -> Void) throws(StorageError) {
+    body(&memory)
+    if memory.count >= memoryLimit { try spillMemory() }
+  }
+
+  /// Writes everything held to `output`, in order.
+  func release(to output: OutputStream) throws(StorageError) {
+    if spill >= 0 {
+      try spillMemory()
+      guard lseek(spill, 0, SEEK_SET) == 0 else { throw Self.ioError("rewind", errno) }
+      var chunk = [UInt8](repeating: 0, count: 1 << 20)
+      while true {
+        let count = chunk.withUnsafeMutableBytes { read(spill, $0.baseAddress, $0.count) }
+        if count < 0 {
+          if errno == EINTR { continue }
+          throw Self.ioError("read", errno)
+        }
+        if count == 0 { break }
+        try output.write(bytes: Array(chunk[..<count]))
+      }
+      close(spill)
+      spill = -1
+    } else {
+      try output.write(bytes: memory)
+      memory.removeAll()
+    }
+  }
+
+  private func spillMemory() throws(StorageError) {
+    if spill < 0 {
+      var template = Array((directory + "/kodo-ls-XXXXXX").utf8CString)
+      let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
+        guard let base = buffer.baseAddress else { return -1 }
+        let descriptor = mkstemp(base)
+        if descriptor >= 0 { unlink(base) }
+        return descriptor
+      }
+      guard descriptor >= 0 else { throw Self.ioError("create", errno) }
+      spill = descriptor
+    }
+    if let code = FileDescriptorWriter.writeAll(memory, to: spill) {
+      throw Self.ioError("write", code)
+    }
+    memory.removeAll(keepingCapacity: true)
+  }
+
+  private static func ioError(_ action: String, _ code: Int32) -> StorageError {
+    StorageError(
+      .localIO,
+      "cannot \(action) the temporary file that holds the listing's objects: \(String(cString: strerror(code)))"
+    )
+  }
+}
+
+@available(*, unavailable)
+extension HeldOutput: Sendable {}

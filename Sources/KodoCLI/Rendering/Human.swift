@@ -1,0 +1,125 @@
+import Foundation
+import StorageCore
+import Synchronization
+
+/// Text formats for people: sizes, local times, padding.
+enum Human {
+  /// `66441` → `64.9 KiB`; bytes below 1 KiB as `512 B`; negative sizes (a service's nonsense)
+  /// as plain numbers.
+  static func size(_ bytes: Int64) -> String {
+    if bytes < 1024 { return "\(bytes) B" }
+    let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    var value = Double(bytes) / 1024
+    var unit = 0
+    while value >= 1024 && unit < units.count - 1 {
+      value /= 1024
+      unit += 1
+    }
+    let tenths = Int((value * 10).rounded())
+    if value >= 100 || tenths >= 1000 { return "\(Int(value.rounded())) \(units[unit])" }
+    return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+  }
+
+  /// Appends `text` and spaces up to `width` characters (left-aligned).
+  static func appendPadded(_ text: String, width: Int, to bytes: inout [UInt8]) {
+    bytes.append(contentsOf: text.utf8)
+    let count = text.count
+    if count < width {
+      bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width - count))
+    }
+  }
+
+  /// Appends spaces and then `text` to fill `width` characters (right-aligned).
+  static func appendRightAligned(_ text: String, width: Int, to bytes: inout [UInt8]) {
+    let count = text.utf8.count
+    if count < width {
+      bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width - count))
+    }
+    bytes.append(contentsOf: text.utf8)
+  }
+
+  /// `text` padded with spaces to `width` characters.
+  static func padRight(_ text: DisplayText, _ width: Int) -> DisplayText {
+    let count = text.text.count
+    return count >= width
+      ? text : text + DisplayText(escaping: String(repeating: " ", count: width - count))
+  }
+
+  /// Local time with seconds and zone, `2016-02-25 11:51:13 +0800`.
+  static func localTimeLong(_ unixSeconds: Int64) -> String {
+    let (civil, offset) = LocalTime.civil(unixSeconds)
+    let sign = offset < 0 ? "-" : "+"
+    let minutes = abs(offset) / 60
+    return civil.dateAndMinute + ":" + twoDigits(civil.second) + " " + sign
+      + twoDigits(Int(minutes / 60)) + twoDigits(Int(minutes % 60))
+  }
+
+  /// Local time to the minute, `2016-02-25 11:51`.
+  static func localTime(_ unixSeconds: Int64) -> String {
+    LocalTime.civil(unixSeconds).time.dateAndMinute
+  }
+
+  private static func twoDigits(_ value: Int) -> String {
+    value < 10 ? "0\(value)" : "\(value)"
+  }
+}
+
+/// Local civil time, from the C library's time zone rules, for people.
+///
+/// A listing formats a time per entry: asking `localtime_r` once per quarter hour of UTC and
+/// doing the calendar arithmetic ourselves is what keeps the text view as cheap as JSON (zone
+/// offsets change only at transitions, which fall on quarter hours).
+enum LocalTime {
+  private struct Cached {
+    var quarter: Int64
+    var offset: Int64
+  }
+  // One cache per thread would be faster still; a listing renders on one task, so a lock that is
+  // never contended costs little.
+  private static let cache = Mutex<Cached?>(nil)
+
+  /// The civil time at `unixSeconds` in the local zone, and the zone's offset in seconds.
+  static func civil(_ unixSeconds: Int64) -> (time: CivilTime, offset: Int64) {
+    let quarter = unixSeconds >= 0 ? unixSeconds / 900 : (unixSeconds - 899) / 900
+    let offset =
+      cache.withLock { cached -> Int64? in
+        cached?.quarter == quarter ? cached?.offset : nil
+      } ?? lookUp(unixSeconds, quarter: quarter)
+    let (local, overflow) = unixSeconds.addingReportingOverflow(offset)
+    return (CivilTime(unixSeconds: overflow ? unixSeconds : local), offset)
+  }
+
+  /// Appends `YYYY-MM-DD HH:MM` (local) as bytes.
+  static func appendDateAndMinute(_ unixSeconds: Int64, to bytes: inout [UInt8]) {
+    appendDateAndMinute(civil(unixSeconds).time, to: &bytes)
+  }
+
+  fileprivate static func appendDateAndMinute(_ time: CivilTime, to bytes: inout [UInt8]) {
+    DecimalText.append(time.year, minimumDigits: 4, to: &bytes)
+    bytes.append(UInt8(ascii: "-"))
+    DecimalText.append(Int64(time.month), minimumDigits: 2, to: &bytes)
+    bytes.append(UInt8(ascii: "-"))
+    DecimalText.append(Int64(time.day), minimumDigits: 2, to: &bytes)
+    bytes.append(UInt8(ascii: " "))
+    DecimalText.append(Int64(time.hour), minimumDigits: 2, to: &bytes)
+    bytes.append(UInt8(ascii: ":"))
+    DecimalText.append(Int64(time.minute), minimumDigits: 2, to: &bytes)
+  }
+
+  private static func lookUp(_ unixSeconds: Int64, quarter: Int64) -> Int64 {
+    var seconds = time_t(clamping: unixSeconds)
+    var parts = tm()
+    let offset: Int64 = localtime_r(&seconds, &parts) == nil ? 0 : Int64(parts.tm_gmtoff)
+    cache.withLock { $0 = Cached(quarter: quarter, offset: offset) }
+    return offset
+  }
+}
+
+extension CivilTime {
+  /// `YYYY-MM-DD HH:MM`.
+  fileprivate var dateAndMinute: String {
+    var bytes: [UInt8] = []
+    LocalTime.appendDateAndMinute(self, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import KodoCore
+import StorageCore
+
+/// The settings one level of the file (top level or a profile) may hold.
+struct ConfigSettings: Equatable {
+  var accessKey: String?
+  var secretKey: String?
+  var bucket: String?
+  var domains: [String: String] = [:]
+  var hosts = ServiceHosts()
+
+  func overridden(by other: ConfigSettings) -> ConfigSettings {
+    var domains = self.domains
+    for (bucket, domain) in other.domains { domains[bucket] = domain }
+    return ConfigSettings(
+      accessKey: other.accessKey ?? accessKey, secretKey: other.secretKey ?? secretKey,
+      bucket: other.bucket ?? bucket, domains: domains, hosts: hosts.overridden(by: other.hosts))
+  }
+}
+
+/// The config file, parsed and checked.
+struct ConfigFile {
+  var top: ConfigSettings
+  var profiles: [String: ConfigSettings]
+  var readableByOthers: Bool
+
+  /// Reads and checks the file at `path`; `namedBy` is the flag or variable that named it
+  /// (`--config`, `KODO_CONFIG`), for messages, or `nil` for the default file.
+  static func read(path: String, namedBy: String? = nil) throws(StorageError) -> ConfigFile {
+    let data: Data
+    let origin = namedBy.map { " (from \($0))" } ?? ""
+    var isDirectory: ObjCBool = false
+    if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory),
+      isDirectory.boolValue
+    {
+      throw StorageError(
+        .configuration,
+        "cannot read config file \(DisplayText.quoted(path))\(origin): it is a directory; name the JSON file in it"
+      )
+    }
+    do {
+      data = try Data(contentsOf: URL(fileURLWithPath: path))
+    } catch {
+      let reason: String
+      if !FileManager.default.fileExists(atPath: path) {
+        reason = "it does not exist"
+      } else if !FileManager.default.isReadableFile(atPath: path) {
+        reason = "permission denied"
+      } else {
+        reason = "it cannot be read"
+      }
+      throw StorageError(
+        .configuration, "cannot read config file \(DisplayText.quoted(path))\(origin): \(reason)")
+    }
+    var readableByOthers = false
+    if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+      let permissions = attributes[.posixPermissions] as? NSNumber
+    {
+      readableByOthers = permissions.intValue & 0o044 != 0
+    }
+    // JSON is UTF-8 (RFC 8259); replacing bad bytes would silently change a key or a secret.
+    guard let text = String(validating: data, as: UTF8.self) else {
+      let valid = Self.validUTF8Prefix(Array(data))
+      throw StorageError(
+        .configuration,
+        "config file \(path) is not valid UTF-8 (at byte \(valid)); save it as UTF-8")
+    }
+    let root: JSONValue
+    do {
+      root = try JSONValue.parse(text)
+    } catch {
+      let (line, column) = Self.lineAndColumn(of: error.offset, in: Array(data))
+      throw StorageError(
+        .configuration,
+        "config file \(path) is not valid JSON: \(error.reason) at line \(line), column \(column)")
+    }
+    guard let members = root.objectMembers else {
+      throw StorageError(.configuration, "config file \(path) must hold a JSON object")
+    }
+    var file = ConfigFile(top: ConfigSettings(), profiles: [:], readableByOthers: readableByOthers)
+    var topMembers: [JSONValue.Member] = []
+    for member in members {
+      if member.name == "profiles" {
+        guard let profiles = member.value.objectMembers else {
+          throw StorageError(.configuration, "config file \(path): \"profiles\" must be an object")
+        }
+        for profile in profiles {
+          guard let profileMembers = profile.value.objectMembers else {
+            throw StorageError(
+              .configuration,
+              "config file \(path): profile \(DisplayText.quoted(profile.name)) must be an object")
+          }
+          file.profiles[profile.name] = try settings(
+            profileMembers, path: path, prefix: "profiles." + profile.name + ".")
+        }
+      } else {
+        topMembers.append(member)
+      }
+    }
+    file.top = try settings(topMembers, path: path, prefix: "")
+    return file
+  }
+
+  /// The 1-based line and column (in characters) of byte `offset`.
+  static func lineAndColumn(of offset: Int, in bytes: [UInt8]) -> (line: Int, column: Int) {
+    let end = min(max(0, offset), bytes.count)
+    var line = 1
+    var lineStart = 0
+    for index in 0..<end where bytes[index] == UInt8(ascii: "\n") {
+      line += 1
+      lineStart = index + 1
+    }
+    let column = String(decoding: bytes[lineStart..<end], as: UTF8.self).count + 1
+    return (line, column)
+  }
+
+  /// How many bytes at the start of `bytes` are valid UTF-8.
+  static func validUTF8Prefix(_ bytes: [UInt8]) -> Int {
+    var iterator = bytes.makeIterator()
+    var decoder = UTF8()
+    var offset = 0
+    while true {
+      switch decoder.decode(&iterator) {
+      case .scalarValue(let scalar): offset += UTF8.width(scalar)
+      case .emptyInput, .error: return offset
+      }
+    }
+  }
+
+  private static func settings(_ members: [JSONValue.Member], path: String, prefix: String)
+    throws(StorageError) -> ConfigSettings
+  {
+    var settings = ConfigSettings()
+    func string(_ member: JSONValue.Member) throws(StorageError) -> String {
+      guard case .string(let text) = member.value else {
+        throw StorageError(
+          .configuration, "config file \(path): \"\(prefix)\(member.name)\" must be a string")
+      }
+      return text
+    }
+    for member in members {
+      switch member.name {
+      case "accessKey": settings.accessKey = try string(member)
+      case "secretKey": settings.secretKey = try string(member)
+      case "bucket": settings.bucket = try string(member)
+      case "domains":
+        guard let domains = member.value.objectMembers else {
+          throw StorageError(
+            .configuration, "config file \(path): \"\(prefix)domains\" must be an object")
+        }
+        for domain in domains {
+          guard case .string(let url) = domain.value else {
+            throw StorageError(
+              .configuration,
+              "config file \(path): \"\(prefix)domains.\(domain.name)\" must be a string")
+          }
+          try requireBaseURL(url, key: "\(prefix)domains.\(domain.name)", path: path)
+          settings.domains[domain.name] = url
+        }
+      case "hosts":
+        guard let hosts = member.value.objectMembers else {
+          throw StorageError(
+            .configuration, "config file \(path): \"\(prefix)hosts\" must be an object")
+        }
+        for host in hosts {
+          guard case .string(let url) = host.value else {
+            throw StorageError(
+              .configuration,
+              "config file \(path): \"\(prefix)hosts.\(host.name)\" must be a string")
+          }
+          try requireBaseURL(url, key: "\(prefix)hosts.\(host.name)", path: path)
+          switch host.name {
+          case "uc": settings.hosts.uc = url
+          case "rs": settings.hosts.rs = url
+          case "rsf": settings.hosts.rsf = url
+          case "api": settings.hosts.api = url
+          default:
+            throw StorageError(
+              .configuration,
+              "config file \(path): unknown key \"\(prefix)hosts.\(DisplayText.escaped(host.name))\" (hosts are uc, rs, rsf, api)"
+            )
+          }
+        }
+      default:
+        throw StorageError(
+          .configuration,
+          "config file \(path): unknown key \"\(prefix)\(DisplayText.escaped(member.name))\" (keys are accessKey, secretKey, bucket, domains, hosts, profiles)"
+        )
+      }
+    }
+    return settings
+  }
+
+  private static func requireBaseURL(_ url: String, key: String, path: String) throws(StorageError)
+  {
+    try requireBaseURL(url, named: "config file \(path): \"\(key)\"")
+  }
+
+  /// Throws `.configuration` unless `url` is an http(s) base URL with a host and no query;
+  /// `named` says where it came from (`KODO_ENDPOINT`, a key of the config file).
+  static func requireBaseURL(_ url: String, named: String) throws(StorageError) {
+    guard URLParts.isBaseURL(url) else {
+      throw StorageError(
+        .configuration,
+        "\(named) must be a base URL with http:// or https:// and a host, got \(DisplayText.quoted(url))"
+      )
+    }
+  }
+}

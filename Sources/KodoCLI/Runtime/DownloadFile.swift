@@ -1,0 +1,144 @@
+import Foundation
+import StorageCore
+import Synchronization
+import SystemPackage
+
+/// Where `get` writes: a file kodo creates itself, never one it finds.
+///
+/// The bytes go to a temporary file made in the destination's directory with
+/// `O_CREAT|O_EXCL|O_NOFOLLOW` under a short random name (mode 0600), so no symlink or file
+/// planted there can be written through, and a long destination name never makes the temporary
+/// name too long. Only a complete, checked download is moved to the destination: without
+/// `--force` by `link(2)`, which fails rather than replace anything that appeared meanwhile;
+/// with it by `rename(2)`, which replaces a link itself, never its target.
+struct DownloadFile {
+  let destination: FilePath
+  let temporary: FilePath
+  let descriptor: FileDescriptor
+
+  /// The file name a key gives by default: its last path segment, when that can be one.
+  static func defaultName(for key: String) -> String? {
+    guard let last = key.split(separator: "/", omittingEmptySubsequences: true).last,
+      last != ".", last != "..", !last.contains("\0")
+    else { return nil }
+    return String(last)
+  }
+
+  /// Whether anything (a file, a directory, a dangling symbolic link) is at `path`.
+  static func exists(_ path: FilePath) -> Bool {
+    (try? SystemPackage.Stat(path, followTargetSymlink: false)) != nil
+  }
+
+  /// Whether `path` is a directory (following a link to one).
+  static func isDirectory(_ path: FilePath) -> Bool {
+    guard let status = try? SystemPackage.Stat(path, followTargetSymlink: true) else {
+      return false
+    }
+    return status.type == .directory
+  }
+
+  /// Creates the temporary file for `destination`.
+  static func create(for destination: FilePath) throws(StorageError) -> DownloadFile {
+    var directory = destination.removingLastComponent()
+    if directory.isEmpty { directory = "." }
+    for _ in 0..<16 {
+      let temporary = directory.appending(".kodo-" + randomName() + ".part")
+      do {
+        let descriptor = try FileDescriptor.open(
+          temporary, .writeOnly,
+          options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
+          permissions: [.ownerReadWrite])
+        TemporaryFiles.register(temporary.string)
+        return DownloadFile(destination: destination, temporary: temporary, descriptor: descriptor)
+      } catch Errno.fileExists {
+        continue
+      } catch {
+        throw StorageError(
+          .localIO,
+          "cannot create a temporary file in \(DisplayText.quoted(directory.string)): \(error.localizedDescription)"
+        )
+      }
+    }
+    throw StorageError(
+      .localIO,
+      "cannot create a temporary file in \(DisplayText.quoted(directory.string)): every name tried was taken"
+    )
+  }
+
+  /// Rewinds the temporary file to empty (for a retried download).
+  func rewind() -> Bool {
+    ftruncate(descriptor.rawValue, 0) == 0 && lseek(descriptor.rawValue, 0, SEEK_SET) == 0
+  }
+
+  /// Flushes the file to disk and gives it the mode a new file gets (the umask's).
+  func finish() throws(StorageError) {
+    guard fsync(descriptor.rawValue) == 0 else {
+      throw StorageError(
+        .localIO, "cannot write \(DisplayText.quoted(temporary.string)): \(Errno(rawValue: errno))")
+    }
+    let mask = umask(0o022)
+    umask(mask)
+    _ = fchmod(descriptor.rawValue, 0o666 & ~mask)
+  }
+
+  /// Moves the finished file to the destination.
+  func commit(replacing: Bool) throws(StorageError) {
+    if replacing {
+      guard rename(temporary.string, destination.string) == 0 else {
+        throw StorageError(
+          .localIO,
+          "cannot move the download to \(DisplayText.quoted(destination.string)): \(Errno(rawValue: errno))"
+        )
+      }
+      return
+    }
+    if link(temporary.string, destination.string) == 0 {
+      unlink(temporary.string)
+      return
+    }
+    let failure = Errno(rawValue: errno)
+    switch failure {
+    case .fileExists:
+      throw StorageError(
+        .invalidInput,
+        "\(DisplayText.quoted(destination.string)) appeared while downloading; pass --force to replace it"
+      )
+    case .notPermitted, .improperLink, .notSupported, .tooManyLinks:
+      // The file system has no hard links: check, then rename.
+      guard !Self.exists(destination) else {
+        throw StorageError(
+          .invalidInput,
+          "\(DisplayText.quoted(destination.string)) appeared while downloading; pass --force to replace it"
+        )
+      }
+      try commit(replacing: true)
+    default:
+      throw StorageError(
+        .localIO,
+        "cannot move the download to \(DisplayText.quoted(destination.string)): \(failure)")
+    }
+  }
+
+  /// Closes the descriptor; removes the temporary file unless it was committed.
+  func close(committed: Bool) {
+    try? descriptor.close()
+    if !committed { unlink(temporary.string) }
+    TemporaryFiles.unregister(temporary.string)
+  }
+
+  private static func randomName() -> String {
+    let alphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789")
+    return String((0..<10).map { _ in alphabet.randomElement() ?? "x" })
+  }
+}
+
+/// Temporary files to remove if a signal ends the process before the command can.
+enum TemporaryFiles {
+  private static let paths = Mutex(Set<String>())
+
+  static func register(_ path: String) { _ = paths.withLock { $0.insert(path) } }
+  static func unregister(_ path: String) { _ = paths.withLock { $0.remove(path) } }
+  static func removeAll() {
+    for path in paths.withLock({ $0 }) { unlink(path) }
+  }
+}

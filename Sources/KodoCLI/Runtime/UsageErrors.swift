@@ -1,0 +1,121 @@
+import ArgumentParser
+import StorageCore
+
+/// Command-line errors (exit 64, or 0 for `--help` and `--version`), worded to say what to do:
+/// the nearest command for an unknown one, `--` for a key that looks like an option, and a bad
+/// duration named as one.
+enum UsageErrors {
+  static func report(
+    _ error: any Error, command: (any ParsableCommand.Type)?, arguments: [String], json: Bool
+  ) -> Int32 {
+    let type = command ?? Kodo.self
+    var status = Kodo.exitCode(for: error).rawValue
+    var lines = type.fullMessage(for: error).split(
+      separator: "\n", omittingEmptySubsequences: false
+    )
+    .map(String.init)
+    if status == 0 {
+      // --help, --version: the text is the output.
+      let text = lines.map { DisplayText(escaping: $0).text }.joined(separator: "\n") + "\n"
+      FileDescriptorWriter.writeAll(Array(text.utf8), to: Runtime.current.standardOutput)
+      return 0
+    }
+    guard !lines.isEmpty else { return status }
+    var first = lines.removeFirst()
+    if first.hasPrefix(Kodo._errorPrefix) { first.removeFirst(Kodo._errorPrefix.count) }
+    if let better = improved(first, arguments: arguments) {
+      first = better.message
+      status = better.status
+    }
+    let message = DisplayText(escaping: first)
+    Diagnostics.error(message)
+    for line in lines where !line.isEmpty {
+      FileDescriptorWriter.writeAll(
+        Array((DisplayText(escaping: line).text + "\n").utf8), to: Runtime.current.standardError)
+    }
+    if json { ErrorReporting.writeJSON(exit: status, message: message, code: nil, requestID: nil) }
+    return status
+  }
+
+  /// A better first line for some of ArgumentParser's messages, and its exit status.
+  static func improved(_ message: String, arguments: [String]) -> (message: String, status: Int32)?
+  {
+    if message.hasPrefix("Unknown option '"), !message.contains("Did you mean") {
+      return (
+        message
+          + "; a key that starts with '-' goes after '--', as in: kodo stat BUCKET -- -KEY",
+        64
+      )
+    }
+    if message.hasPrefix("Missing value for '--expires"),
+      let index = arguments.firstIndex(of: "--expires"), index + 1 < arguments.count,
+      arguments[index + 1].hasPrefix("-")
+    {
+      return (
+        "invalid duration '\(arguments[index + 1])' for --expires: give a positive number of seconds, or 90s, 15m, 2h, 7d",
+        65
+      )
+    }
+    if message.contains("unexpected argument"), let word = firstWord(arguments),
+      !commandNames.contains(word)
+    {
+      var text = "unknown command '\(word)'"
+      if let nearest = nearest(to: word, in: commandNames) {
+        text += "; did you mean '\(nearest)'?"
+      }
+      return (text + " (kodo --help lists the commands)", 64)
+    }
+    return nil
+  }
+
+  /// The names and aliases of the subcommands.
+  static var commandNames: [String] {
+    Kodo.configuration.subcommands.flatMap { subcommand in
+      [subcommand._commandName] + subcommand.configuration.aliases
+    }
+  }
+
+  /// The first argument that is not an option or an option's value.
+  private static func firstWord(_ arguments: [String]) -> String? {
+    let withValues: Set<String> = ["--config", "--profile", "--provider", "--retries", "--timeout"]
+    var skipNext = false
+    for argument in arguments {
+      if skipNext {
+        skipNext = false
+        continue
+      }
+      if withValues.contains(argument) {
+        skipNext = true
+        continue
+      }
+      if argument.hasPrefix("-") { continue }
+      return argument
+    }
+    return nil
+  }
+
+  /// The candidate closest to `word` (at most two edits, or a prefix), if any.
+  static func nearest(to word: String, in candidates: [String]) -> String? {
+    let scored = candidates.map { ($0, distance(word, $0)) }.filter {
+      $0.1 <= 2 || $0.0.hasPrefix(word)
+    }
+    return scored.min { $0.1 < $1.1 }?.0
+  }
+
+  /// Levenshtein distance over characters.
+  static func distance(_ a: String, _ b: String) -> Int {
+    let a = Array(a)
+    let b = Array(b)
+    if a.isEmpty { return b.count }
+    var previous = Array(0...b.count)
+    for (i, left) in a.enumerated() {
+      var current = [i + 1] + Array(repeating: 0, count: b.count)
+      for (j, right) in b.enumerated() {
+        current[j + 1] = min(
+          previous[j + 1] + 1, current[j] + 1, previous[j] + (left == right ? 0 : 1))
+      }
+      previous = current
+    }
+    return previous[b.count]
+  }
+}

@@ -1,0 +1,266 @@
+public import Foundation
+import Synchronization
+
+/// How a provider judges one answer.
+public enum AnswerVerdict: Sendable {
+  /// The answer is the result.
+  case success
+  /// The answer is a failure; `retry` says whether another attempt may help.
+  case failure(StorageError, retry: RetryDecision)
+  /// The service refused the request because the local clock is off. The pipeline corrects its
+  /// clock from `serverTime` (Unix seconds) or the answer's `Date`, and signs and sends once
+  /// more; if that cannot help, `error` is final.
+  case clockSkew(StorageError, serverTime: Int64?)
+}
+
+/// Whether a failed attempt is worth another.
+public enum RetryDecision: Sendable {
+  /// No: the failure is final.
+  case final
+  /// Yes, after the usual backoff.
+  case retry
+  /// Yes, after a longer backoff: the service is limiting the request rate.
+  case retryRateLimited
+}
+
+/// One logical request: where it goes, how it is signed, and how its answer is judged.
+public struct RequestPlan: Sendable {
+  /// `GET`, `HEAD`, `POST`…
+  public var method: String
+  /// Base URLs (scheme, host, optional port and path) tried in turn, one per attempt.
+  public var bases: [String]
+  /// Path and query after the base URL, already encoded.
+  public var path: String
+  /// Header fields to send before signing.
+  public var headers: HTTPHeaders
+  /// The body.
+  public var body: [UInt8]
+  /// What the request is about, for messages: "the listing of bucket \"photos\"".
+  public var what: String
+  /// Signs a request at the given time (the corrected clock's), or `nil` for none.
+  public var sign: (@Sendable (inout HTTPRequest, Date) -> Void)?
+  /// Judges an answer.
+  public var judge: @Sendable (HTTPResponse) -> AnswerVerdict
+  /// How to send (default: the transport's `send`); downloads stream to a descriptor instead.
+  public var send: (@Sendable (HTTPRequest) async throws -> HTTPResponse)?
+  /// Whether a failure of the network (before a complete answer) may be retried; downloads say
+  /// no once bytes were written that cannot be taken back.
+  public var mayRetry: (@Sendable (StorageError) -> Bool)?
+
+  /// A plan from its parts.
+  public init(
+    method: String, bases: [String], path: String, headers: HTTPHeaders = [:],
+    body: [UInt8] = [], what: String, sign: (@Sendable (inout HTTPRequest, Date) -> Void)?,
+    judge: @escaping @Sendable (HTTPResponse) -> AnswerVerdict,
+    send: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil,
+    mayRetry: (@Sendable (StorageError) -> Bool)? = nil
+  ) {
+    self.method = method
+    self.bases = bases
+    self.path = path
+    self.headers = headers
+    self.body = body
+    self.what = what
+    self.sign = sign
+    self.judge = judge
+    self.send = send
+    self.mayRetry = mayRetry
+  }
+}
+
+/// Sends requests through a transport: signs each attempt with the clock corrected for any skew
+/// learnt from the service, retries what the provider's judgement and the retry policy allow
+/// (rotating through the base URLs), corrects the clock and signs again once when the service
+/// says the clock is off, and reports every attempt to an observer. The one request loop of the
+/// package; providers supply only the signing and the judgement.
+public final class RequestPipeline: Sendable {
+  /// The transport requests go through.
+  public let transport: any HTTPTransport
+  /// The retry policy.
+  public let retry: RetryPolicy
+  /// The local clock.
+  public let clock: WallClock
+  /// Receives one event per attempt and clock-skew findings.
+  public let observer: (@Sendable (ClientNotice) -> Void)?
+  /// The answer header that carries the service's request id (`X-Reqid`, `x-oss-request-id`).
+  public let requestIDHeader: String
+  private let skew = Mutex(Skew())
+
+  private struct Skew {
+    var offset: Int64 = 0
+    var reported = false
+  }
+
+  /// A pipeline over `transport` for a service whose answers name their request id in
+  /// `requestIDHeader`.
+  public init(
+    transport: any HTTPTransport, requestIDHeader: String, retry: RetryPolicy = RetryPolicy(),
+    clock: WallClock = .system, observer: (@Sendable (ClientNotice) -> Void)? = nil
+  ) {
+    self.transport = transport
+    self.requestIDHeader = requestIDHeader
+    self.retry = retry
+    self.clock = clock
+    self.observer = observer
+  }
+
+  /// The clock corrected for any skew learnt from the service's answers.
+  public var correctedClock: WallClock {
+    let offset = skew.withLock { $0.offset }
+    return offset == 0 ? clock : clock.offset(by: TimeInterval(offset))
+  }
+
+  /// Sends `plan` until an attempt succeeds, a failure is final, or the attempts run out.
+  ///
+  /// - Returns: the successful answer and the base URL that gave it.
+  /// - Throws: `StorageError`: the final failure, or, after the last attempt, the last
+  ///   retryable one reworded to say that retries were exhausted.
+  public func perform(_ plan: RequestPlan) async throws(StorageError) -> (
+    response: HTTPResponse, base: String
+  ) {
+    precondition(!plan.bases.isEmpty, "a request plan needs at least one base URL")
+    var lastError: StorageError?
+    var skewRetried = false
+    var attempt = 0
+    while attempt < retry.maxAttempts {
+      attempt += 1
+      if Task.isCancelled { throw StorageError(.cancelled, "cancelled") }
+      let base = Self.trimmedBase(plan.bases[(attempt - 1) % plan.bases.count])
+      var request = HTTPRequest(
+        method: plan.method, url: base + plan.path, headers: plan.headers, body: plan.body)
+      plan.sign?(&request, correctedClock.now())
+      let started = ContinuousClock.now
+      var response: HTTPResponse?
+      let failure: StorageError
+      var rateLimited = false
+      do {
+        let sent = try await (plan.send ?? transport.send)(request)
+        response = sent
+        let skewChanged = learnSkew(from: sent)
+        switch plan.judge(sent) {
+        case .success:
+          report(request, sent, started, attempt, nil, willRetry: false)
+          return (sent, base)
+        case .clockSkew(let error, let serverTime):
+          if !skewRetried && (skewChanged || learnSkew(from: sent, serverTime: serverTime)) {
+            skewRetried = true
+            report(request, sent, started, attempt, error, willRetry: true)
+            attempt -= 1  // the corrected attempt does not count against the retries
+            continue
+          }
+          report(request, sent, started, attempt, error, willRetry: false)
+          throw error
+        case .failure(let error, .final):
+          report(request, sent, started, attempt, error, willRetry: false)
+          throw error
+        case .failure(let error, .retry):
+          failure = error
+        case .failure(let error, .retryRateLimited):
+          failure = error
+          rateLimited = true
+        }
+      } catch let error as StorageError {
+        if response != nil { throw error }
+        let retryable =
+          (error.kind == .temporary || error.kind == .unavailable)
+          && (plan.mayRetry?(error) ?? true)
+        guard retryable else {
+          report(request, nil, started, attempt, error, willRetry: false)
+          throw error
+        }
+        failure = error
+      } catch {
+        throw StorageError(.protocolError, "\(plan.what) failed: \(error)")
+      }
+      lastError = failure
+      let willRetry = attempt < retry.maxAttempts
+      report(request, response, started, attempt, failure, willRetry: willRetry)
+      if willRetry {
+        do {
+          try await retry.sleep(retry.delay(afterAttempt: attempt, rateLimited: rateLimited))
+        } catch {
+          throw StorageError(.cancelled, "cancelled")
+        }
+      }
+    }
+    throw Self.exhausted(lastError, attempts: attempt, what: plan.what)
+  }
+
+  /// The final error after the last attempt failed with a retryable failure.
+  static func exhausted(_ last: StorageError?, attempts: Int, what: String) -> StorageError {
+    guard var error = last else {
+      return StorageError(.temporary, "\(what) failed")
+    }
+    let tries = attempts == 1 ? "1 attempt" : "\(attempts) attempts"
+    switch error.kind {
+    case .unavailable, .protocolError:
+      error.message += " (gave up after \(tries))"
+    default:
+      error.kind = .temporary
+      error.message =
+        "\(what) kept failing, gave up after \(tries): \(error.message); try again later"
+    }
+    return error
+  }
+
+  /// Compares the service's time (`serverTime`, else the answer's `Date`) with the local clock;
+  /// past a minute's difference (or any difference, when the service said the clock is off),
+  /// signs with the corrected time from now on. Returns whether the offset changed.
+  @discardableResult
+  public func learnSkew(from response: HTTPResponse, serverTime: Int64? = nil) -> Bool {
+    learnSkew(from: response, serverTime: serverTime, force: serverTime != nil)
+  }
+
+  private func learnSkew(from response: HTTPResponse, serverTime: Int64?, force: Bool) -> Bool {
+    guard
+      let server = serverTime
+        ?? response.headers["Date"].flatMap({ HTTPDate.parse($0) })
+    else {
+      return false
+    }
+    let local = Int64(clock.now().timeIntervalSince1970.rounded())
+    let (offset, overflow) = server.subtractingReportingOverflow(local)
+    guard !overflow else { return false }
+    var notify = false
+    let changed = skew.withLock { skew -> Bool in
+      guard abs(offset) > 60 || (force && offset != skew.offset) else { return false }
+      guard abs(offset - skew.offset) > 5 else { return false }
+      skew.offset = offset
+      if !skew.reported {
+        skew.reported = true
+        notify = true
+      }
+      return true
+    }
+    if notify { observer?(.clockSkew(seconds: offset)) }
+    return changed
+  }
+
+  private func learnSkew(from response: HTTPResponse) -> Bool {
+    learnSkew(from: response, serverTime: nil, force: false)
+  }
+
+  private func report(
+    _ request: HTTPRequest, _ response: HTTPResponse?, _ started: ContinuousClock.Instant,
+    _ attempt: Int, _ error: StorageError?, willRetry: Bool
+  ) {
+    guard let observer else { return }
+    var headers = request.headers
+    if let authorization = headers["Authorization"] {
+      headers.set("Authorization", RequestEvent.redactAuthorization(authorization))
+    }
+    observer(
+      .request(
+        RequestEvent(
+          method: request.method, url: request.url, headers: headers, status: response?.status,
+          requestID: response?.headers[requestIDHeader], duration: ContinuousClock.now - started,
+          attempt: attempt, error: error, willRetry: willRetry)))
+  }
+
+  /// A base URL without trailing slashes, so a path can follow.
+  package static func trimmedBase(_ base: String) -> String {
+    var result = Substring(base)
+    while result.hasSuffix("/") { result = result.dropLast() }
+    return String(result)
+  }
+}
