@@ -41,13 +41,15 @@ func expectNoRawControlCharacters(
   #expect(bad.isEmpty, "raw control characters \(bad) in \(result)", sourceLocation: sourceLocation)
 }
 
-/// The control characters (C0 other than `allowing`, DEL, C1, U+2028, U+2029) in `text`.
+/// The control characters (C0 other than `allowing`, DEL, C1, U+2028, U+2029), bidirectional
+/// controls and invisible characters in `text`.
 func unsafeScalars(in text: String, allowing: Set<Unicode.Scalar> = []) -> [UInt32] {
   text.unicodeScalars.filter { scalar in
     let value = scalar.value
     guard !allowing.contains(scalar) else { return false }
     return value < 0x20 || value == 0x7F || (0x80...0x9F).contains(value) || value == 0x2028
-      || value == 0x2029
+      || value == 0x2029 || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
+      || [0x061C, 0x200B, 0x200E, 0x200F, 0x2060, 0xFEFF].contains(value)
   }.map(\.value)
 }
 

@@ -24,7 +24,10 @@ struct UntrustedTextTests {
     (#"c1\u0085\u009b2J"#, "c1\u{85}\u{9B}2J"), (#"ls\u2028ps\u2029"#, "ls\u{2028}ps\u{2029}"),
     (#"cr\rlf"#, "cr\rlf"), (#"bs\b ff\f"#, "bs\u{8} ff\u{C}"), (#"back\\slash"#, "back\\slash"),
     (#"quote\""#, "quote\""), ("emoji 😀 中文", "emoji 😀 中文"), (#"\ud83d\ude00"#, "😀"),
-    (#"fold\u001b/"#, "fold\u{1B}/"),
+    (#"fold\u001b/"#, "fold\u{1B}/"), (#"gpj.\u202eexe.txt"#, "gpj.\u{202E}exe.txt"),
+    (#"iso\u2066late\u2069"#, "iso\u{2066}late\u{2069}"),
+    (#"zero\u200bwidth"#, "zero\u{200B}width"),
+    (" lead", " lead"), ("trail ", "trail "),
   ]
 
   static func item(_ json: String) -> String {
@@ -79,6 +82,9 @@ struct UntrustedTextTests {
           #expect(text.stdout.contains(DisplayText.escaped(key)), "\(key.debugDescription)")
         }
         #expect(text.stdout.contains(#"esc\u{1B}[31mred"#) && text.stdout.contains(#"a\nb"#))
+        // A right-to-left override cannot reorder what follows it; edge spaces are visible.
+        #expect(text.stdout.contains(#"gpj.\u{202E}exe.txt"#), "\(text.stdout)")
+        #expect(text.stdout.contains(#"" lead""#) && text.stdout.contains(#""trail ""#))
       }
 
       let json = try kodo.run(["ls", "-r", "--json", "b"])
@@ -99,6 +105,9 @@ struct UntrustedTextTests {
       for arguments in [["stat", "b", "k"], ["buckets"], ["domains", "b"]] {
         let text = try kodo.run(arguments)
         #expect(text.status == 0, "\(text)")
+        if arguments != ["stat", "b", "k"] {
+          #expect(text.lines.count == 1, "a line break from the server forges no line: \(text)")
+        }
         #expect(unsafeScalars(in: text.stdout, allowing: ["\n"]).isEmpty, "\(text.stdout)")
         #expect(text.stdout.contains(#"\u{1B}[2J"#), "\(text.stdout)")
         #expect(text.stderr.isEmpty, "\(text.stderr)")
@@ -200,6 +209,25 @@ struct UntrustedTextTests {
       let json = try CLIEnvironment.jsonLines(
         try kodo.run(["--json", "ls", "-r", "--limit", "1", "b"]))
       #expect(json.last?["marker"] as? String == "m\u{1B}[2J\nkodo: error: forged")
+    }
+  }
+
+  /// `ls -l` shows the hash and content type the service sent: escaped (an OSC 52 clipboard write
+  /// or a screen clear from a MIME type is shown, not run).
+  @Test func longListingsEscapeHashAndContentType() async throws {
+    let script: ScriptedHTTPServer.Script = { _ in
+      .respond(
+        .json(
+          #"{"marker":"","items":[{"key":"k","hash":"\u001b]52;c;aGk=\u0007","fsize":1,"mimeType":"text/\u001b[2Jplain","putTime":1,"type":0}]}"#,
+          headers: Self.kodoHeaders))
+    }
+    try await ScriptedHTTPServer.withServer(script: script) { server in
+      let text = try Self.kodo(server).run(["ls", "-r", "-l", "b"])
+      #expect(text.status == 0, "\(text)")
+      #expect(unsafeScalars(in: text.stdout, allowing: ["\n"]).isEmpty, "\(text.stdout)")
+      #expect(
+        text.stdout.contains(#"\u{1B}]52;c;aGk=\u{7}"#)
+          && text.stdout.contains(#"text/\u{1B}[2Jplain"#))
     }
   }
 }

@@ -109,20 +109,24 @@ struct List: KodoCommand {
     var listing = Listing(
       provider: provider, bucket: bucket, prefix: prefix, output: output, progress: progress,
       resume: resumeCommand(bucket: bucket, prefix: prefix, context: context))
-    if let parallel {
-      try await listing.parallel(
-        concurrency: parallel, pageSize: pageSize ?? 1000, renderer: &renderer)
-    } else {
-      let held =
-        !recursive && !json && !nulSeparated
-        ? HeldOutput(
-          directory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")
-        : nil
-      try await listing.sequential(
-        ListRequest(
-          bucket: bucket, prefix: prefix, delimiter: recursive ? nil : "/", marker: marker,
-          limit: pageSize ?? 1000),
-        entryLimit: limit, held: held, renderer: &renderer)
+    do {
+      if let parallel {
+        try await listing.parallel(
+          concurrency: parallel, pageSize: pageSize ?? 1000, renderer: &renderer)
+      } else {
+        let held =
+          !recursive && !json && !nulSeparated
+          ? HeldOutput(
+            directory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")
+          : nil
+        try await listing.sequential(
+          ListRequest(
+            bucket: bucket, prefix: prefix, delimiter: recursive ? nil : "/", marker: marker,
+            limit: pageSize ?? 1000),
+          entryLimit: limit, held: held, renderer: &renderer)
+      }
+    } catch let failure as CommandFailure {
+      throw NotFoundAdvice.forListing(failure, bucket: bucket, target: target, context: context)
     }
     progress.clear()
     if summarize {

@@ -61,4 +61,19 @@ enum NotFoundAdvice {
       throw failure
     }
   }
+
+  /// A listing of a bucket that does not exist, when a default bucket is configured: the
+  /// argument may have been meant as a folder of the default bucket.
+  static func forListing(
+    _ failure: CommandFailure, bucket: String, target: String?, context: Context
+  ) -> CommandFailure {
+    guard case .noSuchBucket? = failure.error.hint, let fallback = context.configuration.bucket,
+      fallback != bucket, let path = target
+    else { return failure }
+    var advised = failure
+    advised.notes.append(
+      "if \(path) is a folder of the default bucket \(fallback), list it with: kodo ls \(fallback)/\(path)"
+    )
+    return advised
+  }
 }

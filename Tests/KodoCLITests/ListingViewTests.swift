@@ -1,0 +1,122 @@
+import Foundation
+import KodoTestSupport
+import Testing
+
+@testable import KodoCLI
+
+/// Issue 10 §6, the listing: names after the last `/` of the prefix, every folder first across
+/// pages, honest partial totals, resume commands that keep their options. Run in process.
+@Suite("ls as a new user expects it", .serialized)
+struct ListingViewTests {
+  let env: CLIEnvironment
+  let environment: [String: String]
+
+  init() throws {
+    env = try CLIEnvironment.get()
+    environment = ["KODO_CONFIG": env.config]
+  }
+
+  /// The names at the end of the text lines.
+  static func names(_ result: CLIRunner.Result) -> [String] {
+    result.lines.map { line in
+      String(
+        line.dropFirst(line.hasPrefix("       DIR") ? 32 : 0).split(separator: " ", maxSplits: 4)
+          .last ?? "")
+    }
+  }
+
+  @Test(arguments: [
+    ("photos/2024", ["DIR", "2024/"]), ("photos/od", ["DIR", "odd/"]),
+    ("photos/a", ["a.txt"]), ("photos/2024/summer", ["DIR", "summer trip/"]),
+  ])
+  func namesFollowTheLastSlashOfThePrefix(_ target: String, _ expected: [String]) async throws {
+    let result = try await InProcess.run(["ls", target], environment: environment)
+    #expect(result.status == 0, "\(result)")
+    #expect(result.lines.count == 1, "\(result)")
+    let line = try #require(result.lines.first)
+    #expect(line.hasSuffix("  " + (expected.last ?? "")), "\(line)")
+    #expect(line.hasPrefix(" ") && line.contains("DIR") == (expected.first == "DIR"))
+  }
+
+  @Test func everyFolderComesBeforeAnyObjectAcrossPages() async throws {
+    let text = try await InProcess.run(
+      ["ls", "--page-size", "2", "photos"], environment: environment)
+    #expect(text.status == 0, "\(text)")
+    let kinds = text.lines.map { $0.contains(" DIR  ") }
+    #expect(kinds == [true, true, true, true, false, false, false], "\(text.stdout)")
+    #expect(
+      text.lines.suffix(3).map { String($0.split(separator: " ").last ?? "") } == [
+        "a.txt", "b.json", "empty.bin",
+      ])
+    // JSON keeps the service's order: each page's prefixes, then its objects.
+    let json = try await InProcess.run(
+      ["ls", "--json", "--page-size", "2", "photos"], environment: environment)
+    let keys = json.lines.compactMap { line -> String? in
+      guard let range = line.range(of: #""key":""#) else { return nil }
+      return String(line[range.upperBound...].prefix { $0 != "\"" })
+    }
+    #expect(keys == ["2024/", "a.txt", "big/", "b.json", "odd/", "empty.bin", "中文/"])
+  }
+
+  @Test func heldObjectsSpillToAnUnlinkedFileAndComeBackInOrder() throws {
+    let directory = try temporaryDirectory()
+    let path = directory + "/out"
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let output = OutputStream(fileDescriptor: descriptor)
+    let held = HeldOutput(memoryLimit: 1000, directory: directory)
+    var expected: [UInt8] = []
+    for index in 0..<5000 {
+      let line = Array("object \(index)\n".utf8)
+      expected += line
+      try held.hold { $0 += line }
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["out"])
+    try output.line("first")
+    try held.release(to: output)
+    try output.flush()
+    close(descriptor)
+    #expect(
+      Array(FileManager.default.contents(atPath: path) ?? Data()) == Array("first\n".utf8)
+        + expected)
+  }
+
+  @Test func aSummaryCutShortByLimitSaysItIsPartial() async throws {
+    let text = try await InProcess.run(
+      ["ls", "-r", "--limit", "2", "--summarize", "photos"], environment: environment)
+    #expect(text.status == 0, "\(text)")
+    #expect(text.stdout.contains("2 objects") && text.stdout.contains("partial"), "\(text)")
+    let json = try await InProcess.run(
+      ["ls", "-r", "--json", "--limit", "2", "--summarize", "photos"], environment: environment)
+    #expect(json.stdout.contains(#""partial":true"#), "\(json)")
+    let whole = try await InProcess.run(
+      ["ls", "-r", "--summarize", "photos"], environment: environment)
+    #expect(!whole.stdout.contains("partial"))
+  }
+
+  @Test func theResumeCommandKeepsWhatChangesTheListing() async throws {
+    let result = try await InProcess.run(
+      ["ls", "--config", env.config, "-r", "-l", "--page-size", "3", "--limit", "1", "photos/2024"])
+    #expect(result.status == 0, "\(result)")
+    #expect(
+      result.stderr.contains(
+        "resume with: kodo ls --config \(env.config) -r -l --page-size 3 --limit 1 photos/2024 --marker "
+      ),
+      "\(result.stderr)")
+  }
+
+  @Test func aRefusedMarkerSaysToStartAgainAndOffersNoMarker() async throws {
+    let result = try await InProcess.run(
+      ["ls", "--marker", "bm90LWEtbWFya2Vy", "photos"], environment: environment)
+    expectFailure(result, status: 65, containing: "list again without --marker")
+    #expect(!result.stderr.contains("resume with"), "\(result.stderr)")
+  }
+
+  @Test func aPrefixWithoutItsBucketGetsAHint() async throws {
+    let result = try await InProcess.run(["ls", "2024/"], environment: environment)
+    expectFailure(result, status: 66, containing: "kodo buckets lists yours")
+    #expect(
+      result.stderr.contains(
+        "if 2024/ is a folder of the default bucket photos, list it with: kodo ls photos/2024/"),
+      "\(result.stderr)")
+  }
+}
