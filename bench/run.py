@@ -174,6 +174,30 @@ def listing(kodo, python, emulator, env, runs, objects):
     return median_run(kodo_runs), median_run(sdk_runs), median_run(small_runs), pages, same
 
 
+def text_listing(kodo, emulator, env, runs):
+    """The human renderer's cost: `ls -r` to a pipe (exact sizes, local times, escaped names)."""
+    text_runs = []
+    for index in range(runs):
+        progress("text listing, run %d of %d" % (index + 1, runs))
+        text_runs.append(measure([kodo, "ls", "-r", "big"], env, emulator=emulator))
+    return median_run(text_runs)
+
+
+def compare_builds(kodo, other, emulator, env, runs, keys_path):
+    """This build against another one (`--compare-bin`), side by side on one emulator."""
+    results = {}
+    for label, command in (("list", ["ls", "-r", "--json", "big"]),
+                           ("sign", ["url", "--stdin", "big"])):
+        ours, theirs = [], []
+        for index in range(runs):
+            progress("comparing builds: %s, run %d of %d" % (label, index + 1, runs))
+            stdin = keys_path if label == "sign" else None
+            theirs.append(measure([other] + command, env, stdin_path=stdin, emulator=emulator))
+            ours.append(measure([kodo] + command, env, stdin_path=stdin, emulator=emulator))
+        results[label] = (median_run(ours), median_run(theirs))
+    return results
+
+
 def signing(kodo, python, emulator, env, runs, keys_path, sample_path):
     domain = emulator.base + "/dl/big"
     sdk_sign = [python, os.path.join(BENCH, "sdk_sign.py"), domain]
@@ -258,6 +282,7 @@ def main():
     parser.add_argument("--startup-runs", type=int, default=50)
     parser.add_argument("--objects", type=int, default=1_000_000)
     parser.add_argument("--output", default=os.path.join(BENCH, "results.md"))
+    parser.add_argument("--compare-bin", help="another build's folder, measured side by side")
     options = parser.parse_args()
 
     # The commit the binaries were just built from (read now: edits made during the run do not
@@ -311,6 +336,9 @@ def main():
 
         kodo_list, sdk_list, kodo_small, pages, same_list = listing(
             kodo, options.python, main_emulator, env, options.runs, options.objects)
+        kodo_text = text_listing(kodo, main_emulator, env, options.runs)
+        compared = (compare_builds(kodo, os.path.join(options.compare_bin, "kodo"), main_emulator,
+                                   env, options.runs, keys_path) if options.compare_bin else None)
         kodo_sign, sdk_sign, same_urls = signing(
             kodo, options.python, main_emulator, env, options.runs, keys_path, sample_path)
         sequential, concurrent, same_parallel = parallel(kodo, slow_emulator, slow_env,
@@ -334,6 +362,9 @@ def main():
         ("1. … peak RSS, 100,000 objects → %s" % n,
          "%.1f → %.1f MiB" % (kodo_small.rss, kodo_list.rss), "", kodo_list.rss / kodo_small.rss,
          "flat (≤ 1.25×)", kodo_list.rss <= kodo_small.rss * 1.25),
+        ("1. … text `ls -r` (piped) against `--json`: CPU", "%.2f s" % kodo_text.cpu,
+         "%.2f s (`--json`)" % kodo_list.cpu, kodo_text.cpu / kodo_list.cpu, "≤ 1.5",
+         kodo_text.cpu / kodo_list.cpu <= 1.5),
         ("2. sign 1,000,000 URLs from stdin: wall", "%.2f s" % kodo_sign.wall,
          "%.2f s" % sdk_sign.wall, kodo_sign.wall / sdk_sign.wall, "≤ 0.33",
          kodo_sign.wall / sdk_sign.wall <= 1 / 3),
@@ -351,6 +382,14 @@ def main():
         ("5. … emulator CPU over the whole kodo listing", "%.2f s" % kodo_list.emulator_cpu,
          "%.2f s" % sdk_list.emulator_cpu, None, "", None),
     ]
+    if compared:
+        for label, name in (("list", "1. list, `ls -r --json`"), ("sign", "2. sign, `url --stdin`")):
+            ours, theirs = compared[label]
+            for measure_name, mine, other in (("wall", ours.wall, theirs.wall),
+                                              ("CPU", ours.cpu, theirs.cpu)):
+                rows.append(("6. this build against %s: %s, %s" % (
+                    options.compare_bin, name, measure_name), "%.2f s" % mine,
+                    "%.2f s (other build)" % other, mine / other, "≤ 1.05", mine / other <= 1.05))
     lines = ["| benchmark | kodo | Python SDK | ratio | goal | |", "|---|---:|---:|---:|---|---|"]
     for name, ours, theirs, ratio, goal, ok in rows:
         lines.append("| %s | %s | %s | %s | %s | %s |" % (
