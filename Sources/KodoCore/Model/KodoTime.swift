@@ -25,9 +25,16 @@ public enum KodoTime {
 }
 
 extension StorageClass {
+  // String literals: copying an entry copies its class without reference counting (a listing
+  // copies a million entries).
   private static let kodoClasses: [StorageClass] = [
-    "standard", "ia", "archive", "deep_archive", "archive_ir", "intelligent_tiering",
-  ].enumerated().map { StorageClass(name: $0.element, serviceName: "type \($0.offset)") }
+    StorageClass(name: "standard", serviceName: "type 0"),
+    StorageClass(name: "ia", serviceName: "type 1"),
+    StorageClass(name: "archive", serviceName: "type 2"),
+    StorageClass(name: "deep_archive", serviceName: "type 3"),
+    StorageClass(name: "archive_ir", serviceName: "type 4"),
+    StorageClass(name: "intelligent_tiering", serviceName: "type 5"),
+  ]
 
   /// The class for Kodo's `type` number: `standard` (0), `ia` (1), `archive` (2),
   /// `deep_archive` (3), `archive_ir` (4), `intelligent_tiering` (5), else `type_N`.

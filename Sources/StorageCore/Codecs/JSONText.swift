@@ -9,8 +9,25 @@ public enum JSONText {
   /// `\u00XX`), and so are U+2028 and U+2029, which some JavaScript readers take for line breaks.
   /// With `asciiOnly`, every character outside printable ASCII is written as `\uXXXX` (UTF-16
   /// units), the form Qiniu's SDKs write policies in.
+  public static func appendString(_ value: String, to bytes: inout [UInt8]) {
+    // The concrete fast path (a listing writes millions of strings): no generic dispatch.
+    var value = value
+    let copied = value.withUTF8 { buffer -> Bool in
+      for byte in buffer where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 {
+        return false
+      }
+      bytes.append(UInt8(ascii: "\""))
+      bytes.append(contentsOf: buffer)
+      bytes.append(UInt8(ascii: "\""))
+      return true
+    }
+    if !copied { appendString(Substring(value), to: &bytes, asciiOnly: false) }
+  }
+
+  /// Appends `value` as a JSON string (see the `String` overload); with `asciiOnly`, every
+  /// character outside printable ASCII is written as `\uXXXX`.
   public static func appendString(
-    _ value: some StringProtocol, to bytes: inout [UInt8], asciiOnly: Bool = false
+    _ value: some StringProtocol, to bytes: inout [UInt8], asciiOnly: Bool
   ) {
     bytes.append(UInt8(ascii: "\""))
     if asciiOnly {

@@ -25,6 +25,12 @@ public struct DisplayText: Sendable, Hashable, CustomStringConvertible,
     self.init(safe: Self.escaped(untrusted))
   }
 
+  /// Untrusted text, escaped (the common case, without generic dispatch: a listing or a
+  /// million URLs go through here).
+  public init(escaping untrusted: String) {
+    self.init(safe: Self.escaped(untrusted))
+  }
+
   /// A literal from the program's source: trusted as it is.
   public init(stringLiteral literal: String) {
     self.init(safe: literal)
@@ -90,7 +96,18 @@ public struct DisplayText: Sendable, Hashable, CustomStringConvertible,
   // MARK: - The escaper
 
   /// The text with every unsafe character written as an escape (see `DisplayText`).
+  public static func escaped(_ text: String) -> String {
+    var text = text
+    if text.withUTF8({ !mayNeedEscaping($0) }) { return text }
+    return escapedSlowly(text)
+  }
+
+  /// The text with every unsafe character written as an escape (see `DisplayText`).
   public static func escaped(_ text: some StringProtocol) -> String {
+    escapedSlowly(text)
+  }
+
+  private static func escapedSlowly(_ text: some StringProtocol) -> String {
     if text.utf8.withContiguousStorageIfAvailable({ !mayNeedEscaping($0) }) == true {
       return String(text)
     }
@@ -153,10 +170,25 @@ public struct DisplayText: Sendable, Hashable, CustomStringConvertible,
   /// 0xC2, 0xD8, 0xE2 or 0xEF.)
   @inline(__always)
   public static func mayNeedEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    for byte in bytes {
-      switch byte {
+    // Eight bytes at a time: a word whose bytes are all printable ASCII (0x20–0x7E) is safe.
+    // `(w - 0x20…) & ~w & 0x80…` finds a byte below 0x20; `(w + 0x01…) | w` sets the top bit of
+    // a byte of 0x7F or more.
+    let count = bytes.count
+    var index = 0
+    if let base = bytes.baseAddress {
+      let raw = UnsafeRawPointer(base)
+      while index + 8 <= count {
+        let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+        let low = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
+        let high = ((word &+ 0x0101_0101_0101_0101) | word) & 0x8080_8080_8080_8080
+        if low | high != 0 { break }
+        index += 8
+      }
+    }
+    while index < count {
+      switch bytes[index] {
       case 0..<0x20, 0x7F, 0xC2, 0xD8, 0xE2, 0xEF: return true
-      default: continue
+      default: index += 1
       }
     }
     return false
