@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StorageCore
+import SystemPackage
 
 struct URLCommand: KodoCommand {
   static let configuration = CommandConfiguration(
@@ -157,10 +158,13 @@ struct LineReader {
         start = 0
       }
       var chunk = [UInt8](repeating: 0, count: 256 * 1024)
-      let count = chunk.withUnsafeMutableBytes { read(fileDescriptor, $0.baseAddress, $0.count) }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw StorageError(.localIO, "cannot read stdin: \(String(cString: strerror(errno)))")
+      let count: Int
+      do {
+        count = try chunk.withUnsafeMutableBytes {
+          try FileDescriptor(rawValue: fileDescriptor).read(into: $0)
+        }
+      } catch {
+        throw StorageError(.localIO, "cannot read stdin: \(error)")
       }
       if count == 0 { atEnd = true } else { buffer.append(contentsOf: chunk[..<count]) }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StorageCore
+import SystemPackage
 
 /// The one way diagnostics leave a command: `kodo: error: …`, `kodo: warning: …`, `kodo: …`.
 ///
@@ -75,23 +76,17 @@ private struct DiagnosticsLogHandler: LogHandler {
   }
 }
 
-/// `write(2)` until every byte is written, retrying interrupted writes.
+/// `write(2)` until every byte is written (swift-system's `writeAll`, which retries interrupted
+/// and short writes).
 enum FileDescriptorWriter {
-  /// Writes `bytes`; returns `errno` of a failure, or `nil`.
+  /// Writes `bytes`; returns the `errno` of a failure, or `nil`.
   @discardableResult
   static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Int32? {
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes.withUnsafeBytes { raw -> Int in
-        guard let base = raw.baseAddress else { return 0 }
-        return Foundation.write(descriptor, base + offset, bytes.count - offset)
-      }
-      if written < 0 {
-        if errno == EINTR { continue }
-        return errno
-      }
-      offset += written
+    do {
+      _ = try FileDescriptor(rawValue: descriptor).writeAll(bytes)
+      return nil
+    } catch {
+      return (error as? Errno)?.rawValue ?? EIO
     }
-    return nil
   }
 }

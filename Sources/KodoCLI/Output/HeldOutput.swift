@@ -1,5 +1,6 @@
 import Foundation
 import StorageCore
+import SystemPackage
 
 /// Output held back to be written later, in bounded memory: up to `memoryLimit` bytes in memory,
 /// the rest in an anonymous temporary file (made with `mkstemp`, unlinked at once, so no other
@@ -32,16 +33,19 @@ final class HeldOutput {
   func release(to output: OutputStream) throws(StorageError) {
     if spill >= 0 {
       try spillMemory()
-      guard lseek(spill, 0, SEEK_SET) == 0 else { throw Self.ioError("rewind", errno) }
+      let file = FileDescriptor(rawValue: spill)
       var chunk = [UInt8](repeating: 0, count: 1 << 20)
-      while true {
-        let count = chunk.withUnsafeMutableBytes { read(spill, $0.baseAddress, $0.count) }
-        if count < 0 {
-          if errno == EINTR { continue }
-          throw Self.ioError("read", errno)
+      do {
+        _ = try file.seek(offset: 0, from: .start)
+        while true {
+          let count = try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
+          if count == 0 { break }
+          try output.write(bytes: Array(chunk[..<count]))
         }
-        if count == 0 { break }
-        try output.write(bytes: Array(chunk[..<count]))
+      } catch let error as Errno {
+        throw Self.ioError("read", error.rawValue)
+      } catch {
+        throw error as? StorageError ?? Self.ioError("read", EIO)
       }
       close(spill)
       spill = -1
@@ -72,7 +76,7 @@ final class HeldOutput {
   private static func ioError(_ action: String, _ code: Int32) -> StorageError {
     StorageError(
       .localIO,
-      "cannot \(action) the temporary file that holds the listing's objects: \(String(cString: strerror(code)))"
+      "cannot \(action) the temporary file that holds the listing's objects: \(Errno(rawValue: code))"
     )
   }
 }

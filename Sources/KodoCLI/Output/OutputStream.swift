@@ -1,5 +1,6 @@
 import Foundation
 import StorageCore
+import SystemPackage
 
 /// Buffered writes of command output to a file descriptor, in large blocks (not a syscall per
 /// line): human text as `DisplayText` only, machine formats (JSON Lines, NUL-separated keys) as
@@ -49,7 +50,7 @@ final class OutputStream {
     defer { buffer.removeAll(keepingCapacity: true) }
     guard let code = FileDescriptorWriter.writeAll(buffer, to: fileDescriptor) else { return }
     if code == EPIPE { throw StorageError(.outputClosed, "output closed") }
-    throw StorageError(.localIO, "cannot write output: \(String(cString: strerror(code)))")
+    throw StorageError(.localIO, "cannot write output: \(Errno(rawValue: code))")
   }
 }
 
