@@ -1,9 +1,9 @@
 /// Integers as decimal ASCII bytes, appended straight into an output buffer (no `String`).
-public enum DecimalText {
+package enum DecimalText {
   /// Appends `value` in decimal, zero-padded to at least `minimumDigits` digits after any `-`:
   /// `append(7, minimumDigits: 2)` → `07`, `append(-12)` → `-12`.
   @inline(__always)
-  public static func append(_ value: Int64, minimumDigits: Int = 1, to bytes: inout [UInt8]) {
+  package static func append(_ value: Int64, minimumDigits: Int = 1, to bytes: inout [UInt8]) {
     var magnitude = value.magnitude
     if value < 0 { bytes.append(UInt8(ascii: "-")) }
     // A UInt64 has at most 20 digits; they are written from the end of a stack buffer.

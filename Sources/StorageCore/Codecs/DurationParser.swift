@@ -1,10 +1,10 @@
 /// Parses expiry durations: `3600` (seconds), `90s`, `15m`, `2h`, `7d`, or a sum such as `1h30m`.
-public enum DurationParser {
+package enum DurationParser {
   /// The duration in seconds.
   ///
   /// - Throws: `StorageError` (`invalidInput`) for anything else, for zero, and for durations that
   ///   overflow 64 bits.
-  public static func seconds(_ text: String) throws(StorageError) -> Int64 {
+  package static func seconds(_ text: String) throws(StorageError) -> Int64 {
     let bytes = Array(text.utf8)
     func invalid(_ why: String) -> StorageError {
       StorageError(

@@ -1,6 +1,6 @@
 /// JSON string literals written as bytes: the one JSON string writer of the package (the CLI's
 /// output lines, the emulator's answers and `JSONValue`'s compact text all use it).
-public enum JSONText {
+package enum JSONText {
   private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
   /// Appends `value` as a JSON string, quotes included.
@@ -9,7 +9,7 @@ public enum JSONText {
   /// `\u00XX`), and so are U+2028 and U+2029, which some JavaScript readers take for line breaks.
   /// With `asciiOnly`, every character outside printable ASCII is written as `\uXXXX` (UTF-16
   /// units), the form Qiniu's SDKs write policies in.
-  public static func appendString(_ value: String, to bytes: inout [UInt8]) {
+  package static func appendString(_ value: String, to bytes: inout [UInt8]) {
     // The concrete fast path (a listing writes millions of strings): no generic dispatch.
     var value = value
     let copied = value.withUTF8 { buffer -> Bool in
@@ -26,7 +26,7 @@ public enum JSONText {
 
   /// Appends `value` as a JSON string (see the `String` overload); with `asciiOnly`, every
   /// character outside printable ASCII is written as `\uXXXX`.
-  public static func appendString(
+  package static func appendString(
     _ value: some StringProtocol, to bytes: inout [UInt8], asciiOnly: Bool
   ) {
     bytes.append(UInt8(ascii: "\""))
@@ -60,7 +60,7 @@ public enum JSONText {
   }
 
   /// Appends UTF-8 `bytes` as a JSON string (as `appendString`; invalid UTF-8 is copied as is).
-  public static func appendString(utf8 value: some Collection<UInt8>, to bytes: inout [UInt8]) {
+  package static func appendString(utf8 value: some Collection<UInt8>, to bytes: inout [UInt8]) {
     bytes.append(UInt8(ascii: "\""))
     for byte in value {
       switch byte {

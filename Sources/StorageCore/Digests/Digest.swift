@@ -43,11 +43,11 @@ public enum Digest {
 }
 
 /// Lower-case hexadecimal text of bytes (digests in messages, cache file names, `md5` fields).
-public enum Hex {
+package enum Hex {
   private static let digits: [UInt8] = Array("0123456789abcdef".utf8)
 
   /// `[0x0f, 0xa0]` → `0fa0`: two digits a byte, always.
-  public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+  package static func encode(_ bytes: some Sequence<UInt8>) -> String {
     var output: [UInt8] = []
     for byte in bytes {
       output.append(digits[Int(byte >> 4)])

@@ -112,9 +112,9 @@ public protocol HTTPTransport: Sendable {
 }
 
 /// HTTP's `token` rule (RFC 9110 `tchar`), for methods and header names.
-public enum HTTPToken {
+package enum HTTPToken {
   /// Whether `byte` may appear in an HTTP token (RFC 9110 `tchar`): header names, methods.
-  public static func isTokenByte(_ byte: UInt8) -> Bool {
+  package static func isTokenByte(_ byte: UInt8) -> Bool {
     switch byte {
     case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
       UInt8(ascii: "0")...UInt8(ascii: "9"):
