@@ -17,7 +17,18 @@ public enum PercentEncoding {
   ///
   /// - Returns: `nil` when a `%` is not followed by two hex digits or the bytes are not UTF-8.
   public static func decode(_ encoded: String) -> String? {
-    let bytes = Array(encoded.utf8)
+    var encoded = encoded
+    return encoded.withUTF8 { decode(utf8: $0) }
+  }
+
+  /// Decodes the `%XX` escapes in UTF-8 bytes, strictly: a `+` stays a `+` (this is not form
+  /// decoding), a `%` must be followed by two hex digits, and the result must be UTF-8.
+  ///
+  /// - Returns: the text, or `nil` when an escape is malformed or the bytes are not UTF-8.
+  public static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    guard bytes.contains(UInt8(ascii: "%")) else {
+      return String(validating: bytes, as: UTF8.self)
+    }
     var output = [UInt8]()
     output.reserveCapacity(bytes.count)
     var index = 0
