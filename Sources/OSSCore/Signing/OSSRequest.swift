@@ -63,6 +63,18 @@ public struct OSSSignedRequest: Sendable, Equatable {
   /// V4 only: the canonical request whose SHA-256 the string to sign carries.
   public var canonicalRequest: String?
 
+  /// A signed request from its parts.
+  public init(
+    method: String, url: String, headers: HTTPHeaders, stringToSign: String,
+    canonicalRequest: String? = nil
+  ) {
+    self.method = method
+    self.url = url
+    self.headers = headers
+    self.stringToSign = stringToSign
+    self.canonicalRequest = canonicalRequest
+  }
+
   /// The request as a transport sends it.
   public var httpRequest: HTTPRequest {
     HTTPRequest(method: method, url: url, headers: headers)
