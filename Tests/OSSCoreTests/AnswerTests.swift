@@ -135,6 +135,7 @@ struct AnswerTests {
     expectProtocolError("percent-encoding") {
       try list(contents("<Key>%C3%28</Key>\(time)<Size>1</Size>"))
     }
+    expectProtocolError("<Key> is empty") { try list(contents("<Key></Key>\(time)<Size>1</Size>")) }
     expectProtocolError("<Contents> has no <Key>") { try list(contents("\(time)<Size>1</Size>")) }
     expectProtocolError("<Contents> has no <Size>") { try list(contents("<Key>a</Key>\(time)")) }
     expectProtocolError("ListBucketResult/Contents/Size", "\"-1\" is not a number") {

@@ -24,7 +24,7 @@ struct CRC64Tests {
     #expect(CRC64().decimal == "0")
     // Slicing-by-8 agrees with the bit-by-bit definition at every length around the 8-byte
     // steps.
-    var rng = SplitMix(state: 1)
+    var rng = seededGenerator(1)
     for length in 0..<80 {
       let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &rng) }
       #expect(CRC64.checksum(bytes) == bitwiseCRC64(bytes), "length \(length)")
@@ -54,7 +54,7 @@ struct CRC64Tests {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("oss-crc64-\(UInt64.random(in: 0...UInt64.max))").path
     defer { try? FileManager.default.removeItem(atPath: path) }
-    var rng = SplitMix(state: 3)
+    var rng = seededGenerator(3)
     let bytes = (0..<(3 << 20) + 17).map { _ in UInt8.random(in: 0...255, using: &rng) }
     #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
     #expect(try CRC64.checksum(fileAt: path) == CRC64.checksum(bytes))

@@ -26,7 +26,8 @@ struct ErrorMappingTests {
     (404, "NoSuchBucket", .notFound), (404, "NoSuchKey", .notFound), (404, nil, .notFound),
     (403, "AccessDenied", .unauthorized), (403, "InvalidAccessKeyId", .unauthorized),
     (403, "SignatureDoesNotMatch", .unauthorized), (403, "SecurityTokenExpired", .unauthorized),
-    (403, "RequestTimeTooSkewed", .unauthorized), (403, "SecondLevelDomainForbidden", .unauthorized),
+    (403, "RequestTimeTooSkewed", .unauthorized),
+    (403, "SecondLevelDomainForbidden", .unauthorized),
     (401, nil, .unauthorized), (403, "InvalidObjectState", .rejected),
     (500, "InternalError", .temporary), (503, "ServiceUnavailable", .temporary),
     (429, "TooManyRequests", .temporary), (408, "RequestTimeout", .temporary),
@@ -56,7 +57,8 @@ struct ErrorMappingTests {
       for: Self.response(404, code: "NoSuchKey", message: "The specified key does not exist."),
       what: "the stat of \"a\\nb\"", bucket: "photos", key: "a\nb"
     ).error
-    #expect(noKey.message.hasPrefix("no such key \"a\\nb\" in bucket \"photos\" (HTTP 404 NoSuchKey"))
+    #expect(
+      noKey.message.hasPrefix("no such key \"a\\nb\" in bucket \"photos\" (HTTP 404 NoSuchKey"))
     #expect(noKey.serverMessage == "The specified key does not exist.")
     #expect(noKey.description.contains("request id 5C9F6F2B1C9E7E8C2F0A0001"))
     let noBucket = OSSErrors.error(
@@ -95,17 +97,24 @@ struct ErrorMappingTests {
       }
     }
     #expect(retry(OSSErrors.verdict(for: HTTPResponse(status: 200), what: "x")) == "success")
-    #expect(retry(OSSErrors.verdict(for: Self.response(503, code: "ServiceUnavailable"), what: "x")) == "retry")
+    #expect(
+      retry(OSSErrors.verdict(for: Self.response(503, code: "ServiceUnavailable"), what: "x"))
+        == "retry")
     #expect(retry(OSSErrors.verdict(for: Self.response(500, code: nil), what: "x")) == "retry")
-    #expect(retry(OSSErrors.verdict(for: Self.response(429, code: "x"), what: "x")) == "rate-limited")
-    #expect(retry(OSSErrors.verdict(for: Self.response(404, code: "NoSuchKey"), what: "x")) == "final")
-    #expect(retry(OSSErrors.verdict(for: Self.response(501, code: "NotImplemented"), what: "x")) == "final")
+    #expect(
+      retry(OSSErrors.verdict(for: Self.response(429, code: "x"), what: "x")) == "rate-limited")
+    #expect(
+      retry(OSSErrors.verdict(for: Self.response(404, code: "NoSuchKey"), what: "x")) == "final")
+    #expect(
+      retry(OSSErrors.verdict(for: Self.response(501, code: "NotImplemented"), what: "x"))
+        == "final")
     let skewed = Self.response(
       403, code: "RequestTimeTooSkewed",
       fields: ["ServerTime": "2019-03-30T13:18:53.000Z", "RequestTime": "1970-01-01T12:52:35.000Z"])
     #expect(retry(OSSErrors.verdict(for: skewed, what: "x")) == "skew 1553951933")
     let skewedHead = Self.response(
-      403, code: "RequestTimeTooSkewed", head: true, fields: ["ServerTime": "2019-03-30T13:18:53.000Z"])
+      403, code: "RequestTimeTooSkewed", head: true,
+      fields: ["ServerTime": "2019-03-30T13:18:53.000Z"])
     #expect(retry(OSSErrors.verdict(for: skewedHead, what: "x")) == "skew 1553951933")
     let (error, _) = OSSErrors.error(for: skewed, what: "the listing")
     #expect(error.kind == .unauthorized)

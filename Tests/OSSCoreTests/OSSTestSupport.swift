@@ -7,12 +7,12 @@ import Testing
 /// A generator of values made from the property checker's random numbers, so a failure's seed
 /// reproduces the value.
 func randomInput<T: Sendable>(
-  _ make: @escaping @Sendable (inout SplitMix) -> T
+  _ make: @escaping @Sendable (inout Xoshiro) -> T
 ) -> Generator<T, Shrink.None<T>> {
   Generator(run: { rng in
     // A concrete generator seeded from the checker's: generic code takes it without opening
     // an `inout` existential (which crashes the 6.3 compiler).
-    var seeded = SplitMix(state: rng.next())
+    var seeded = seededGenerator(rng.next())
     return make(&seeded)
   })
 }
@@ -44,17 +44,9 @@ extension RandomNumberGenerator {
   }
 }
 
-/// A deterministic random number generator for reproducible pages.
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
+/// A deterministic random number generator for reproducible inputs.
+func seededGenerator(_ seed: UInt64) -> Xoshiro {
+  Xoshiro(seed: (seed, seed &* 0x9E37_79B9_7F4A_7C15, ~seed, seed ^ 0xBF58_476D_1CE4_E5B9))
 }
 
 /// A ListObjects(V2) page of `count` objects and some prefixes with hostile keys, as OSS would

@@ -106,6 +106,26 @@ enum OSSVectorCheck {
     return request
   }
 
+  /// The request a unit-test or documentation vector describes, with `query`.
+  static func plainRequest(_ inputs: JSONValue, query: [OSSQueryItem] = []) -> OSSRequest {
+    OSSRequest(
+      method: inputs["method"]?.stringValue ?? "GET", bucket: inputs["bucket"]?.stringValue,
+      key: inputs["key"]?.stringValue ?? "", query: query, headers: headers(inputs["headers"]),
+      additionalHeaders: inputs["additional_headers"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+  }
+
+  /// The recomputed intermediate strings, when the vector has them.
+  static func checkRecomputed(
+    _ signed: OSSSignedRequest, _ vector: OSSVector, _ check: inout Comparison
+  ) {
+    check.equal(
+      "recomputed string to sign", signed.stringToSign,
+      vector.recomputed?["string_to_sign"]?.stringValue)
+    check.equal(
+      "recomputed canonical request", signed.canonicalRequest,
+      vector.recomputed?["canonical_request"]?.stringValue)
+  }
+
   // MARK: Kinds
 
   static func crc(_ vector: OSSVector, _ check: inout Comparison) {
@@ -180,10 +200,7 @@ enum OSSVectorCheck {
         return OSSQueryItem(items[0].stringValue ?? "", items[1].stringValue ?? "")
       }
     }
-    let request = OSSRequest(
-      method: inputs["method"]?.stringValue ?? "GET", bucket: inputs["bucket"]?.stringValue,
-      key: inputs["key"]?.stringValue ?? "", query: query, headers: headers(inputs["headers"]),
-      additionalHeaders: inputs["additional_headers"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+    let request = plainRequest(inputs, query: query)
     let addressing = OSSAddressing(endpoint: try OSSEndpoint(region: "cn-hangzhou"))
     let signed = try signer(vector).sign(
       request, at: inputs["unix_time"]?.int64Value ?? 0, addressing: addressing)
@@ -192,22 +209,13 @@ enum OSSVectorCheck {
     check.equal(
       "authorization", signed.headers["Authorization"],
       vector.expected["authorization"]?.stringValue)
-    check.equal(
-      "recomputed string to sign", signed.stringToSign,
-      vector.recomputed?["string_to_sign"]?.stringValue)
-    check.equal(
-      "recomputed canonical request", signed.canonicalRequest,
-      vector.recomputed?["canonical_request"]?.stringValue)
+    checkRecomputed(signed, vector, &check)
   }
 
   static func unitTestPresign(_ vector: OSSVector, _ check: inout Comparison) throws(StorageError) {
     let inputs = vector.inputs
     let url = inputs["url"]?.stringValue ?? inputs["url_before_signing"]?.stringValue ?? ""
-    let request = OSSRequest(
-      method: inputs["method"]?.stringValue ?? "GET", bucket: inputs["bucket"]?.stringValue,
-      key: inputs["key"]?.stringValue ?? "", query: queryItems(of: url),
-      headers: headers(inputs["headers"]),
-      additionalHeaders: inputs["additional_headers"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+    let request = plainRequest(inputs, query: queryItems(of: url))
     let time: Int64
     let expiresIn: Int64
     if let expires = inputs["expires_unix"]?.int64Value {
@@ -234,12 +242,7 @@ enum OSSVectorCheck {
     if let additional = vector.expected["x-oss-additional-headers"]?.stringValue {
       check.equal("x-oss-additional-headers", value("x-oss-additional-headers") ?? "", additional)
     }
-    check.equal(
-      "recomputed string to sign", signed.stringToSign,
-      vector.recomputed?["string_to_sign"]?.stringValue)
-    check.equal(
-      "recomputed canonical request", signed.canonicalRequest,
-      vector.recomputed?["canonical_request"]?.stringValue)
+    checkRecomputed(signed, vector, &check)
     if let goURL = vector.expected["url_go_sdk"]?.stringValue {
       check.equal("url without query", urlWithoutQuery(signed.url), urlWithoutQuery(goURL))
       check.equal(
@@ -250,9 +253,7 @@ enum OSSVectorCheck {
 
   static func docHeader(_ vector: OSSVector, _ check: inout Comparison) throws(StorageError) {
     let inputs = vector.inputs
-    let request = OSSRequest(
-      method: inputs["method"]?.stringValue ?? "GET", bucket: inputs["bucket"]?.stringValue,
-      key: inputs["key"]?.stringValue ?? "", headers: headers(inputs["headers"]))
+    let request = plainRequest(inputs)
     let addressing = OSSAddressing(endpoint: try OSSEndpoint(region: "cn-hangzhou"))
     let signed = try signer(vector).sign(request, at: 0, addressing: addressing)
     check.equal(
@@ -265,9 +266,7 @@ enum OSSVectorCheck {
 
   static func docPresign(_ vector: OSSVector, _ check: inout Comparison) throws(StorageError) {
     let inputs = vector.inputs
-    let request = OSSRequest(
-      method: inputs["method"]?.stringValue ?? "GET", bucket: inputs["bucket"]?.stringValue,
-      key: inputs["key"]?.stringValue ?? "")
+    let request = plainRequest(inputs)
     let expires = inputs["expires_unix"]?.int64Value ?? 0
     let addressing = OSSAddressing(endpoint: try OSSEndpoint(region: "cn-hangzhou"))
     let signed = try signer(vector).presign(

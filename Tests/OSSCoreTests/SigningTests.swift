@@ -9,7 +9,8 @@ struct SigningTests {
   static let credentials = Credentials(
     accessKey: "LTAI5tExampleAccessKeyId", secretKey: "ExampleAccessKeySecret0123456789abc")
   static let sts = Credentials(
-    accessKey: "STS.AK", secretKey: "sts-secret", securityToken: "CAISexampleSTS+token/with=base64chars")
+    accessKey: "STS.AK", secretKey: "sts-secret",
+    securityToken: "CAISexampleSTS+token/with=base64chars")
   static let emulator = OSSAddressing(endpoint: try! OSSEndpoint("http://127.0.0.1:9000"))
   static let now: Int64 = 1_700_000_000
 
@@ -36,7 +37,7 @@ struct SigningTests {
   }
 
   /// A random request: hostile key, signed and unsigned parameters, metadata headers.
-  static func randomRequest(_ rng: inout SplitMix) -> OSSRequest {
+  static func randomRequest(_ rng: inout Xoshiro) -> OSSRequest {
     var request = OSSRequest(
       method: rng.element(["GET", "HEAD"]), bucket: rng.below(8) == 0 ? nil : "examplebucket",
       key: rng.hostileKey())
@@ -74,7 +75,8 @@ struct SigningTests {
         ? try! signer.presign(
           request, at: Self.now, expiresIn: expiresIn, addressing: Self.emulator,
           encodeSlashes: encodeSlashes)
-        : signer.sign(request, at: Self.now, addressing: Self.emulator, encodeSlashes: encodeSlashes)
+        : signer.sign(
+          request, at: Self.now, addressing: Self.emulator, encodeSlashes: encodeSlashes)
       let verifier = Self.verifier(credentials)
       #expect(Self.received(signed)?.key == request.key)
       let verified = Self.verify(signed, verifier)
@@ -101,7 +103,9 @@ struct SigningTests {
     func code(_ signed: OSSSignedRequest, _ verifier: OSSVerifier, at time: Int64 = Self.now)
       -> String?
     {
-      if case .failure(let failure) = Self.verify(signed, verifier, at: time) { return failure.code }
+      if case .failure(let failure) = Self.verify(signed, verifier, at: time) {
+        return failure.code
+      }
       return nil
     }
     let header = signer.sign(request, at: Self.now, addressing: Self.emulator)
@@ -163,7 +167,8 @@ struct SigningTests {
 
   @Test func signaturesAndTokensNeverAppearInMessagesOrDescriptions() throws {
     let signer = try OSSSigner(credentials: Self.sts, region: "cn-hangzhou")
-    let signed = signer.sign(OSSRequest(bucket: "examplebucket", key: "k"), at: Self.now, addressing: Self.emulator)
+    let signed = signer.sign(
+      OSSRequest(bucket: "examplebucket", key: "k"), at: Self.now, addressing: Self.emulator)
     #expect(!"\(Self.sts)".contains("sts-secret"))
     #expect(!"\(Self.sts)".contains("CAIS"))
     // The redaction the pipeline's verbose log uses keeps the scheme and nothing secret.

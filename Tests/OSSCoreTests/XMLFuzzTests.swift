@@ -101,7 +101,7 @@ struct XMLFuzzTests {
   }
 
   @Test func everyTruncationOfAnAnswerIsAProtocolError() {
-    var rng = SplitMix(state: 7)
+    var rng = seededGenerator(7)
     let page = randomListing(count: 3, version2: true, using: &rng)
     let xml = OSSAnswers.listObjectsXML(page)
     // Cut before the last byte (a final newline would still be complete).
@@ -117,7 +117,7 @@ struct XMLFuzzTests {
 
   @Test func mutatedAnswersDecodeOrFailCleanly() async {
     let sources: [[UInt8]] = {
-      var rng = SplitMix(state: 11)
+      var rng = seededGenerator(11)
       return [
         OSSAnswers.listObjectsXML(randomListing(count: 4, version2: false, using: &rng)),
         OSSAnswers.listObjectsXML(randomListing(count: 4, version2: true, using: &rng)),

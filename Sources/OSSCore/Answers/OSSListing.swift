@@ -180,6 +180,7 @@ extension OSSAnswers {
       switch name {
       case "Key":
         object.key = encoded ? try reader.readPercentEncoded() : try reader.readString()
+        guard !object.key.isEmpty else { throw reader.failure("<Key> is empty") }
         seen.insert(.key)
       case "LastModified":
         object.lastModified = try reader.readISO8601()

@@ -132,7 +132,6 @@ extension OSSAnswers {
 
   /// Digits only (no sign, no spaces), within Int64.
   static func decimal(_ text: String) -> Int64? {
-    guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return nil }
-    return Int64(text)
+    DecimalText.parse(text.utf8)
   }
 }

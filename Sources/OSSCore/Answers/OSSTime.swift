@@ -56,14 +56,7 @@ public enum OSSTime {
   }
 
   private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
-    guard range.count <= 9 else { return nil }
-    var value = 0
-    for index in range {
-      let byte = bytes[index]
-      guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
-      value = value * 10 + Int(byte - UInt8(ascii: "0"))
-    }
-    return value
+    range.count <= 9 ? DecimalText.parse(bytes[range]).map { Int($0) } : nil
   }
 
   private static func daysIn(month: Int, year: Int) -> Int {
@@ -78,13 +71,8 @@ public enum OSSTime {
 extension XMLPullReader {
   /// The text content as an ISO 8601 time (`OSSTime.parseISO8601`).
   package mutating func readISO8601() throws(Failure) -> Timestamp {
-    try withText { (bytes, offset) throws(Failure) in
-      guard let time = OSSTime.parseISO8601(bytes: bytes) else {
-        throw Failure(
-          offset: offset,
-          reason: "\(Self.quotedForMessage(bytes)) is not a time such as 2012-02-24T08:42:32.000Z")
-      }
-      return time
-    }
+    try readValue(
+      { OSSTime.parseISO8601(bytes: $0) },
+      problem: { "\(Self.quotedForMessage($0)) is not a time such as 2012-02-24T08:42:32.000Z" })
   }
 }

@@ -77,52 +77,50 @@ extension XMLPullReader {
     }
   }
 
-  /// The text content as a string.
-  package mutating func readString() throws(Failure) -> String {
+  /// The text content turned into a value by `parse`; when it returns `nil`, a failure at the
+  /// text whose reason `problem` words (given the text).
+  package mutating func readValue<T>(
+    _ parse: (UnsafeBufferPointer<UInt8>) -> T?, problem: (UnsafeBufferPointer<UInt8>) -> String
+  ) throws(Failure) -> T {
     try withText { (bytes, offset) throws(Failure) in
-      guard let text = String(validating: bytes, as: UTF8.self) else {
-        throw Failure(offset: offset, reason: "text that is not UTF-8")
-      }
-      return text
-    }
-  }
-
-  /// The text content decoded as `encoding-type=url` values are: strict `%XX` decoding (a `+`
-  /// stays a `+`), UTF-8 after decoding.
-  package mutating func readPercentEncoded() throws(Failure) -> String {
-    try withText { (bytes, offset) throws(Failure) in
-      guard let text = PercentEncoding.decode(utf8: bytes) else {
-        throw Failure(
-          offset: offset,
-          reason: "text that is not valid percent-encoding of UTF-8 (encoding-type=url)")
-      }
-      return text
-    }
-  }
-
-  /// The text content as a non-negative decimal integer (surrounding whitespace allowed).
-  package mutating func readCount() throws(Failure) -> Int64 {
-    try withText { (bytes, offset) throws(Failure) in
-      guard let value = Self.decimal(bytes) else {
-        throw Failure(
-          offset: offset,
-          reason: "\(Self.quotedForMessage(bytes)) is not a number from 0 to \(Int64.max)")
+      guard let value = parse(bytes) else {
+        throw Failure(offset: offset, reason: problem(bytes))
       }
       return value
     }
   }
 
+  /// The text content as a string.
+  package mutating func readString() throws(Failure) -> String {
+    try readValue(
+      { String(validating: $0, as: UTF8.self) }, problem: { _ in "text that is not UTF-8" })
+  }
+
+  /// The text content decoded as `encoding-type=url` values are: strict `%XX` decoding (a `+`
+  /// stays a `+`), UTF-8 after decoding.
+  package mutating func readPercentEncoded() throws(Failure) -> String {
+    try readValue(
+      { PercentEncoding.decode(utf8: $0) },
+      problem: { _ in "text that is not valid percent-encoding of UTF-8 (encoding-type=url)" })
+  }
+
+  /// The text content as a non-negative decimal integer (surrounding whitespace allowed).
+  package mutating func readCount() throws(Failure) -> Int64 {
+    try readValue(
+      { Self.trimmed($0).flatMap { DecimalText.parse($0) } },
+      problem: { "\(Self.quotedForMessage($0)) is not a number from 0 to \(Int64.max)" })
+  }
+
   /// The text content as `true` or `false`.
   package mutating func readBool() throws(Failure) -> Bool {
-    try withText { (bytes, offset) throws(Failure) in
-      switch Self.trimmed(bytes).map({ Array($0) }) {
-      case Array("true".utf8)?: return true
-      case Array("false".utf8)?: return false
-      default:
-        throw Failure(
-          offset: offset, reason: "\(Self.quotedForMessage(bytes)) is not true or false")
-      }
-    }
+    try readValue(
+      { bytes in
+        switch Self.trimmed(bytes).map({ Array($0) }) {
+        case Array("true".utf8)?: true
+        case Array("false".utf8)?: false
+        default: nil
+        }
+      }, problem: { "\(Self.quotedForMessage($0)) is not true or false" })
   }
 
   /// Reads `&…;` at the current position: the character it stands for.
@@ -181,20 +179,6 @@ extension XMLPullReader {
       let last = bytes.lastIndex(where: { !isSpace($0) })
     else { return nil }
     return bytes[first...last]
-  }
-
-  /// A non-negative decimal, or `nil` (empty, a sign, another character, overflow).
-  static func decimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
-    guard let digits = trimmed(bytes), digits.count <= 19 else { return nil }
-    var value: Int64 = 0
-    for byte in digits {
-      guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
-      let (times, overflow) = value.multipliedReportingOverflow(by: 10)
-      let (sum, overflow2) = times.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
-      guard !overflow, !overflow2 else { return nil }
-      value = sum
-    }
-    return value
   }
 
   /// Text for a message: at most 40 bytes, quoted and escaped.
