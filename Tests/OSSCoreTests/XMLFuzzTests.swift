@@ -179,3 +179,53 @@ struct XMLFuzzTests {
     #expect(try OSSAnswers.listObjects(many, encodingType: nil).objects.isEmpty)
   }
 }
+
+@Suite("OSS listing continuations")
+struct ListContinuationTests {
+  @Test func theQuickLookAgreesWithTheFullDecode() async {
+    await propertyCheck(
+      count: iterations(100),
+      input: randomInput { rng in
+        var page = randomListing(count: rng.below(30), version2: rng.below(2) == 0, using: &rng)
+        if rng.below(3) == 0 {
+          page.isTruncated = false
+          page.nextMarker = nil
+          page.nextContinuationToken = nil
+        }
+        return page
+      }
+    ) { page in
+      let xml = OSSAnswers.listObjectsXML(page)
+      let quick = OSSAnswers.listContinuation(xml, encodingType: "url")
+      #expect(quick?.isTruncated == page.isTruncated)
+      #expect(quick?.nextMarker == (page.isTruncated ? page.nextMarker : nil))
+      #expect(quick?.nextContinuationToken == (page.isTruncated ? page.nextContinuationToken : nil))
+    }
+  }
+
+  @Test func itStopsAtTheFirstObjectOnceItKnows() {
+    // Everything after the first <Contents> is garbage: the quick look never reads it.
+    let xml = Array(
+      ("<ListBucketResult><Name>b</Name><IsTruncated>true</IsTruncated>"
+        + "<NextMarker>a%2Bb</NextMarker><EncodingType>url</EncodingType><Contents>&bogus;")
+        .utf8)
+    #expect(
+      OSSAnswers.listContinuation(xml, encodingType: "url")
+        == OSSListContinuation(isTruncated: true, nextMarker: "a+b"))
+    #expect(throws: StorageError.self) { try OSSAnswers.listObjects(xml, encodingType: "url") }
+    // Order does not matter: the flags after the objects are found too.
+    let late = Array(
+      ("<ListBucketResult><Name>b</Name><EncodingType>url</EncodingType>"
+        + "<Contents><Key>k</Key></Contents><IsTruncated>false</IsTruncated></ListBucketResult>")
+        .utf8)
+    #expect(
+      OSSAnswers.listContinuation(late, encodingType: "url")
+        == OSSListContinuation(isTruncated: false))
+    // Unreadable, or truncated without a way on: no quick answer.
+    #expect(OSSAnswers.listContinuation(Array("<x/>".utf8), encodingType: nil) == nil)
+    #expect(
+      OSSAnswers.listContinuation(
+        Array("<ListBucketResult><IsTruncated>true</IsTruncated></ListBucketResult>".utf8),
+        encodingType: nil) == nil)
+  }
+}

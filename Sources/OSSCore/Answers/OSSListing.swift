@@ -223,3 +223,63 @@ extension OSSAnswers {
     return String(etag.dropFirst().dropLast())
   }
 }
+
+/// Where a listing goes on after a page, as a quick look at the answer tells it.
+public struct OSSListContinuation: Sendable, Equatable {
+  /// Whether more follows.
+  public var isTruncated: Bool
+  /// V1: the marker of the next page.
+  public var nextMarker: String?
+  /// V2: the token of the next page.
+  public var nextContinuationToken: String?
+
+  /// A continuation from its parts.
+  public init(isTruncated: Bool, nextMarker: String? = nil, nextContinuationToken: String? = nil) {
+    self.isTruncated = isTruncated
+    self.nextMarker = nextMarker
+    self.nextContinuationToken = nextContinuationToken
+  }
+}
+
+extension OSSAnswers {
+  /// The continuation of a ListObjects(V2) page without decoding its objects, so that the next
+  /// request can be on its way while this page is decoded: OSS names `IsTruncated`,
+  /// `NextMarker` and `NextContinuationToken` before the objects, and the look stops at the
+  /// first object once it knows; in any other order it reads past the objects without decoding
+  /// them. `nil` when the answer cannot be read this way: `listObjects` then says why, and its
+  /// result is the one that counts (it must agree).
+  public static func listContinuation(_ bytes: [UInt8], encodingType: String?)
+    -> OSSListContinuation?
+  {
+    let encoded = encodingType == "url"
+    let stop = XMLPullReader.Failure(offset: -1, reason: "")
+    var truncated: Bool?
+    var marker: String?
+    var token: String?
+    func known() -> Bool {
+      truncated == false || (truncated == true && (marker != nil || token != nil))
+    }
+    do {
+      try XMLPullReader.read(bytes) { (reader, root) throws(Failure) in
+        guard root == "ListBucketResult" else { throw stop }
+        try reader.readChildren { (reader, name) throws(Failure) in
+          switch name {
+          case "IsTruncated": truncated = try reader.readBool()
+          case "NextMarker":
+            marker = encoded ? try reader.readPercentEncoded() : try reader.readString()
+          case "NextContinuationToken":
+            token = encoded ? try reader.readPercentEncoded() : try reader.readString()
+          case "Contents", "CommonPrefixes": if known() { throw stop }
+          default: break
+          }
+        }
+      }
+    } catch {
+      guard error == stop else { return nil }
+    }
+    guard let truncated, known() else { return nil }
+    return OSSListContinuation(
+      isTruncated: truncated, nextMarker: truncated ? marker : nil,
+      nextContinuationToken: truncated ? token : nil)
+  }
+}
