@@ -45,6 +45,24 @@ struct SignalAndPipeTests {
     #expect(first + (try jsonKeys(rest)) == (try jsonKeys(full)))
   }
 
+  /// An interrupted `--parallel` listing says it was interrupted and that it cannot be resumed
+  /// with a marker (it used to exit 130 without a word).
+  @Test func anInterruptedParallelListingSaysSo() throws {
+    let slow = try EmulatorProcess(["--synthetic", "slow=3000", "--latency-ms", "300"])
+    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try slow.configFile()])
+    let running = try kodo.start(["ls", "-r", "--parallel", "2", "--page-size", "100", "slow"])
+    #expect(running.waitFor { $0.split(separator: "\n").count >= 100 })
+    running.send(SIGINT)
+    let result = running.wait(seconds: 10)
+    #expect(result.status == 130, "\(result)")
+    expectNoCrash(result)
+    #expect(!result.stderr.contains("kodo: error:"))
+    #expect(
+      result.stderr.contains(
+        "kodo: interrupted; a --parallel listing cannot be resumed with a marker; run it again"),
+      "\(result.stderr)")
+  }
+
   /// `kodo ls -r BIG | head -n 1`: kodo exits 0 without a word on stderr, and stops listing at
   /// once: the emulator sees a couple of list requests, not the 50 of the whole bucket.
   @Test(arguments: [false, true])

@@ -84,6 +84,12 @@ extension KodoClient {
 
   /// One page of `GET /list` for `request`.
   public func listPage(_ request: ListRequest) async throws(StorageError) -> ListPage {
+    try await listPageAnswer(request).decode()
+  }
+
+  /// One page of `GET /list` for `request`, its marker read before the page is decoded: Kodo
+  /// names the marker first, so the next request can be on its way while this page is decoded.
+  public func listPageAnswer(_ request: ListRequest) async throws(StorageError) -> PageAnswer {
     let bucket = request.bucket
     try BucketName.validate(bucket)
     guard (1...1000).contains(request.limit) else {
@@ -106,9 +112,15 @@ extension KodoClient {
     let (response, _) = try await perform(
       method: "GET", bases: bases(for: .rsf, bucket: bucket), path: "/list?" + query.encoded,
       signed: true, context: context)
-    return try Decode.answer("list", response.body, requestID: response.requestID) {
-      (reader) throws(JSONReader.Failure) in try Decode.listPage(&reader)
+    let body = response.body
+    let requestID = response.requestID
+    let decode: @Sendable () throws(StorageError) -> ListPage = { () throws(StorageError) in
+      try Decode.answer("list", body, requestID: requestID) {
+        (reader) throws(JSONReader.Failure) in try Decode.listPage(&reader)
+      }
     }
+    guard let marker = Decode.leadingMarker(body) else { return PageAnswer(try decode()) }
+    return PageAnswer(nextMarker: marker, decode: decode)
   }
 
   /// Every page of a listing from `marker` on, following Kodo's marker to the end.

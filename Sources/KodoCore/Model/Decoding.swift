@@ -45,6 +45,23 @@ enum Decode {
     return page
   }
 
+  /// The marker of a list answer whose first member is `marker`, without reading the rest:
+  /// `.some(nil)` for an empty or null marker (the last page), `nil` when the answer does not
+  /// start with a marker (then only decoding it tells).
+  static func leadingMarker(_ bytes: [UInt8]) -> String?? {
+    var reader = JSONReader(bytes)
+    var marker: String??
+    try? reader.readObject { (reader, name) throws(Failure) in
+      if name == "marker" {
+        let text = try reader.readOptionalString() ?? ""
+        marker = .some(text.isEmpty ? nil : text)
+      }
+      // Stop after the first member.
+      throw Failure(offset: reader.index, reason: "")
+    }
+    return marker
+  }
+
   /// Reads one item of a list answer.
   static func listItem(_ reader: inout JSONReader) throws(Failure) -> ObjectEntry {
     let start = reader.index

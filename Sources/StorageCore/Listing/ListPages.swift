@@ -24,14 +24,47 @@ public struct ListRequest: Sendable, Equatable {
   }
 }
 
-/// Fetches one page of a listing; a provider's `listPage`.
-public typealias PageFetcher = @Sendable (ListRequest) async throws(StorageError) -> ListPage
+/// Fetches one page of a listing: the service's answer, whose marker is known before the
+/// page is decoded.
+public typealias PageFetcher = @Sendable (ListRequest) async throws(StorageError) -> PageAnswer
+
+/// A page as the service answered it: the marker that continues the listing, read first, and
+/// the page itself, decoded on demand.
+///
+/// The next request needs only the marker, so `ListPages` sends it before decoding this page: the
+/// service prepares the next page while this one is decoded and written.
+public struct PageAnswer: Sendable {
+  /// The marker that continues the listing after this page (`nil` when it is the last), as far
+  /// as a quick look could tell; the decoded page's marker must agree.
+  public var nextMarker: String?
+  private let decodePage: @Sendable () throws(StorageError) -> ListPage
+
+  /// An answer whose page `decode` produces.
+  public init(
+    nextMarker: String?, decode: @escaping @Sendable () throws(StorageError) -> ListPage
+  ) {
+    self.nextMarker = nextMarker
+    self.decodePage = decode
+  }
+
+  /// An answer already decoded.
+  public init(_ page: ListPage) {
+    self.init(nextMarker: page.nextMarker, decode: { page })
+  }
+
+  /// The page.
+  public func decode() throws(StorageError) -> ListPage {
+    try decodePage()
+  }
+}
 
 /// The pages of a listing, fetched one at a time as they are consumed: the one paging loop of
 /// the package (`ls`, `ParallelListing`, the browser and the verbs all iterate it).
 ///
 /// Each page is fetched (and retried) with the marker the previous page returned, so retries can
-/// never skip or repeat entries. Empty pages that carry a marker are followed, not taken for the
+/// never skip or repeat entries. Without an entry limit, the request for the next page is sent as
+/// soon as this page's answer has arrived, before this page is decoded and handed on: the
+/// service's work and ours overlap, at most one request ahead. Empty pages that carry a marker are followed, not taken for the
 /// end. A listing that stops making progress is an error rather than an endless loop: a marker
 /// the service already gave in this listing (a cycle), or more than `maximumEmptyPages` pages in
 /// a row without an entry, throws `.protocolError`.
@@ -96,6 +129,8 @@ public struct ListPages: AsyncSequence, Sendable {
     private var seenMarkers: Set<Int> = []
     private var emptyRun = 0
     private var remaining: Int?
+    /// The answer to the next request, already on its way.
+    private var ahead: (marker: String?, task: Task<Result<PageAnswer, StorageError>, Never>)?
 
     init(sequence: ListPages) {
       self.sequence = sequence
@@ -110,18 +145,32 @@ public struct ListPages: AsyncSequence, Sendable {
       var request = sequence.first
       request.marker = nextMarker
       if let remaining { request.limit = Swift.max(1, Swift.min(request.limit, remaining)) }
-      let page = try await sequence.fetch(request)
+      let answer = try await self.answer(for: request)
       let startMarker = nextMarker
+      // With no entry limit the next request does not depend on this page's entries: send it now.
+      if remaining == nil, let marker = answer.nextMarker, !seenMarkers.contains(marker.hashValue) {
+        var following = request
+        following.marker = marker
+        let fetch = sequence.fetch
+        ahead = (
+          marker,
+          Task { await Self.result { () throws(StorageError) in try await fetch(following) } }
+        )
+      }
+      let page = try answer.decode()
+      if page.nextMarker != answer.nextMarker { cancelAhead() }
       if let left = remaining {
         remaining = left - page.entryCount
         if left - page.entryCount <= 0 { isFinished = true }
       }
       guard let marker = page.nextMarker else {
         isFinished = true
+        cancelAhead()
         return Element(startMarker: startMarker, page: page)
       }
       if isFinished { return Element(startMarker: startMarker, page: page) }
       guard seenMarkers.insert(marker.hashValue).inserted else {
+        cancelAhead()
         throw StorageError(
           .protocolError,
           "the listing of \(DisplayText.quoted(request.bucket + "/" + request.prefix)) goes round in circles: the service gave a marker it had given before in this listing"
@@ -131,6 +180,7 @@ public struct ListPages: AsyncSequence, Sendable {
         emptyRun += 1
         sequence.onEmptyPages?(emptyRun)
         if emptyRun > sequence.maximumEmptyPages {
+          cancelAhead()
           throw StorageError(
             .protocolError,
             "the listing of \(DisplayText.quoted(request.bucket + "/" + request.prefix)) is not progressing: \(emptyRun) pages in a row brought no entry"
@@ -141,6 +191,37 @@ public struct ListPages: AsyncSequence, Sendable {
       }
       nextMarker = marker
       return Element(startMarker: startMarker, page: page)
+    }
+
+    /// The answer already on its way for `request`'s marker, else a fresh one.
+    private mutating func answer(for request: ListRequest) async throws(StorageError) -> PageAnswer
+    {
+      if let ahead, ahead.marker == request.marker {
+        self.ahead = nil
+        let task = ahead.task
+        return try await withTaskCancellationHandler {
+          await task.value
+        } onCancel: {
+          task.cancel()
+        }.get()
+      }
+      cancelAhead()
+      return try await sequence.fetch(request)
+    }
+
+    private mutating func cancelAhead() {
+      ahead?.task.cancel()
+      ahead = nil
+    }
+
+    private static func result(
+      _ body: () async throws(StorageError) -> PageAnswer
+    ) async -> Result<PageAnswer, StorageError> {
+      do {
+        return .success(try await body())
+      } catch {
+        return .failure(error)
+      }
     }
   }
 }

@@ -17,6 +17,10 @@ public protocol StorageProvider: Sendable {
   /// One page of a listing.
   func listPage(_ request: ListRequest) async throws(StorageError) -> ListPage
 
+  /// One page of a listing as answered, its marker read before the page is decoded (the
+  /// default decodes at once; a provider whose answers name the marker first does better).
+  func listPageAnswer(_ request: ListRequest) async throws(StorageError) -> PageAnswer
+
   /// One object's details.
   func stat(bucket: String, key: String) async throws(StorageError) -> ObjectDetails
 
@@ -43,9 +47,14 @@ public protocol StorageProvider: Sendable {
 }
 
 extension StorageProvider {
-  /// `listPage` as the paging code calls it.
+  /// Decodes the page at once.
+  public func listPageAnswer(_ request: ListRequest) async throws(StorageError) -> PageAnswer {
+    PageAnswer(try await listPage(request))
+  }
+
+  /// `listPageAnswer` as the paging code calls it.
   public var pageFetcher: PageFetcher {
-    { request throws(StorageError) in try await listPage(request) }
+    { request throws(StorageError) in try await listPageAnswer(request) }
   }
 }
 
