@@ -15,6 +15,7 @@ let package = Package(
     .executable(name: "kodo-emulator", targets: ["kodo-emulator"]),
     .library(name: "StorageCore", targets: ["StorageCore"]),
     .library(name: "KodoCore", targets: ["KodoCore"]),
+    .library(name: "OSSCore", targets: ["OSSCore"]),
     .library(name: "KodoCLI", targets: ["KodoCLI"]),
     .library(name: "KodoEmulator", targets: ["KodoEmulator"]),
   ],
@@ -37,6 +38,11 @@ let package = Package(
       pkgConfig: "openssl",
       providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
     ),
+    .systemLibrary(
+      name: "CLibXML2",
+      pkgConfig: "libxml-2.0",
+      providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+    ),
     // Provider-neutral: model, errors, transport, request pipeline, paging, digests, codecs.
     .target(
       name: "StorageCore",
@@ -48,6 +54,8 @@ let package = Package(
     ),
     // The Qiniu Kodo provider.
     .target(name: "KodoCore", dependencies: ["StorageCore"], swiftSettings: strict),
+    // The Aliyun OSS provider's pure parts: signing, addressing, CRC-64, XML answers.
+    .target(name: "OSSCore", dependencies: ["StorageCore"], swiftSettings: strict),
     // The commands, as a library that tests run in process.
     .target(
       name: "KodoCLI",
@@ -98,6 +106,17 @@ let package = Package(
       dependencies: [
         "StorageCore",
         "KodoCore",
+        "KodoTestSupport",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "OSSCoreTests",
+      dependencies: [
+        "StorageCore",
+        "OSSCore",
+        "CLibXML2",
         "KodoTestSupport",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],

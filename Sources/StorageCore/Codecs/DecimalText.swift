@@ -18,4 +18,19 @@ package enum DecimalText {
       bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<20]))
     }
   }
+
+  /// The value of unsigned decimal digits (no sign, no spaces, at least one digit), or `nil`
+  /// when there is another byte or the value does not fit in an Int64. Never traps.
+  package static func parse(_ digits: some Collection<UInt8>) -> Int64? {
+    guard !digits.isEmpty else { return nil }
+    var value: Int64 = 0
+    for byte in digits {
+      guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+      let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+      let (sum, carry) = times.addingReportingOverflow(Int64(byte &- UInt8(ascii: "0")))
+      guard !overflow && !carry else { return nil }
+      value = sum
+    }
+    return value
+  }
 }

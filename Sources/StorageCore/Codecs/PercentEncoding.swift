@@ -1,4 +1,5 @@
-/// Percent-encoding for the two places Kodo keys travel in URLs.
+/// Percent-encoding of keys and parameters in URLs (Kodo download paths, OSS paths and queries),
+/// and the strict decoding of percent-encoded answers.
 public enum PercentEncoding {
   private static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
 
@@ -17,24 +18,38 @@ public enum PercentEncoding {
   ///
   /// - Returns: `nil` when a `%` is not followed by two hex digits or the bytes are not UTF-8.
   public static func decode(_ encoded: String) -> String? {
-    let bytes = Array(encoded.utf8)
-    var output = [UInt8]()
-    output.reserveCapacity(bytes.count)
-    var index = 0
-    while index < bytes.count {
-      let byte = bytes[index]
-      if byte == UInt8(ascii: "%") {
-        guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
-          let low = hexValue(bytes[index + 2])
-        else { return nil }
-        output.append(high << 4 | low)
-        index += 3
-      } else {
-        output.append(byte)
-        index += 1
-      }
+    var encoded = encoded
+    return encoded.withUTF8 { decode(utf8: $0) }
+  }
+
+  /// Decodes the `%XX` escapes in UTF-8 bytes, strictly: a `+` stays a `+` (this is not form
+  /// decoding), a `%` must be followed by two hex digits, and the result must be UTF-8.
+  ///
+  /// - Returns: the text, or `nil` when an escape is malformed or the bytes are not UTF-8.
+  public static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    guard bytes.contains(UInt8(ascii: "%")) else {
+      return String(validating: bytes, as: UTF8.self)
     }
-    return String(validating: output, as: UTF8.self)
+    // Decoded into a scratch buffer (never longer than the input), checked once as UTF-8.
+    return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { output in
+      var count = 0
+      var index = 0
+      while index < bytes.count {
+        let byte = bytes[index]
+        if byte == UInt8(ascii: "%") {
+          guard index + 2 < bytes.count, let high = hexValue(bytes[index + 1]),
+            let low = hexValue(bytes[index + 2])
+          else { return nil }
+          output[count] = high << 4 | low
+          index += 3
+        } else {
+          output[count] = byte
+          index += 1
+        }
+        count += 1
+      }
+      return String(validating: UnsafeBufferPointer(rebasing: output[0..<count]), as: UTF8.self)
+    }
   }
 
   private static func encode(_ text: String, keepSlash: Bool) -> String {

@@ -1,0 +1,150 @@
+import Foundation
+import StorageCore
+
+/// OSS's answers written from the same values the decoders produce, for a server that answers
+/// as OSS does (the emulator) and for tests that read them back.
+extension OSSAnswers {
+  /// A ListObjects (V1, when `continuationToken`, `startAfter` and `keyCount` are `nil`) or
+  /// ListObjectsV2 answer. With `encodingType` `url`, keys, prefixes, markers and tokens are
+  /// percent-encoded with RFC 3986's unreserved set.
+  package static func listObjectsXML(_ result: OSSListObjectsResult) -> [UInt8] {
+    let url = result.encodingType == "url"
+    func encode(_ text: String) -> String { url ? PercentEncoding.encodeQueryValue(text) : text }
+    let isV2 =
+      result.continuationToken != nil || result.startAfter != nil || result.keyCount != nil
+      || result.nextContinuationToken != nil
+    var xml = XMLWriter(capacity: 400 * (result.objects.count + result.commonPrefixes.count) + 512)
+    xml.open("ListBucketResult")
+    xml.element("Name", result.name)
+    xml.element("Prefix", encode(result.prefix))
+    if isV2 {
+      xml.element("ContinuationToken", ifPresent: result.continuationToken.map(encode))
+      xml.element("StartAfter", ifPresent: result.startAfter.map(encode))
+    } else {
+      xml.element("Marker", encode(result.marker ?? ""))
+    }
+    xml.element("MaxKeys", String(result.maxKeys))
+    xml.element("Delimiter", encode(result.delimiter))
+    xml.element("EncodingType", ifPresent: result.encodingType)
+    xml.element("IsTruncated", result.isTruncated ? "true" : "false")
+    if isV2 {
+      xml.element(
+        "KeyCount",
+        String(result.keyCount ?? Int64(result.objects.count + result.commonPrefixes.count)))
+      xml.element("NextContinuationToken", ifPresent: result.nextContinuationToken.map(encode))
+    } else {
+      xml.element("NextMarker", ifPresent: result.nextMarker.map(encode))
+    }
+    for object in result.objects {
+      xml.open("Contents")
+      xml.element("Key", encode(object.key))
+      xml.element("LastModified", OSSTime.iso8601(object.lastModified))
+      xml.element("ETag", ifPresent: object.etag.map { "\"" + $0 + "\"" })
+      xml.element("Type", ifPresent: object.type)
+      xml.element("Size", String(object.size))
+      xml.element("StorageClass", ifPresent: object.storageClass)
+      if let owner = object.owner { writeOwner(owner, to: &xml) }
+      xml.element("RestoreInfo", ifPresent: object.restore?.text)
+      xml.close("Contents")
+    }
+    for prefix in result.commonPrefixes {
+      xml.open("CommonPrefixes")
+      xml.element("Prefix", encode(prefix))
+      xml.close("CommonPrefixes")
+    }
+    xml.close("ListBucketResult")
+    return xml.bytes
+  }
+
+  /// A ListBuckets answer.
+  package static func listBucketsXML(_ result: OSSListBucketsResult) -> [UInt8] {
+    var xml = XMLWriter(capacity: 512 * result.buckets.count + 512)
+    xml.open("ListAllMyBucketsResult")
+    xml.element("Prefix", ifPresent: result.prefix)
+    xml.element("Marker", ifPresent: result.marker)
+    xml.element("MaxKeys", ifPresent: result.maxKeys.map { String($0) })
+    xml.element("IsTruncated", result.isTruncated ? "true" : "false")
+    xml.element("NextMarker", ifPresent: result.nextMarker)
+    if let owner = result.owner { writeOwner(owner, to: &xml) }
+    xml.open("Buckets")
+    for bucket in result.buckets { writeBucket(bucket, to: &xml) }
+    xml.close("Buckets")
+    xml.close("ListAllMyBucketsResult")
+    return xml.bytes
+  }
+
+  /// A GetBucketInfo answer.
+  package static func bucketInfoXML(_ bucket: OSSBucketSummary) -> [UInt8] {
+    var xml = XMLWriter()
+    xml.open("BucketInfo")
+    writeBucket(bucket, to: &xml)
+    xml.close("BucketInfo")
+    return xml.bytes
+  }
+
+  /// A GetBucketLocation answer.
+  package static func bucketLocationXML(_ location: String) -> [UInt8] {
+    var xml = XMLWriter()
+    xml.element("LocationConstraint", location)
+    return xml.bytes
+  }
+
+  /// An `<Error>` answer; `fields` follow the standard elements, sorted by name.
+  package static func errorXML(_ body: OSSErrorBody) -> [UInt8] {
+    var xml = XMLWriter()
+    xml.open("Error")
+    xml.element("Code", body.code)
+    xml.element("Message", ifPresent: body.message)
+    xml.element("RequestId", ifPresent: body.requestID)
+    xml.element("HostId", ifPresent: body.hostID)
+    for (name, value) in body.fields.sorted(by: { $0.key < $1.key })
+    where XMLPullReader.isName(name) {
+      xml.element(named: name, value)
+    }
+    xml.element("EC", ifPresent: body.ec)
+    xml.close("Error")
+    return xml.bytes
+  }
+
+  /// The `x-oss-err` header of a bodiless error answer: the `<Error>` document in base64.
+  package static func errorHeaderValue(_ body: OSSErrorBody) -> String {
+    Data(errorXML(body)).base64EncodedString()
+  }
+
+  private static func writeOwner(_ owner: OSSOwner, to xml: inout XMLWriter) {
+    xml.open("Owner")
+    xml.element("ID", owner.id)
+    xml.element("DisplayName", owner.displayName)
+    xml.close("Owner")
+  }
+
+  private static func writeBucket(_ bucket: OSSBucketSummary, to xml: inout XMLWriter) {
+    xml.open("Bucket")
+    xml.element("CreationDate", ifPresent: bucket.creationDate.map(OSSTime.iso8601))
+    xml.element("ExtranetEndpoint", ifPresent: bucket.extranetEndpoint)
+    xml.element("IntranetEndpoint", ifPresent: bucket.intranetEndpoint)
+    xml.element("Location", ifPresent: bucket.location)
+    xml.element("Name", bucket.name)
+    xml.element("Region", ifPresent: bucket.region)
+    xml.element("StorageClass", ifPresent: bucket.storageClass)
+    xml.element("DataRedundancyType", ifPresent: bucket.dataRedundancyType)
+    xml.element("Versioning", ifPresent: bucket.versioning)
+    xml.element("Comment", ifPresent: bucket.comment)
+    xml.element("ResourceGroupId", ifPresent: bucket.resourceGroupID)
+    if let owner = bucket.owner { writeOwner(owner, to: &xml) }
+    if let grant = bucket.accessControl {
+      xml.open("AccessControlList")
+      xml.element("Grant", grant)
+      xml.close("AccessControlList")
+    }
+    xml.close("Bucket")
+  }
+}
+
+extension XMLPullReader {
+  /// Whether `text` is an XML name this reader accepts.
+  static func isName(_ text: String) -> Bool {
+    guard let first = text.utf8.first, !isDigitOrDashOrDot(first) else { return false }
+    return text.utf8.allSatisfy(isNameByte)
+  }
+}

@@ -1,0 +1,188 @@
+import StorageCore
+
+extension XMLPullReader {
+  /// Calls `body` with the text content of the element just returned (entities, character
+  /// references and CDATA decoded, line ends normalised, comments dropped) and the offset where
+  /// it starts, then consumes the end tag. An element inside is an error.
+  ///
+  /// The bytes are the document's own when nothing needed decoding; they are not yet checked
+  /// to be UTF-8 (the typed readers below check).
+  package mutating func withText<T>(
+    _ body: (UnsafeBufferPointer<UInt8>, Int) throws(Failure) -> T
+  ) throws(Failure) -> T {
+    let start = position
+    let element = open.last
+    let isOpen = try beginContent()
+    do throws(Failure) {
+      return try readText(isOpen: isOpen, start: start, body)
+    } catch {
+      var failure = error
+      // Failures of `body` and of references do not know where they are: in this element.
+      if failure.path.isEmpty, let element {
+        let parents = open.last == element ? Array(open.dropLast()) : open
+        failure.path = (parents + [element]).map(text).joined(separator: "/")
+      }
+      throw failure
+    }
+  }
+
+  private mutating func readText<T>(
+    isOpen: Bool, start: Int, _ body: (UnsafeBufferPointer<UInt8>, Int) throws(Failure) -> T
+  ) throws(Failure) -> T {
+    guard isOpen else { return try body(UnsafeBufferPointer(rebasing: input[0..<0]), start) }
+    // The common case: plain text up to the end tag, used where it lies.
+    while position < input.count, Self.isPlainTextByte(input[position]) { position += 1 }
+    guard position < input.count else { throw endedInside() }
+    if matches("</") {
+      let text = UnsafeBufferPointer(rebasing: input[start..<position])
+      try readEndTag()
+      return try body(text, start)
+    }
+    scratch.removeAll(keepingCapacity: true)
+    scratch.append(contentsOf: input[start..<position])
+    while true {
+      guard position < input.count else { throw endedInside() }
+      let byte = input[position]
+      if Self.isPlainTextByte(byte) {
+        scratch.append(byte)
+        position += 1
+      } else if byte == UInt8(ascii: "&") {
+        Self.appendUTF8(try readReference(), to: &scratch)
+      } else if byte == 0x0D {
+        scratch.append(0x0A)
+        position += 1
+        if position < input.count, input[position] == 0x0A { position += 1 }
+      } else if byte != UInt8(ascii: "<") {
+        throw controlCharacter(byte)
+      } else if matches("</") {
+        try readEndTag()
+        return try scratch.withUnsafeBufferPointer { (text) throws(Failure) in
+          try body(text, start)
+        }
+      } else if matches("<![CDATA[") {
+        position += 9
+        let contentStart = position
+        try skipPast("]]>", what: "a CDATA section")
+        for byte in input[contentStart..<position - 3] {
+          guard byte >= 0x20 || Self.isSpace(byte) else { throw controlCharacter(byte) }
+          scratch.append(byte)
+        }
+      } else if matches("<!--") {
+        try skipComment()
+      } else if matches("<?") {
+        try skipProcessingInstruction()
+      } else {
+        throw failure("an element where text was expected")
+      }
+    }
+  }
+
+  /// The text content turned into a value by `parse`; when it returns `nil`, a failure at the
+  /// text whose reason `problem` words (given the text).
+  package mutating func readValue<T>(
+    _ parse: (UnsafeBufferPointer<UInt8>) -> T?, problem: (UnsafeBufferPointer<UInt8>) -> String
+  ) throws(Failure) -> T {
+    try withText { (bytes, offset) throws(Failure) in
+      guard let value = parse(bytes) else {
+        throw Failure(offset: offset, reason: problem(bytes))
+      }
+      return value
+    }
+  }
+
+  /// The text content as a string.
+  package mutating func readString() throws(Failure) -> String {
+    try readValue(
+      { String(validating: $0, as: UTF8.self) }, problem: { _ in "text that is not UTF-8" })
+  }
+
+  /// The text content decoded as `encoding-type=url` values are: strict `%XX` decoding (a `+`
+  /// stays a `+`), UTF-8 after decoding.
+  package mutating func readPercentEncoded() throws(Failure) -> String {
+    try readValue(
+      { PercentEncoding.decode(utf8: $0) },
+      problem: { _ in "text that is not valid percent-encoding of UTF-8 (encoding-type=url)" })
+  }
+
+  /// The text content as a non-negative decimal integer (surrounding whitespace allowed).
+  package mutating func readCount() throws(Failure) -> Int64 {
+    try readValue(
+      { Self.trimmed($0).flatMap { DecimalText.parse($0) } },
+      problem: { "\(Self.quotedForMessage($0)) is not a number from 0 to \(Int64.max)" })
+  }
+
+  /// The text content as `true` or `false`.
+  package mutating func readBool() throws(Failure) -> Bool {
+    try readValue(
+      { bytes in
+        switch Self.trimmed(bytes).map({ Array($0) }) {
+        case Array("true".utf8)?: true
+        case Array("false".utf8)?: false
+        default: nil
+        }
+      }, problem: { "\(Self.quotedForMessage($0)) is not true or false" })
+  }
+
+  /// Reads `&…;` at the current position: the character it stands for.
+  mutating func readReference() throws(Failure) -> Unicode.Scalar {
+    let start = position
+    position += 1
+    let nameStart = position
+    while position < input.count, position - nameStart <= 10, input[position] != UInt8(ascii: ";") {
+      position += 1
+    }
+    guard position < input.count, input[position] == UInt8(ascii: ";") else {
+      throw Failure(offset: start, reason: "an \"&\" that starts no entity reference")
+    }
+    let name = input[nameStart..<position]
+    position += 1
+    switch String(decoding: name, as: UTF8.self) {
+    case "lt": return "<"
+    case "gt": return ">"
+    case "amp": return "&"
+    case "quot": return "\""
+    case "apos": return "'"
+    case let reference where reference.hasPrefix("#"):
+      let digits = reference.dropFirst()
+      let value =
+        digits.hasPrefix("x")
+        ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits, radix: 10)
+      guard let value, Self.isXMLCharacter(value), let scalar = Unicode.Scalar(value),
+        !digits.contains("+"), !digits.contains("-")
+      else {
+        throw Failure(offset: start, reason: "&\(reference); is not a character XML allows")
+      }
+      return scalar
+    default:
+      throw Failure(offset: start, reason: "an unknown entity (only the five XML ones are read)")
+    }
+  }
+
+  static func appendUTF8(_ scalar: Unicode.Scalar, to output: inout [UInt8]) {
+    UTF8.encode(scalar) { output.append($0) }
+  }
+
+  /// Bytes of text that need no decoding: not `<`, `&`, CR or another control character.
+  @inline(__always)
+  static func isPlainTextByte(_ byte: UInt8) -> Bool {
+    byte > 0x3C || (byte >= 0x20 && byte != 0x26 && byte != 0x3C) || byte == 0x0A || byte == 0x09
+  }
+
+  static func isXMLCharacter(_ value: UInt32) -> Bool {
+    value == 0x9 || value == 0xA || value == 0xD || (0x20...0xD7FF).contains(value)
+      || (0xE000...0xFFFD).contains(value) || (0x10000...0x10FFFF).contains(value)
+  }
+
+  /// `bytes` without surrounding XML whitespace.
+  static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> Slice<UnsafeBufferPointer<UInt8>>? {
+    guard let first = bytes.firstIndex(where: { !isSpace($0) }),
+      let last = bytes.lastIndex(where: { !isSpace($0) })
+    else { return nil }
+    return bytes[first...last]
+  }
+
+  /// Text for a message: at most 40 bytes, quoted and escaped.
+  static func quotedForMessage(_ bytes: some Collection<UInt8>) -> String {
+    DisplayText.quoted(String(decoding: bytes.prefix(40), as: UTF8.self))
+  }
+}
