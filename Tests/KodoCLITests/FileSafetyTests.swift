@@ -128,6 +128,16 @@ struct FileSafetyTests {
     #expect(FileManager.default.contents(atPath: path) == Data(Self.files["big.bin"] ?? []))
   }
 
+  /// A download that fails before its first byte is retried even into a pipe (it used to say
+  /// "the download was interrupted" and give up).
+  @Test func catToAPipeIsRetriedWhenNothingWasWrittenYet() async throws {
+    try await emulator.scheduleFault(endpoint: "download", mode: "drop", count: 1)
+    let result = try CLIRunner("kodo", environment: environment).run(["cat", "files", "big.bin"])
+    try await emulator.clearFaults()
+    #expect(result.status == 0, "\(result)")
+    #expect(result.stdoutBytes == Self.files["big.bin"])
+  }
+
   @Test func getOntoAnExistingFileSaysWhichFlagReplacesIt() async throws {
     let path = work + "/there.csv"
     _ = FileManager.default.createFile(atPath: path, contents: Data("mine\n".utf8))

@@ -192,4 +192,22 @@ struct SecretLeakTests {
       #expect(!result.stderr.contains(env.emulator.secretKey))
     }
   }
+
+  /// `-v` shows each request's URL: a private download's `token=` (which works for an hour) and
+  /// a password in a host URL are redacted like the `Authorization` header.
+  @Test func verboseRedactsDownloadTokensAndPasswords() async throws {
+    let env = try CLIEnvironment.get()
+    let result = try await InProcess.run(
+      ["-v", "cat", "logs", "2024-06-01/app.log"], environment: ["KODO_CONFIG": env.config])
+    #expect(result.status == 0, "\(result)")
+    #expect(result.stderr.contains("token=<redacted>"), "\(result.stderr)")
+    #expect(!result.stderr.contains("token=test-access-key:"), "\(result.stderr)")
+    let withPassword = try writeTestConfig(
+      baseURL: env.emulator.baseURL.replacingOccurrences(of: "http://", with: "http://user:pw@"),
+      accessKey: env.emulator.accessKey, secretKey: env.emulator.secretKey)
+    let verbose = try await InProcess.run(
+      ["-v", "buckets"], environment: ["KODO_CONFIG": withPassword])
+    #expect(verbose.stderr.contains("http://<redacted>@"), "\(verbose.stderr)")
+    #expect(!verbose.stderr.contains("user:pw"))
+  }
 }

@@ -127,6 +127,10 @@ public final class ScriptedHTTPServer: Sendable {
     /// Sends a response announcing `Content-Length: declaredLength` but only `body`, then closes.
     case truncatedBody(
       status: Int = 200, headers: HTTPHeaders = [:], body: [UInt8], declaredLength: Int)
+    /// Sends the status line and header fields (no `Content-Length`: the body ends when the
+    /// connection does), then `chunk` again and again, `every` apart (as fast as the client reads
+    /// when `nil`), for ever: an endless or a trickling body. Stops when the client goes away.
+    case stream(status: Int = 200, headers: HTTPHeaders = [:], chunk: [UInt8], every: Duration?)
     /// Waits, then does `action`.
     case delayed(Duration, Action)
     /// Runs `decide` (off the event loop; it may wait for other requests, as a barrier does),
@@ -371,6 +375,13 @@ private final class ConnectionHandler: ChannelInboundHandler {
       fields.set("Content-Length", String(declaredLength))
       let head = Self.head(status: status, reason: ScriptedHTTPServer.reasonPhrase(status), fields)
       writeThenClose(head + body, context: context)
+    case .stream(let status, let headers, let chunk, let every):
+      busy = true
+      var fields = headers
+      fields.set("Connection", "close")
+      let head = Self.head(status: status, reason: ScriptedHTTPServer.reasonPhrase(status), fields)
+      context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: head)), promise: nil)
+      streamForever(ByteBuffer(bytes: chunk), every: every, context: context)
     case .delayed(let delay, let next):
       busy = true
       let (seconds, attoseconds) = delay.components
@@ -399,6 +410,28 @@ private final class ConnectionHandler: ChannelInboundHandler {
         handler.busy = false
         handler.perform(next, for: request, context: context)
         handler.serveWaitingRequests(context: context)
+      }
+    }
+  }
+
+  /// Writes `chunk` after each previous write completes (and `every` later), until a write fails.
+  private func streamForever(
+    _ chunk: ByteBuffer, every: Duration?, context: ChannelHandlerContext
+  ) {
+    let written = context.writeAndFlush(wrapOutboundOut(chunk))
+    written.assumeIsolated().whenComplete { result in
+      guard case .success = result else {
+        context.close(promise: nil)
+        return
+      }
+      guard let every else {
+        self.streamForever(chunk, every: nil, context: context)
+        return
+      }
+      let (seconds, attoseconds) = every.components
+      let nanoseconds = seconds * 1_000_000_000 + attoseconds / 1_000_000_000
+      context.eventLoop.assumeIsolated().scheduleTask(in: .nanoseconds(nanoseconds)) {
+        self.streamForever(chunk, every: every, context: context)
       }
     }
   }

@@ -40,7 +40,9 @@ public final class StubTransport: HTTPTransport, Sendable {
     }
   }
 
-  public func download(_ request: HTTPRequest, to fileDescriptor: Int32) async throws
+  public func download(
+    _ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?
+  ) async throws
     -> HTTPResponse
   {
     var response = try await send(request)
@@ -51,6 +53,14 @@ public final class StubTransport: HTTPTransport, Sendable {
       }
       response.streamedByteCount = Int64(max(0, written))
       response.body = []
+      // The transport's rule: a body of another length than expected is a bad answer.
+      if let expectedLength, response.streamedByteCount != expectedLength {
+        var failure = StorageError(
+          .protocolError,
+          "sent \(response.streamedByteCount) bytes where \(expectedLength) were expected")
+        failure.writtenBytes = response.streamedByteCount
+        throw failure
+      }
     }
     return response
   }

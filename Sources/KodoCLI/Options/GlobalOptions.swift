@@ -27,7 +27,8 @@ struct GlobalOptions: ParsableArguments {
   @Option(
     name: .long,
     help: ArgumentHelp(
-      "Give up on a connection after SECONDS without progress (default 30).", valueName: "SECONDS"))
+      "Give up on a request after SECONDS in all, and on a download after SECONDS without progress (default: 120 and 30).",
+      valueName: "SECONDS"))
   var timeout: Int?
 
   /// These options merged with the same options given before the subcommand name.

@@ -48,6 +48,7 @@ struct Context: Sendable {
     if let timeout = options.timeout {
       configuration.idleTimeout = .seconds(timeout)
       configuration.connectTimeout = .seconds(min(timeout, 10))
+      configuration.requestTimeout = .seconds(timeout)
     }
     return configuration
   }

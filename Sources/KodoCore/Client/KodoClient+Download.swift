@@ -95,7 +95,8 @@ extension KodoClient {
     }
     let base = parts.scheme + "://" + parts.authority
     let path = String(url.dropFirst(base.count))
-    let shown = DisplayText.escaped(url.split(separator: "?").first ?? "")
+    let shown = DisplayText.escaped(
+      RequestEvent.redactedURL(String(url.split(separator: "?").first ?? "")))
     let context = CallContext(what: "the download of \(shown)")
     let transport = self.transport
     let response: HTTPResponse
@@ -105,7 +106,10 @@ extension KodoClient {
       (response, _) = try await perform(
         method: "GET", bases: [base], path: path, signed: false, context: context,
         origin: .download,
-        send: { request in try await transport.download(request, to: fileDescriptor) },
+        send: { request in
+          try await transport.download(
+            request, to: fileDescriptor, expectedLength: expectedSize)
+        },
         mayRetry: { error in error.writtenBytes == 0 || rewind?() == true })
     } catch {
       var failure = error
@@ -114,12 +118,6 @@ extension KodoClient {
           "; the download was interrupted after some bytes were written and cannot be resumed here, run it again"
       }
       throw failure
-    }
-    if let expectedSize, response.streamedByteCount != expectedSize {
-      throw StorageError(
-        .protocolError,
-        "the download of \(shown) delivered \(response.streamedByteCount) bytes, but the object has \(expectedSize)",
-        status: response.status, requestID: response.requestID)
     }
     return DownloadResult(
       byteCount: response.streamedByteCount, status: response.status, requestID: response.requestID,

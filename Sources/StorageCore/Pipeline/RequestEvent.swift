@@ -13,7 +13,7 @@ public enum ClientNotice: Sendable {
 public struct RequestEvent: Sendable {
   /// The method.
   public var method: String
-  /// The URL as sent.
+  /// The URL as sent, with credentials in it redacted (`RequestEvent.redactedURL`).
   public var url: String
   /// The headers sent, with `Authorization` values redacted to the scheme and access key.
   public var headers: HTTPHeaders
@@ -54,5 +54,38 @@ public struct RequestEvent: Sendable {
       return "<redacted>"
     }
     return value[...colon] + "<redacted>"
+  }
+
+  /// The query parameters whose values authorise a request and are never shown: Kodo's download
+  /// `token`; OSS's V1 `Signature` and `security-token`, V4 `x-oss-signature`,
+  /// `x-oss-credential` and `x-oss-security-token`.
+  static let secretParameters: Set<String> = [
+    "token", "signature", "security-token", "x-oss-signature", "x-oss-credential",
+    "x-oss-security-token",
+  ]
+
+  /// `url` with the values of credential-carrying query parameters and any user information
+  /// (`user:password@`) replaced by `<redacted>`, for logs and messages.
+  public static func redactedURL(_ url: String) -> String {
+    var result = url
+    if let schemeEnd = result.range(of: "://") {
+      let afterScheme = result[schemeEnd.upperBound...]
+      let authorityEnd =
+        afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" }
+        ?? result.endIndex
+      if let at = afterScheme[..<authorityEnd].lastIndex(of: "@") {
+        result.replaceSubrange(schemeEnd.upperBound..<at, with: "<redacted>")
+      }
+    }
+    guard let question = result.firstIndex(of: "?") else { return result }
+    let query = result[result.index(after: question)...]
+    let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map {
+      parameter -> String in
+      guard let equals = parameter.firstIndex(of: "=") else { return String(parameter) }
+      let name = parameter[..<equals].lowercased()
+      guard secretParameters.contains(name) else { return String(parameter) }
+      return parameter[...equals] + "<redacted>"
+    }
+    return result[...question] + parameters.joined(separator: "&")
   }
 }

@@ -252,7 +252,8 @@ public final class RequestPipeline: Sendable {
     observer(
       .request(
         RequestEvent(
-          method: request.method, url: request.url, headers: headers, status: response?.status,
+          method: request.method, url: RequestEvent.redactedURL(request.url), headers: headers,
+          status: response?.status,
           requestID: response?.headers[requestIDHeader], duration: ContinuousClock.now - started,
           attempt: attempt, error: error, willRetry: willRetry)))
   }

@@ -96,19 +96,32 @@ public struct HTTPResponse: Sendable, Equatable {
   }
 }
 
-/// Moves requests and responses; knows nothing about Kodo.
+/// Moves requests and responses; knows nothing about any storage service.
 ///
-/// Implementations return every response that arrives, whatever its status, and throw `StorageError`
-/// only when no complete response arrived: `.unavailable` (DNS, connect, TLS, timeouts),
-/// `.protocolError` (a malformed or truncated answer), `.cancelled` (the calling task was
-/// cancelled), `.outputClosed`/`.localIO` (writing a download failed).
+/// Implementations return every response that arrives, whatever its status, and throw
+/// `StorageError` only when no complete response arrived: `.unavailable` (DNS, connect, TLS,
+/// timeouts), `.protocolError` (a malformed, truncated or oversized answer), `.cancelled` (the
+/// calling task was cancelled), `.outputClosed`/`.localIO` (writing a download failed). A failed
+/// download's error says in `writtenBytes` how many body bytes had reached the descriptor.
 public protocol HTTPTransport: Sendable {
   /// Sends `request` and buffers the whole response body.
   func send(_ request: HTTPRequest) async throws -> HTTPResponse
 
   /// Sends `request`; a 2xx body is streamed to `fileDescriptor` as it arrives (and not buffered),
-  /// any other status's body is buffered in the response as usual.
-  func download(_ request: HTTPRequest, to fileDescriptor: Int32) async throws -> HTTPResponse
+  /// exactly as stored (never decompressed), any other status's body is buffered in the response
+  /// as usual. With `expectedLength`, a body that would grow past it stops at once and a shorter
+  /// one is an error: both `.protocolError`.
+  func download(_ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?)
+    async throws -> HTTPResponse
+}
+
+extension HTTPTransport {
+  /// A download of a body of unknown length.
+  public func download(_ request: HTTPRequest, to fileDescriptor: Int32) async throws
+    -> HTTPResponse
+  {
+    try await download(request, to: fileDescriptor, expectedLength: nil)
+  }
 }
 
 /// HTTP's `token` rule (RFC 9110 `tchar`), for methods and header names.

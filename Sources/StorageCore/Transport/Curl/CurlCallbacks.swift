@@ -5,24 +5,29 @@ func curlHeaderCallback(
   _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
   _ userData: UnsafeMutableRawPointer?
 ) -> Int {
-  guard let userData else { return 0 }
-  let context = Unmanaged<TransferContext>.fromOpaque(userData).takeUnretainedValue()
-  let length = size * count
-  if context.shouldAbort() { return length == 0 ? 1 : 0 }
-  context.receiveHeaderLine(UnsafeRawBufferPointer(start: buffer, count: length))
-  return length
+  receive(buffer, size * count, userData) { $0.receiveHeaderLine($1) }
 }
 
-/// CURLOPT_WRITEFUNCTION: decoded body bytes. Returning anything but `length` aborts the transfer.
+/// CURLOPT_WRITEFUNCTION: body bytes. Returning anything but `length` aborts the transfer.
 func curlWriteCallback(
   _ buffer: UnsafeMutablePointer<CChar>?, _ size: Int, _ count: Int,
   _ userData: UnsafeMutableRawPointer?
 ) -> Int {
+  receive(buffer, size * count, userData) { $0.receiveBody($1) }
+}
+
+/// The data callbacks' shared part: the transfer's context, cancellation, and libcurl's "all
+/// taken" (`length`) or "stop" (any other number) answer.
+@inline(__always)
+private func receive(
+  _ buffer: UnsafeMutablePointer<CChar>?, _ length: Int, _ userData: UnsafeMutableRawPointer?,
+  _ take: (TransferContext, UnsafeRawBufferPointer) -> Bool
+) -> Int {
   guard let userData else { return 0 }
   let context = Unmanaged<TransferContext>.fromOpaque(userData).takeUnretainedValue()
-  let length = size * count
   if context.shouldAbort() { return length == 0 ? 1 : 0 }
-  return context.receiveBody(UnsafeRawBufferPointer(start: buffer, count: length)) ? length : 0
+  return take(context, UnsafeRawBufferPointer(start: buffer, count: length))
+    ? length : (length == 0 ? 1 : 0)
 }
 
 /// CURLOPT_XFERINFOFUNCTION: runs often during a transfer and about once a second when idle; a

@@ -25,10 +25,26 @@ final class TransferContext {
   enum Failure {
     case cancelled
     case write(Int32)
+    /// A buffered body grew past its bound (`error`: the body of a non-2xx answer).
+    case bodyTooLarge(limit: Int, error: Bool)
+    /// A download's body grew past the length it was expected to have.
+    case longerThanExpected(Int64)
+    /// The header block grew past its bound.
+    case headersTooLarge(Int)
+  }
+
+  /// How much a transfer may buffer.
+  struct Limits {
+    var body: Int
+    var errorBody: Int
+    var headers: Int
+    /// The length a download's body must have, when known.
+    var expectedLength: Int64?
   }
 
   let destination: Int32?
   let cancellation: CancellationFlag
+  let limits: Limits
   /// `CURL_ERROR_SIZE` bytes that libcurl fills with a description of a failure.
   let errorBuffer: UnsafeMutablePointer<CChar>
   /// A copy of the request body that outlives `curl_easy_perform` (at least one byte, so that an
@@ -41,11 +57,13 @@ final class TransferContext {
   var headerFields: [(String, String)] = []
   var body: [UInt8] = []
   var streamedByteCount: Int64 = 0
+  var headerBytes = 0
   var failure: Failure?
 
-  init(destination: Int32?, cancellation: CancellationFlag, body: [UInt8]) {
+  init(destination: Int32?, cancellation: CancellationFlag, body: [UInt8], limits: Limits) {
     self.destination = destination
     self.cancellation = cancellation
+    self.limits = limits
     let errorSize = Int(CURL_ERROR_SIZE) + 1
     errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: errorSize)
     errorBuffer.initialize(repeating: 0, count: errorSize)
@@ -70,7 +88,13 @@ final class TransferContext {
 
   /// One header line from libcurl: a status line starts a new response (after a redirect or an
   /// interim 1xx), so it drops what the previous response left.
-  func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) {
+  /// Returns whether the line was taken (`false`: the header block is too large).
+  func receiveHeaderLine(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    headerBytes += bytes.count
+    if headerBytes > limits.headers {
+      failure = .headersTooLarge(limits.headers)
+      return false
+    }
     var line = String(decoding: bytes, as: UTF8.self)
     while let last = line.last, last == "\r\n" || last == "\n" || last == "\r" {
       line.removeLast()
@@ -79,28 +103,43 @@ final class TransferContext {
       let words = line.split(separator: " ", omittingEmptySubsequences: true)
       currentStatus = words.count > 1 ? Int(words[1]) ?? 0 : 0
       headerFields.removeAll()
+      headerBytes = bytes.count
       if streamedByteCount == 0 { body.removeAll() }
-      return
+      return true
     }
-    guard !line.isEmpty else { return }
+    guard !line.isEmpty else { return true }
     if let first = line.first, first == " " || first == "\t" {
       // An obsolete folded continuation of the previous field.
       if let last = headerFields.indices.last {
         headerFields[last].1 += " " + line.trimmingHTTPWhitespace()
       }
-      return
+      return true
     }
-    guard let colon = line.firstIndex(of: ":") else { return }
+    guard let colon = line.firstIndex(of: ":") else { return true }
     let name = String(line[..<colon])
     let value = line[line.index(after: colon)...].trimmingHTTPWhitespace()
     headerFields.append((name, value))
+    return true
   }
 
   /// Body bytes from libcurl; returns whether they were all taken.
+  ///
+  /// The one bounded reader of the transport: a buffered body never grows past its bound, and a
+  /// streamed one never past the length it is expected to have.
   func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    guard let destination, (200..<300).contains(currentStatus) else {
+    let success = (200..<300).contains(currentStatus)
+    guard let destination, success else {
+      let limit = success ? limits.body : limits.errorBody
+      guard body.count + bytes.count <= limit else {
+        failure = .bodyTooLarge(limit: limit, error: !success)
+        return false
+      }
       body.append(contentsOf: bytes)
       return true
+    }
+    if let expected = limits.expectedLength, streamedByteCount + Int64(bytes.count) > expected {
+      failure = .longerThanExpected(expected)
+      return false
     }
     guard let base = bytes.baseAddress else { return true }
     var offset = 0

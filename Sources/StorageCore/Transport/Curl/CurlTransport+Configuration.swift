@@ -10,9 +10,22 @@ extension CurlTransport {
     public var idleTimeout: Duration
     /// The speed below which the transfer counts as idle. Default 1 byte per second.
     public var minimumBytesPerSecond: Int
-    /// The longest a whole transfer may take, or `nil` (the default) for no limit, so that big
+    /// The longest a whole download may take, or `nil` (the default) for no limit, so that big
     /// downloads are not cut off; ``idleTimeout`` still catches a stalled transfer.
     public var totalTimeout: Duration?
+    /// The longest a whole API request (``CurlTransport/send(_:)``) may take, from connecting to
+    /// the last byte of the answer, or `nil` for no limit. Default 120 s. ``idleTimeout`` only
+    /// catches a transfer slower than ``minimumBytesPerSecond``; this also ends one that trickles
+    /// a few bytes a second for ever.
+    public var requestTimeout: Duration?
+    /// The largest answer body buffered for a 2xx API answer, counted after decompression.
+    /// Default 64 MiB; a larger one ends the transfer at once (`.protocolError`).
+    public var maximumBodySize: Int
+    /// The largest body buffered for any other status (an error answer, also on downloads),
+    /// counted after decompression. Default 1 MiB.
+    public var maximumErrorBodySize: Int
+    /// The largest block of response header fields kept. Default 256 KiB.
+    public var maximumHeaderSize: Int
     /// The `User-Agent` header value. Default ``KodoVersion/userAgent`` (`kodo/<version>`).
     public var userAgent: String
     /// Whether to verify the server's TLS certificate and host name. Default `true`; only an
@@ -36,6 +49,10 @@ extension CurlTransport {
       idleTimeout: Duration = .seconds(30),
       minimumBytesPerSecond: Int = 1,
       totalTimeout: Duration? = nil,
+      requestTimeout: Duration? = .seconds(120),
+      maximumBodySize: Int = 64 << 20,
+      maximumErrorBodySize: Int = 1 << 20,
+      maximumHeaderSize: Int = 256 << 10,
       userAgent: String = KodoVersion.userAgent,
       verifyTLS: Bool = true,
       caCertificatesPath: String? = nil,
@@ -47,6 +64,10 @@ extension CurlTransport {
       self.idleTimeout = idleTimeout
       self.minimumBytesPerSecond = minimumBytesPerSecond
       self.totalTimeout = totalTimeout
+      self.requestTimeout = requestTimeout
+      self.maximumBodySize = maximumBodySize
+      self.maximumErrorBodySize = maximumErrorBodySize
+      self.maximumHeaderSize = maximumHeaderSize
       self.userAgent = userAgent
       self.verifyTLS = verifyTLS
       self.caCertificatesPath = caCertificatesPath

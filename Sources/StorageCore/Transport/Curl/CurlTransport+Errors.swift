@@ -47,6 +47,22 @@ extension CurlTransport {
           .outputClosed, "the output was closed before the download finished (broken pipe)")
       }
       return StorageError(.localIO, "cannot write the download: " + errnoText(number))
+    case .bodyTooLarge(let limit, let isError)?:
+      return StorageError(
+        .protocolError,
+        endpoint(of: handle, request: request) + " sent "
+          + (isError ? "an error answer" : "an answer")
+          + " larger than " + byteText(limit) + "; the transfer was stopped")
+    case .longerThanExpected(let expected)?:
+      return StorageError(
+        .protocolError,
+        endpoint(of: handle, request: request) + " sent more than the " + String(expected)
+          + " bytes expected; the transfer was stopped")
+    case .headersTooLarge(let limit)?:
+      return StorageError(
+        .protocolError,
+        endpoint(of: handle, request: request) + " sent header fields larger than "
+          + byteText(limit) + "; the transfer was stopped")
     case nil:
       break
     }
@@ -99,6 +115,12 @@ extension CurlTransport {
         .protocolError, place + " sent an answer that cannot be understood (" + why + ")")
     case CURLE_URL_MALFORMAT:
       return StorageError(.invalidInput, "the request URL is malformed (" + why + ")")
+    case CURLE_OUT_OF_MEMORY where context.currentStatus != 0:
+      // Once an answer has begun, libcurl's "out of memory" is its refusal of a header line over
+      // its own limit (100 KiB): a bad answer, not a local failure.
+      return StorageError(
+        .protocolError,
+        place + " sent a header line too long to read (" + why + "); the transfer was stopped")
     case CURLE_OUT_OF_MEMORY:
       return StorageError(.localIO, "out of memory during the request to " + place)
     case CURLE_WRITE_ERROR:
@@ -175,4 +197,11 @@ extension CurlTransport {
 func errnoText(_ number: Int32) -> String {
   guard let text = strerror(number) else { return "errno \(number)" }
   return String(cString: text)
+}
+
+/// `64 MiB`, `1 MiB`, `256 KiB`, or bytes, for messages about limits.
+private func byteText(_ count: Int) -> String {
+  if count >= 1 << 20 && count % (1 << 20) == 0 { return String(count >> 20) + " MiB" }
+  if count >= 1 << 10 && count % (1 << 10) == 0 { return String(count >> 10) + " KiB" }
+  return String(count) + " bytes"
 }

@@ -78,27 +78,33 @@ public final class CurlTransport: HTTPTransport {
   ///
   /// - Throws: `StorageError` when no complete answer arrived (see ``CurlTransport``).
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-    try await transfer(request, destination: nil)
+    try await transfer(request, destination: nil, expectedLength: nil)
   }
 
   /// Sends `request`; a 2xx body is written to `fileDescriptor` with `write(2)` as it arrives,
-  /// any other status's body is buffered in the response and the descriptor is left untouched.
+  /// exactly as the server stores it (no `Accept-Encoding`, nothing decompressed), any other
+  /// status's body is buffered in the response and the descriptor is left untouched.
   ///
   /// Redirects are followed (see ``Configuration/maxDownloadRedirects``). The response's
-  /// `streamedByteCount` is the number of bytes written. SIGPIPE is blocked on the transfer's
-  /// thread, so a closed pipe surfaces as `StorageError(.outputClosed, …)` rather than a signal.
+  /// `streamedByteCount` is the number of bytes written. With `expectedLength`, the transfer
+  /// stops before a byte past that length is written, and a shorter body is an error too.
+  /// SIGPIPE is blocked on the transfer's thread, so a closed pipe surfaces as
+  /// `StorageError(.outputClosed, …)` rather than a signal.
   ///
-  /// - Throws: `StorageError`: `.outputClosed` when the reader of `fileDescriptor` went away,
-  ///   `.localIO` for any other write failure, and otherwise as ``send(_:)``.
-  public func download(_ request: HTTPRequest, to fileDescriptor: Int32) async throws
-    -> HTTPResponse
-  {
-    try await transfer(request, destination: fileDescriptor)
+  /// - Throws: `StorageError`, with `writtenBytes` set: `.outputClosed` when the reader of
+  ///   `fileDescriptor` went away, `.localIO` for any other write failure, `.protocolError` for a
+  ///   body of another length than expected, and otherwise as ``send(_:)``.
+  public func download(
+    _ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?
+  ) async throws -> HTTPResponse {
+    try await transfer(request, destination: fileDescriptor, expectedLength: expectedLength)
   }
 
   // MARK: - Running a transfer
 
-  private func transfer(_ request: HTTPRequest, destination: Int32?) async throws -> HTTPResponse {
+  private func transfer(_ request: HTTPRequest, destination: Int32?, expectedLength: Int64?)
+    async throws -> HTTPResponse
+  {
     try Self.validate(request)
     let flag = CancellationFlag()
     return try await withTaskCancellationHandler {
@@ -108,7 +114,9 @@ public final class CurlTransport: HTTPTransport {
         // curl_easy_perform without starving the cooperative pool or other transfers.
         DispatchQueue(label: "kodo.curl.transfer").async {
           let result = Result { () throws(StorageError) -> HTTPResponse in
-            try self.performBlocking(request, destination: destination, cancellation: flag)
+            try self.performBlocking(
+              request, destination: destination, expectedLength: expectedLength,
+              cancellation: flag)
           }
           continuation.resume(with: result.mapError { $0 as any Error })
         }
@@ -119,7 +127,8 @@ public final class CurlTransport: HTTPTransport {
   }
 
   private func performBlocking(
-    _ request: HTTPRequest, destination: Int32?, cancellation: CancellationFlag
+    _ request: HTTPRequest, destination: Int32?, expectedLength: Int64?,
+    cancellation: CancellationFlag
   ) throws(StorageError) -> HTTPResponse {
     if cancellation.isCancelled { throw Self.cancelledError() }
     guard Self.globalInitCode == CURLE_OK.rawValue else {
@@ -132,7 +141,10 @@ public final class CurlTransport: HTTPTransport {
     defer { checkIn(handle) }
 
     let context = TransferContext(
-      destination: destination, cancellation: cancellation, body: request.body)
+      destination: destination, cancellation: cancellation, body: request.body,
+      limits: TransferContext.Limits(
+        body: configuration.maximumBodySize, errorBody: configuration.maximumErrorBodySize,
+        headers: configuration.maximumHeaderSize, expectedLength: expectedLength))
     var headerList: UnsafeMutablePointer<curl_slist>? = nil
     defer { curl_slist_free_all(headerList) }
 
@@ -151,9 +163,12 @@ public final class CurlTransport: HTTPTransport {
       }
 
       guard code == CURLE_OK else {
-        throw Self.error(
+        var failure = Self.error(
           for: code, handle: handle, request: request, context: context,
-          totalTimeout: configuration.totalTimeout)
+          totalTimeout: destination == nil
+            ? configuration.requestTimeout : configuration.totalTimeout)
+        if destination != nil { failure.writtenBytes = context.streamedByteCount }
+        throw failure
       }
       var status = 0
       let statusCode = kodo_curl_easy_getinfo_long(handle.raw, CURLINFO_RESPONSE_CODE, &status)
@@ -162,6 +177,17 @@ public final class CurlTransport: HTTPTransport {
           .protocolError,
           Self.endpoint(of: handle, request: request)
             + " sent an answer without a valid HTTP status")
+      }
+      if let expectedLength, (200..<300).contains(status),
+        context.streamedByteCount != expectedLength
+      {
+        var failure = StorageError(
+          .protocolError,
+          Self.endpoint(of: handle, request: request) + " sent "
+            + String(context.streamedByteCount) + " bytes where "
+            + String(expectedLength) + " were expected; the answer was cut short")
+        failure.writtenBytes = context.streamedByteCount
+        throw failure
       }
       return HTTPResponse(
         status: status, headers: HTTPHeaders(context.headerFields), body: context.body,
@@ -231,8 +257,12 @@ public final class CurlTransport: HTTPTransport {
     }
     try handle.set(CURLOPT_HTTPHEADER, list: headers, name: "CURLOPT_HTTPHEADER")
     try handle.set(CURLOPT_USERAGENT, string: configuration.userAgent, name: "CURLOPT_USERAGENT")
-    // "" offers every encoding this libcurl can decode and makes it decode the body.
-    try handle.set(CURLOPT_ACCEPT_ENCODING, string: "", name: "CURLOPT_ACCEPT_ENCODING")
+    // API answers: "" offers every encoding this libcurl can decode and makes it decode the
+    // body. Downloads deliver the stored bytes exactly, as `curl -o` does: nothing is asked for
+    // or decoded (an object stored gzip-encoded stays gzip-encoded).
+    if !isDownload {
+      try handle.set(CURLOPT_ACCEPT_ENCODING, string: "", name: "CURLOPT_ACCEPT_ENCODING")
+    }
     // HTTP/2 over TLS when the server offers it. A libcurl built without HTTP/2 refuses the
     // option; HTTP/1.1 is then the right outcome, so that refusal is not an error.
     _ = kodo_curl_easy_setopt_long(handle.raw, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS)
@@ -274,9 +304,9 @@ public final class CurlTransport: HTTPTransport {
     try handle.set(
       CURLOPT_LOW_SPEED_TIME, configuration.idleTimeout.wholeSecondsRoundedUp,
       name: "CURLOPT_LOW_SPEED_TIME")
+    let overall = isDownload ? configuration.totalTimeout : configuration.requestTimeout
     try handle.set(
-      CURLOPT_TIMEOUT_MS, configuration.totalTimeout?.wholeMilliseconds ?? 0,
-      name: "CURLOPT_TIMEOUT_MS")
+      CURLOPT_TIMEOUT_MS, overall?.wholeMilliseconds ?? 0, name: "CURLOPT_TIMEOUT_MS")
 
     // Callbacks.
     try handle.set(
