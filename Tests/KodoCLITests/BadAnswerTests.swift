@@ -10,8 +10,8 @@ import Testing
 @Suite("Bad answers from the service", .serialized)
 struct BadAnswerTests {
   /// One emulator for the suite; each case schedules its faults and clears them afterwards.
-  static let emulator = Result {
-    try EmulatorProcess(["--synthetic", "b=200", "--seed", "5"])
+  static let emulator = Task {
+    try await EmulatorProcess(["--synthetic", "b=200", "--seed", "5"])
   }
 
   struct Case: Sendable, CustomTestStringConvertible {
@@ -54,7 +54,7 @@ struct BadAnswerTests {
 
   @Test(arguments: apiCases)
   func aBadAPIAnswerGivesTheContractsExitCode(_ testCase: Case) async throws {
-    let emulator = try Self.emulator.get()
+    let emulator = try await Self.emulator.value
     let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
     // Timeouts take a second an attempt; one output format is enough for them.
     let slow = ["hang", "stall-after-headers"].contains(testCase.mode)
@@ -62,7 +62,7 @@ struct BadAnswerTests {
       try await emulator.scheduleFault(
         endpoint: testCase.endpoint, mode: testCase.mode, count: 20, status: testCase.status,
         body: testCase.body)
-      let result = try kodo.run(
+      let result = try await kodo.run(
         ["--retries", slow ? "1" : "2", "--timeout", "1"] + format
           + Self.command(for: testCase.endpoint))
       try await emulator.clearFaults()
@@ -91,17 +91,17 @@ struct BadAnswerTests {
 
   @Test(arguments: downloadCases)
   func aBadDownloadAnswerGivesTheContractsExitCode(_ testCase: Case) async throws {
-    let emulator = try Self.emulator.get()
+    let emulator = try await Self.emulator.value
     let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
     let key = "dir-000/sub-00/file-0000.jpg"
-    let whole = try kodo.run(["cat", "b", key]).stdoutBytes
+    let whole = try await kodo.run(["cat", "b", key]).stdoutBytes
     try #require(whole.count > 10)
 
     try await emulator.scheduleFault(
       endpoint: "download", mode: testCase.mode, count: 20, status: testCase.status)
     let slow = ["hang", "stall-after-headers"].contains(testCase.mode)
     let retries = ["--retries", slow ? "1" : "2", "--timeout", "1"]
-    let cat = try kodo.run(retries + ["cat", "b", key])
+    let cat = try await kodo.run(retries + ["cat", "b", key])
     try await emulator.clearFaults()
     if testCase.exit == 0 {
       #expect(cat.status == 0 && cat.stdoutBytes == whole, "\(cat)")
@@ -115,7 +115,7 @@ struct BadAnswerTests {
     let directory = try temporaryDirectory()
     try await emulator.scheduleFault(
       endpoint: "download", mode: testCase.mode, count: 20, status: testCase.status)
-    let get = try kodo.run(retries + ["get", "b", key, "-o", directory + "/file"])
+    let get = try await kodo.run(retries + ["get", "b", key, "-o", directory + "/file"])
     try await emulator.clearFaults()
     let files = try FileManager.default.contentsOfDirectory(atPath: directory)
     if testCase.exit == 0 {
@@ -132,7 +132,7 @@ struct BadAnswerTests {
   /// 200 answer, so the request after it is the one that goes bad, whatever the timing.)
   @Test(arguments: ["truncated", "short-body", "html", "drop"])
   func aListingThatGoesBadPartWayIsNotReportedComplete(_ mode: String) async throws {
-    let emulator = try Self.emulator.get()
+    let emulator = try await Self.emulator.value
     let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
     let marker = URLSafeBase64.encode(Array(#"{"c":0,"k":"a"}"#.utf8))
     let firstPage =
@@ -142,7 +142,7 @@ struct BadAnswerTests {
       try await emulator.scheduleFault(
         endpoint: "list", mode: "status", count: 1, status: 200, body: firstPage)
       try await emulator.scheduleFault(endpoint: "list", mode: mode, count: 20)
-      let result = try kodo.run(
+      let result = try await kodo.run(
         ["--retries", "2", "ls", "-r", "--summarize"] + format + ["b"])
       expectFailure(result, status: mode == "truncated" ? 76 : 75, stdoutEmpty: false)
       #expect(result.lines.count == 1, "\(result)")

@@ -20,7 +20,7 @@ struct BadInputTests {
   static let badBuckets = ["BAD!", "a b", String(repeating: "x", count: 64), "中文", "tab\there"]
 
   @Test(arguments: badBuckets)
-  func anInvalidBucketNameIs65ForEveryCommand(_ bucket: String) throws {
+  func anInvalidBucketNameIs65ForEveryCommand(_ bucket: String) async throws {
     let kodo = try Self.kodo()
     let commands: [[String]] = [
       ["ls", bucket], ["ls", "-r", bucket + "/prefix/"], ["stat", bucket, "k"],
@@ -29,21 +29,21 @@ struct BadInputTests {
       ["domains", bucket], ["token", "upload", bucket + ":k"],
     ]
     for command in commands {
-      expectFailure(try kodo.run(command), status: 65, containing: "invalid bucket name")
+      await expectFailure(try kodo.run(command), status: 65, containing: "invalid bucket name")
     }
   }
 
-  @Test func anEmptyKeyIs65() throws {
+  @Test func anEmptyKeyIs65() async throws {
     let kodo = try Self.kodo()
     for command in [["stat", "b", ""], ["cat", "b", ""], ["get", "b", ""], ["url", "b", ""]] {
-      expectFailure(try kodo.run(command), status: 65, containing: "empty")
+      await expectFailure(try kodo.run(command), status: 65, containing: "empty")
     }
     // With the default bucket from the config, one (empty) argument is the key.
     let withDefault = try Self.kodo(extra: #""bucket":"b","#)
-    expectFailure(try withDefault.run(["stat", ""]), status: 65, containing: "empty")
+    await expectFailure(try withDefault.run(["stat", ""]), status: 65, containing: "empty")
     // In a `url --stdin` stream, an empty line is an empty key: the URLs before it are printed,
     // then the error names the line.
-    let stdin = try kodo.run(
+    let stdin = try await kodo.run(
       ["url", "--public", "--domain", "http://127.0.0.1:9", "--stdin", "b"],
       stdin: Array("a\n\nb\n".utf8))
     expectFailure(stdin, status: 65, containing: "line 2", stdoutEmpty: false)
@@ -56,9 +56,9 @@ struct BadInputTests {
   ]
 
   @Test(arguments: badPolicies)
-  func aMalformedPolicyIs65(_ policy: String) throws {
+  func aMalformedPolicyIs65(_ policy: String) async throws {
     let kodo = try Self.kodo()
-    let result = try kodo.run(["token", "upload", "--policy", policy, "b"])
+    let result = try await kodo.run(["token", "upload", "--policy", policy, "b"])
     expectFailure(result, status: 65)
     #expect(result.stderr.contains("--policy") || result.stderr.contains("policy"))
   }
@@ -69,13 +69,13 @@ struct BadInputTests {
   ]
 
   @Test(arguments: badDurations)
-  func aBadDurationIs65(_ duration: String) throws {
+  func aBadDurationIs65(_ duration: String) async throws {
     let kodo = try Self.kodo()
     // `--expires=-5` (a value that looks like a flag), `--expires ""` (an empty one).
     let option = duration.hasPrefix("-") ? ["--expires=" + duration] : ["--expires", duration]
-    let url = try kodo.run(["url", "--domain", Self.nowhere] + option + ["b", "k"])
+    let url = try await kodo.run(["url", "--domain", Self.nowhere] + option + ["b", "k"])
     expectFailure(url, status: 65, containing: "invalid duration")
-    let token = try kodo.run(["token", "upload"] + option + ["b"])
+    let token = try await kodo.run(["token", "upload"] + option + ["b"])
     expectFailure(token, status: 65, containing: "invalid duration")
   }
 
@@ -93,8 +93,8 @@ struct BadInputTests {
   /// Usage errors are 64 and, like every other error, say so on one `kodo: error:` line (the
   /// usage summary may follow).
   @Test(arguments: usageErrors)
-  func aUsageErrorIs64WithOneErrorLine(_ arguments: [String]) throws {
-    let result = try Self.kodo().run(arguments)
+  func aUsageErrorIs64WithOneErrorLine(_ arguments: [String]) async throws {
+    let result = try await Self.kodo().run(arguments)
     expectFailure(result, status: 64)
     #expect(!result.stderr.contains("\nError: ") && !result.stderr.hasPrefix("Error: "))
   }
@@ -141,30 +141,32 @@ struct BadInputTests {
   ]
 
   @Test(arguments: badConfigs)
-  func anInvalidConfigFileIs78NamingTheFileAndTheKey(_ text: [UInt8], names: String) throws {
+  func anInvalidConfigFileIs78NamingTheFileAndTheKey(_ text: [UInt8], names: String) async throws {
     let path = try Self.configFile(text)
     for arguments in [["--config", path, "buckets"], ["ls", "b", "--config", path]] {
-      let result = try CLIRunner().run(arguments)
+      let result = try await CLIRunner().run(arguments)
       expectFailure(result, status: 78, containing: path)
       #expect(result.stderr.contains(names), "\(result.stderr)")
     }
     // The same file through KODO_CONFIG.
-    let viaEnvironment = try CLIRunner("kodo", environment: ["KODO_CONFIG": path]).run(["buckets"])
+    let viaEnvironment = try await CLIRunner("kodo", environment: ["KODO_CONFIG": path]).run([
+      "buckets"
+    ])
     expectFailure(viaEnvironment, status: 78, containing: path)
   }
 
-  @Test func aMissingOrUnreadableConfigFileIs78() throws {
+  @Test func aMissingOrUnreadableConfigFileIs78() async throws {
     let missing = "/nonexistent-\(UUID()).json"
-    expectFailure(
+    await expectFailure(
       try CLIRunner().run(["buckets", "--config", missing]), status: 78,
       containing: "\(missing)\" (from --config): it does not exist")
-    expectFailure(
+    await expectFailure(
       try CLIRunner("kodo", environment: ["KODO_CONFIG": missing]).run(["ls", "b"]), status: 78,
       containing: missing)
     let directory = try temporaryDirectory()
-    expectFailure(
+    await expectFailure(
       try CLIRunner().run(["buckets", "--config", directory]), status: 78, containing: directory)
-    expectFailure(
+    await expectFailure(
       try CLIRunner().run(["buckets", "--config", directory]), status: 78,
       containing: "it is a directory")
 
@@ -174,35 +176,40 @@ struct BadInputTests {
     if FileManager.default.isReadableFile(atPath: unreadable) {
       #expect(geteuid() == 0, "a mode 000 file is readable only by root")
     } else {
-      expectFailure(
+      await expectFailure(
         try CLIRunner().run(["buckets", "--config", unreadable]), status: 78,
         containing: "\(unreadable): permission denied")
     }
   }
 
-  @Test func missingCredentialsAre78() throws {
+  @Test func missingCredentialsAre78() async throws {
     // No environment and no default config file (the runner's HOME is empty).
-    expectFailure(try CLIRunner().run(["buckets"]), status: 78, containing: "QINIU_ACCESS_KEY")
-    expectFailure(
+    await expectFailure(
+      try CLIRunner().run(["buckets"]), status: 78, containing: "QINIU_ACCESS_KEY")
+    await expectFailure(
       try CLIRunner().run(["token", "upload", "b"]), status: 78, containing: "QINIU_SECRET_KEY")
-    let accessOnly = try CLIRunner("kodo", environment: ["QINIU_ACCESS_KEY": "a"]).run(["ls", "b"])
+    let accessOnly = try await CLIRunner("kodo", environment: ["QINIU_ACCESS_KEY": "a"]).run([
+      "ls", "b",
+    ])
     expectFailure(accessOnly, status: 78, containing: "no secret key")
-    let secretOnly = try CLIRunner("kodo", environment: ["QINIU_SECRET_KEY": "s"]).run(["ls", "b"])
+    let secretOnly = try await CLIRunner("kodo", environment: ["QINIU_SECRET_KEY": "s"]).run([
+      "ls", "b",
+    ])
     expectFailure(secretOnly, status: 78)
     // A config with hosts but no keys.
     let keyless = try Self.configFile(Array("{\(Self.hosts)}".utf8))
-    expectFailure(
+    await expectFailure(
       try CLIRunner().run(["stat", "--config", keyless, "b", "k"]), status: 78, containing: keyless)
     // An unknown profile names the profiles there are.
     let profiled = try Self.configFile(
       Array(#"{"profiles":{"prod":{"accessKey":"a","secretKey":"s"}},\#(Self.hosts)}"#.utf8))
-    expectFailure(
+    await expectFailure(
       try CLIRunner().run(["buckets", "--config", profiled, "--profile", "staging"]), status: 78,
       containing: #""staging""#)
   }
 
   /// A 1 KB key (four 250-byte folders and a file name) works for stat, url, cat, get and ls.
-  @Test func aOneKilobyteKeyWorksEverywhere() throws {
+  @Test func aOneKilobyteKeyWorksEverywhere() async throws {
     let root = try temporaryDirectory()
     let folders = ["a", "b", "c", "d"].map { String(repeating: $0, count: 250) }
     let name = String(repeating: "中", count: 5) + String(repeating: "e", count: 1024 - 1004 - 15)
@@ -212,25 +219,25 @@ struct BadInputTests {
     try FileManager.default.createDirectory(
       atPath: root + "/" + folders.joined(separator: "/"), withIntermediateDirectories: true)
     #expect(FileManager.default.createFile(atPath: root + "/" + key, contents: Data(body)))
-    let emulator = try EmulatorProcess(["--bucket", "deep=\(root)", "--private", "deep"])
+    let emulator = try await EmulatorProcess(["--bucket", "deep=\(root)", "--private", "deep"])
     let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
 
-    let listed = try kodo.run(["ls", "-r", "-0", "deep"])
+    let listed = try await kodo.run(["ls", "-r", "-0", "deep"])
     #expect(listed.stdoutBytes == Array(key.utf8) + [0])
-    let stat = try CLIEnvironment.jsonLines(try kodo.run(["--json", "stat", "deep", key]))
+    let stat = try await CLIEnvironment.jsonLines(try kodo.run(["--json", "stat", "deep", key]))
     #expect(stat.first?["key"] as? String == key && stat.first?["size"] as? Int == body.count)
-    let url = try kodo.run(["url", "deep", key])
+    let url = try await kodo.run(["url", "deep", key])
     #expect(url.status == 0 && url.stdout.contains("/dl/deep/" + folders[0] + "/"), "\(url)")
     #expect(url.stdout.contains("%E4%B8%AD%E4%B8%AD"))
-    #expect(try kodo.run(["cat", "deep", key]).stdoutBytes == body)
+    await #expect(try kodo.run(["cat", "deep", key]).stdoutBytes == body)
     let directory = try temporaryDirectory()
-    let get = try kodo.run(["get", "deep", key, "-o", directory])
+    let get = try await kodo.run(["get", "deep", key, "-o", directory])
     #expect(get.status == 0, "\(get)")
     #expect(FileManager.default.contents(atPath: directory + "/" + name).map(Array.init) == body)
     // A 1 KB key that does not exist is "not found", on one line.
     let missing = String(repeating: "z", count: 1024)
     for command in ["stat", "cat"] {
-      expectFailure(
+      await expectFailure(
         try kodo.run([command, "deep", missing]), status: 66, containing: "no such key")
     }
   }

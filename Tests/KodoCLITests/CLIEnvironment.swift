@@ -4,9 +4,9 @@ import Testing
 
 /// One emulator for the CLI tests, with a fixture tree made on disk, and a runner wired to it.
 final class CLIEnvironment: Sendable {
-  static let shared: Result<CLIEnvironment, any Error> = Result { try CLIEnvironment() }
+  static let shared = Task { try await CLIEnvironment() }
 
-  static func get() throws -> CLIEnvironment { try shared.get() }
+  static func get() async throws -> CLIEnvironment { try await shared.value }
 
   let emulator: EmulatorProcess
   let root: String
@@ -37,7 +37,7 @@ final class CLIEnvironment: Sendable {
     "2024-06-02/app.log": Array("INFO again\n".utf8),
   ]
 
-  private init() throws {
+  private init() async throws {
     root = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-cli-\(UUID())").path
     for (bucket, files) in [("photos", Self.photos), ("logs", Self.logs)] {
       for (key, bytes) in files {
@@ -49,7 +49,7 @@ final class CLIEnvironment: Sendable {
         }
       }
     }
-    emulator = try EmulatorProcess([
+    emulator = try await EmulatorProcess([
       "--bucket", "photos=\(root)/photos", "--bucket", "logs=\(root)/logs", "--private", "logs",
       "--synthetic", "big=12000", "--seed", "7",
     ])
@@ -58,10 +58,10 @@ final class CLIEnvironment: Sendable {
   }
 
   /// Runs kodo with the emulator's config.
-  func run(_ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:]) throws
-    -> CLIRunner.Result
+  func run(_ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String] = [:])
+    async throws -> CLIRunner.Result
   {
-    try kodo.run(arguments, stdin: stdin, environment: environment)
+    try await kodo.run(arguments, stdin: stdin, environment: environment)
   }
 
   /// Every key of `bucket` under `prefix`, sorted by bytes.

@@ -8,22 +8,22 @@ import Testing
 struct CommandTests {
   let env: CLIEnvironment
 
-  init() throws { env = try CLIEnvironment.get() }
+  init() async throws { env = try await CLIEnvironment.get() }
 
-  @Test func bucketsTextAndJSON() throws {
-    let text = try env.run(["buckets"])
+  @Test func bucketsTextAndJSON() async throws {
+    let text = try await env.run(["buckets"])
     #expect(text.status == 0, "\(text)")
     #expect(text.lines.map { String($0.split(separator: " ")[0]) } == ["big", "logs", "photos"])
-    let json = try env.run(["buckets", "--json"])
+    let json = try await env.run(["buckets", "--json"])
     let names = try CLIEnvironment.jsonLines(json).map { $0["name"] as? String }
     #expect(names == ["big", "logs", "photos"])
     // Global options work before the subcommand too.
-    let before = try env.run(["--json", "buckets"])
+    let before = try await env.run(["--json", "buckets"])
     #expect(before.stdout == json.stdout)
   }
 
-  @Test func lsShowsOneLevelFoldersFirst() throws {
-    let result = try env.run(["ls", "--json", "photos"])
+  @Test func lsShowsOneLevelFoldersFirst() async throws {
+    let result = try await env.run(["ls", "--json", "photos"])
     #expect(result.status == 0, "\(result)")
     let lines = try CLIEnvironment.jsonLines(result)
     let prefixes = lines.filter { $0["type"] as? String == "prefix" }.compactMap {
@@ -51,8 +51,8 @@ struct CommandTests {
       ])
   }
 
-  @Test func lsOfAFolderAndTextOutput() throws {
-    let result = try env.run(["ls", "photos/2024/"])
+  @Test func lsOfAFolderAndTextOutput() async throws {
+    let result = try await env.run(["ls", "photos/2024/"])
     #expect(result.status == 0, "\(result)")
     #expect(result.lines.count == 2)
     #expect(result.lines[0].hasSuffix("summer trip/") && result.lines[0].contains("DIR"))
@@ -60,29 +60,29 @@ struct CommandTests {
     #expect(!result.stdout.contains("\u{1B}["), "no colour when stdout is not a terminal")
   }
 
-  @Test func controlCharactersInKeysAreEscapedInTextAndExactInJSONAndNul() throws {
-    let text = try env.run(["ls", "photos/odd/"])
+  @Test func controlCharactersInKeysAreEscapedInTextAndExactInJSONAndNul() async throws {
+    let text = try await env.run(["ls", "photos/odd/"])
     #expect(text.stdout.contains(#"new\nline.txt"#))
     #expect(text.stdout.contains(#"tab\there.txt"#))
     #expect(text.lines.count == 3)
-    let json = try CLIEnvironment.jsonLines(env.run(["ls", "--json", "photos/odd/"]))
+    let json = try await CLIEnvironment.jsonLines(env.run(["ls", "--json", "photos/odd/"]))
     #expect(json.compactMap { $0["key"] as? String }.contains("odd/new\nline.txt"))
-    let nul = try env.run(["ls", "-r", "-0", "photos/odd/"])
+    let nul = try await env.run(["ls", "-r", "-0", "photos/odd/"])
     #expect(
       nul.stdoutBytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
         == CLIEnvironment.keys(CLIEnvironment.photos, prefix: "odd/"))
     #expect(nul.stdoutBytes.last == 0)
   }
 
-  @Test func recursiveListingIsCompleteAndInKeyOrder() throws {
-    let result = try env.run(["ls", "-r", "-0", "--page-size", "2", "photos"])
+  @Test func recursiveListingIsCompleteAndInKeyOrder() async throws {
+    let result = try await env.run(["ls", "-r", "-0", "--page-size", "2", "photos"])
     #expect(result.status == 0, "\(result)")
     let keys = result.stdoutBytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
     #expect(keys == CLIEnvironment.keys(CLIEnvironment.photos))
   }
 
-  @Test func limitAndMarkerCoverAListingExactly() throws {
-    let full = try env.run(["ls", "-r", "--json", "big"])
+  @Test func limitAndMarkerCoverAListingExactly() async throws {
+    let full = try await env.run(["ls", "-r", "--json", "big"])
     #expect(full.status == 0)
     #expect(full.lines.count == 12_000)
     var collected: [String] = []
@@ -91,7 +91,7 @@ struct CommandTests {
     repeat {
       var arguments = ["ls", "-r", "--json", "--limit", "2500", "--page-size", "700", "big"]
       if let marker { arguments += ["--marker", marker] }
-      let part = try env.run(arguments)
+      let part = try await env.run(arguments)
       #expect(part.status == 0, "\(part)")
       var lines = part.lines
       marker = nil
@@ -108,112 +108,115 @@ struct CommandTests {
     #expect(collected == full.lines)
   }
 
-  @Test func textModeLimitPrintsTheMarkerOnStderr() throws {
-    let result = try env.run(["ls", "-r", "--limit", "3", "photos"])
+  @Test func textModeLimitPrintsTheMarkerOnStderr() async throws {
+    let result = try await env.run(["ls", "-r", "--limit", "3", "photos"])
     #expect(result.status == 0)
     #expect(result.lines.count == 3)
     let marker = try #require(
       result.stderr.components(separatedBy: "--marker ").last?.trimmingCharacters(
         in: .whitespacesAndNewlines))
-    let rest = try env.run(["ls", "-r", "-0", "--marker", marker, "photos"])
+    let rest = try await env.run(["ls", "-r", "-0", "--marker", marker, "photos"])
     let restKeys = rest.stdoutBytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
     #expect(restKeys == Array(CLIEnvironment.keys(CLIEnvironment.photos).dropFirst(3)))
   }
 
-  @Test func parallelOutputIsIdenticalToSequential() throws {
-    let sequential = try env.run(["ls", "-r", "--json", "big"])
-    let parallel = try env.run([
+  @Test func parallelOutputIsIdenticalToSequential() async throws {
+    let sequential = try await env.run(["ls", "-r", "--json", "big"])
+    let parallel = try await env.run([
       "ls", "-r", "--json", "--parallel", "8", "--page-size", "300", "big",
     ])
     #expect(parallel.status == 0, "\(parallel.stderr)")
     #expect(parallel.stdout == sequential.stdout)
-    let photos = try env.run(["ls", "-r", "--parallel", "3", "-0", "photos"])
-    let photosSequential = try env.run(["ls", "-r", "-0", "photos"])
+    let photos = try await env.run(["ls", "-r", "--parallel", "3", "-0", "photos"])
+    let photosSequential = try await env.run(["ls", "-r", "-0", "photos"])
     #expect(photos.stdoutBytes == photosSequential.stdoutBytes)
   }
 
-  @Test func summarizeCountsEverything() throws {
-    let result = try env.run(["ls", "-r", "--summarize", "--json", "photos"])
+  @Test func summarizeCountsEverything() async throws {
+    let result = try await env.run(["ls", "-r", "--summarize", "--json", "photos"])
     let summary = try #require(try CLIEnvironment.jsonLines(result).last)
     #expect(summary["type"] as? String == "summary")
     #expect(summary["objects"] as? Int == CLIEnvironment.photos.count)
     #expect(summary["size"] as? Int == CLIEnvironment.photos.values.map(\.count).reduce(0, +))
   }
 
-  @Test func statTextAndJSON() throws {
-    let text = try env.run(["stat", "photos", "中文/文件.txt"])
+  @Test func statTextAndJSON() async throws {
+    let text = try await env.run(["stat", "photos", "中文/文件.txt"])
     #expect(text.status == 0, "\(text)")
     #expect(text.stdout.contains("Key:"))
     #expect(text.stdout.contains("中文/文件.txt"))
     #expect(text.stdout.contains("Size:          7 bytes"))
-    let json = try CLIEnvironment.jsonLines(env.run(["stat", "--json", "a.txt"]))
+    let json = try await CLIEnvironment.jsonLines(env.run(["stat", "--json", "a.txt"]))
     #expect(json.count == 1)
     #expect(json[0]["key"] as? String == "a.txt")
     #expect(json[0]["size"] as? Int == 6)
     #expect(json[0]["type"] == nil)
   }
 
-  @Test func urlSignsOrNotAndTheURLsWork() throws {
-    let signed = try env.run(["url", "--deadline", "4102444800", "logs", "2024-06-01/app.log"])
+  @Test func urlSignsOrNotAndTheURLsWork() async throws {
+    let signed = try await env.run([
+      "url", "--deadline", "4102444800", "logs", "2024-06-01/app.log",
+    ])
     #expect(signed.status == 0, "\(signed)")
     let url = signed.stdout.trimmingCharacters(in: .newlines)
     #expect(
       url.hasPrefix(
         env.emulator.downloadDomain("logs")
           + "/2024-06-01/app.log?e=4102444800&token=\(env.emulator.accessKey):"))
-    let public_ = try env.run(["url", "--public", "photos", "2024/summer trip/beach day.txt"])
+    let public_ = try await env.run(["url", "--public", "photos", "2024/summer trip/beach day.txt"])
     #expect(
       public_.stdout == env.emulator.downloadDomain("photos")
         + "/2024/summer%20trip/beach%20day.txt\n")
-    let domain = try env.run([
+    let domain = try await env.run([
       "url", "--public", "--domain", "https://cdn.example.com/", "photos", "中文/文件.txt",
     ])
     #expect(domain.stdout == "https://cdn.example.com/%E4%B8%AD%E6%96%87/%E6%96%87%E4%BB%B6.txt\n")
-    let json = try CLIEnvironment.jsonLines(
+    let json = try await CLIEnvironment.jsonLines(
       env.run(["url", "--json", "--expires", "2h", "logs", "2024-06-02/app.log"]))
     let deadline = try #require(json.first?["deadline"] as? Int)
     let now = Int(Date().timeIntervalSince1970)
     #expect(deadline >= now + 7_100 && deadline <= now + 7_300)
   }
 
-  @Test func urlStdinKeepsOrderAndExactKeys() throws {
+  @Test func urlStdinKeepsOrderAndExactKeys() async throws {
     let keys = [
       "a.txt", "2024/summer trip/beach day.txt", " leading space", "trailing space ", "中文/文件.txt",
     ]
     let input = Array((keys.joined(separator: "\n") + "\r\n").utf8)
-    let result = try env.run(["url", "--stdin", "--public", "--json", "photos"], stdin: input)
+    let result = try await env.run(
+      ["url", "--stdin", "--public", "--json", "photos"], stdin: input)
     #expect(result.status == 0, "\(result)")
     let printed = try CLIEnvironment.jsonLines(result).compactMap { $0["key"] as? String }
     #expect(printed == keys)
   }
 
-  @Test func catStreamsExactBytesFromPublicAndPrivateBuckets() throws {
-    let big = try env.run(["cat", "photos", "big/five-mib.bin"])
+  @Test func catStreamsExactBytesFromPublicAndPrivateBuckets() async throws {
+    let big = try await env.run(["cat", "photos", "big/five-mib.bin"])
     #expect(big.status == 0, "\(big.stderr)")
     #expect(big.stdoutBytes == CLIEnvironment.photos["big/five-mib.bin"])
-    let log = try env.run(["cat", "logs", "2024-06-01/app.log"])
+    let log = try await env.run(["cat", "logs", "2024-06-01/app.log"])
     #expect(log.stdout == "INFO start\nERROR boom\n")
-    let empty = try env.run(["cat", "photos", "empty.bin"])
+    let empty = try await env.run(["cat", "photos", "empty.bin"])
     #expect(empty.status == 0 && empty.stdoutBytes.isEmpty)
   }
 
-  @Test func getWritesAtomicallyAndRefusesToOverwrite() throws {
+  @Test func getWritesAtomicallyAndRefusesToOverwrite() async throws {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "kodo-get-\(UUID())"
     ).path
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let target = directory + "/five.bin"
-    let first = try env.run(["get", "photos", "big/five-mib.bin", "-o", target])
+    let first = try await env.run(["get", "photos", "big/five-mib.bin", "-o", target])
     #expect(first.status == 0, "\(first)")
     #expect(
       FileManager.default.contents(atPath: target).map(Array.init)
         == CLIEnvironment.photos["big/five-mib.bin"])
-    let again = try env.run(["get", "photos", "big/five-mib.bin", "-o", target])
+    let again = try await env.run(["get", "photos", "big/five-mib.bin", "-o", target])
     #expect(again.status == 65)
     #expect(again.stderr.hasPrefix("kodo: error: ") && again.stderr.contains("--force"))
-    let forced = try env.run(["get", "--force", "photos", "big/five-mib.bin", "-o", target])
+    let forced = try await env.run(["get", "--force", "photos", "big/five-mib.bin", "-o", target])
     #expect(forced.status == 0)
-    let intoDirectory = try env.run(["get", "logs", "2024-06-01/app.log", "-o", directory])
+    let intoDirectory = try await env.run(["get", "logs", "2024-06-01/app.log", "-o", directory])
     #expect(intoDirectory.status == 0, "\(intoDirectory)")
     #expect(
       FileManager.default.contents(atPath: directory + "/app.log").map(Array.init)
@@ -224,8 +227,8 @@ struct CommandTests {
     #expect(leftovers.isEmpty)
   }
 
-  @Test func domainsListsTheEmulatorsDownloadDomain() throws {
-    let result = try env.run(["domains", "photos"])
+  @Test func domainsListsTheEmulatorsDownloadDomain() async throws {
+    let result = try await env.run(["domains", "photos"])
     #expect(result.status == 0, "\(result)")
     #expect(result.stdout == env.emulator.downloadDomain("photos") + "\n")
   }
@@ -234,27 +237,27 @@ struct CommandTests {
 @Suite("Terminal output", .serialized)
 struct TerminalOutputTests {
   /// Runs kodo under a pseudo-terminal with util-linux `script`.
-  func runInTerminal(_ arguments: [String], environment extra: [String: String] = [:]) throws
+  func runInTerminal(_ arguments: [String], environment extra: [String: String] = [:]) async throws
     -> CLIRunner.Result
   {
-    let env = try CLIEnvironment.get()
+    let env = try await CLIEnvironment.get()
     let command = ([env.kodo.executable] + arguments).map {
       "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
     }
     .joined(separator: " ")
     var runner = CLIRunner("kodo", environment: ["KODO_CONFIG": env.config, "TERM": "xterm"])
     for (name, value) in extra { runner.environment[name] = value }
-    return try runner.runShell("script -qec \(ShellWords.quote(command)) /dev/null")
+    return try await runner.runShell("script -qec \(ShellWords.quote(command)) /dev/null")
   }
 
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/script")))
-  func aTerminalGetsHumanSizesAndColouredFolders() throws {
-    let result = try runInTerminal(["ls", "photos/big/"])
+  func aTerminalGetsHumanSizesAndColouredFolders() async throws {
+    let result = try await runInTerminal(["ls", "photos/big/"])
     #expect(result.status == 0, "\(result)")
     #expect(result.stdout.contains("5.0 MiB"), "\(result.stdout)")
-    let root = try runInTerminal(["ls", "photos"])
+    let root = try await runInTerminal(["ls", "photos"])
     #expect(root.stdout.contains("\u{1B}[1;34m2024/\u{1B}[0m"), "\(root.stdout)")
-    let plain = try runInTerminal(["ls", "photos"], environment: ["NO_COLOR": "1"])
+    let plain = try await runInTerminal(["ls", "photos"], environment: ["NO_COLOR": "1"])
     #expect(!plain.stdout.contains("\u{1B}["))
   }
 }

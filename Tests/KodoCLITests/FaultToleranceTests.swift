@@ -11,18 +11,18 @@ struct FaultToleranceTests {
   /// A listing of 50,000 objects while 15 % of the API requests fail (5xx, 573, dropped
   /// connections) gives byte for byte what a fault-free emulator with the same seed gives.
   @Test func aListingOfFiftyThousandObjectsUnderAFifteenPercentFailRateIsExact() async throws {
-    let faulty = try EmulatorProcess([
+    let faulty = try await EmulatorProcess([
       "--synthetic", "big=50000", "--seed", Self.seed, "--fail-rate", "0.15",
     ])
-    let clean = try EmulatorProcess(["--synthetic", "big=50000", "--seed", Self.seed])
+    let clean = try await EmulatorProcess(["--synthetic", "big=50000", "--seed", Self.seed])
     let arguments = ["ls", "-r", "--json", "--page-size", "1000", "big"]
     // Both listings run at once; the default retries (5 attempts) must be enough.
     let faultyRun = try CLIRunner("kodo", environment: ["KODO_CONFIG": faulty.configFile()]).start(
       arguments)
     let cleanRun = try CLIRunner("kodo", environment: ["KODO_CONFIG": clean.configFile()]).start(
       arguments)
-    let withFaults = faultyRun.wait(seconds: 180)
-    let reference = cleanRun.wait(seconds: 180)
+    let withFaults = await faultyRun.wait(seconds: 180)
+    let reference = await cleanRun.wait(seconds: 180)
 
     #expect(reference.status == 0, "\(reference)")
     #expect(withFaults.status == 0, "\(withFaults)")
@@ -41,30 +41,30 @@ struct FaultToleranceTests {
   /// stat, cat and get recover under the same fail rate (the fail rate spares downloads, so
   /// downloads get scheduled faults: 503s, a dropped connection, a body cut short).
   @Test func statCatAndGetRecoverUnderTheFailRate() async throws {
-    let faulty = try EmulatorProcess([
+    let faulty = try await EmulatorProcess([
       "--synthetic", "s=300", "--seed", Self.seed, "--fail-rate", "0.15",
     ])
-    let clean = try EmulatorProcess(["--synthetic", "s=300", "--seed", Self.seed])
+    let clean = try await EmulatorProcess(["--synthetic", "s=300", "--seed", Self.seed])
     let faultyKodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try faulty.configFile()])
     let cleanKodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try clean.configFile()])
-    let listing = try cleanKodo.run(["ls", "-r", "-0", "s"])
+    let listing = try await cleanKodo.run(["ls", "-r", "-0", "s"])
     let keys = listing.stdout.split(separator: "\0").map(String.init)
     try #require(keys.count == 300)
     let sample = stride(from: 0, to: 300, by: 25).map { keys[$0] }
 
     for key in sample {
-      let stat = try faultyKodo.run(["stat", "--json", "s", key])
+      let stat = try await faultyKodo.run(["stat", "--json", "s", key])
       #expect(stat.status == 0, "\(stat)")
-      #expect(stat.stdout == (try cleanKodo.run(["stat", "--json", "s", key])).stdout)
+      await #expect(stat.stdout == (try cleanKodo.run(["stat", "--json", "s", key])).stdout)
     }
     let directory = try temporaryDirectory()
     for (index, key) in sample.prefix(6).enumerated() {
-      let expected = try cleanKodo.run(["cat", "s", key])
-      let cat = try faultyKodo.run(["cat", "s", key])
+      let expected = try await cleanKodo.run(["cat", "s", key])
+      let cat = try await faultyKodo.run(["cat", "s", key])
       #expect(cat.status == 0, "\(cat)")
       #expect(cat.stdoutBytes == expected.stdoutBytes, "cat \(key)")
       let path = directory + "/\(index)"
-      let get = try faultyKodo.run(["get", "s", key, "-o", path])
+      let get = try await faultyKodo.run(["get", "s", key, "-o", path])
       #expect(get.status == 0, "\(get)")
       #expect(FileManager.default.contents(atPath: path).map(Array.init) == expected.stdoutBytes)
     }
@@ -73,21 +73,21 @@ struct FaultToleranceTests {
 
     // Downloads: two 503s, then a dropped connection, then a body cut short.
     let key = sample[1]
-    let expected = try cleanKodo.run(["cat", "s", key]).stdoutBytes
+    let expected = try await cleanKodo.run(["cat", "s", key]).stdoutBytes
     try #require(expected.count > 2)
     try await faulty.scheduleFault(endpoint: "download", mode: "status", count: 2, status: 503)
     try await faulty.scheduleFault(endpoint: "download", mode: "drop")
-    let cat = try faultyKodo.run(["cat", "s", key])
+    let cat = try await faultyKodo.run(["cat", "s", key])
     #expect(cat.status == 0, "\(cat)")
     #expect(cat.stdoutBytes == expected)
     try await faulty.scheduleFault(endpoint: "download", mode: "short-body")
     let path = directory + "/short"
-    let get = try faultyKodo.run(["get", "s", key, "-o", path])
+    let get = try await faultyKodo.run(["get", "s", key, "-o", path])
     #expect(get.status == 0, "get restarts a file download cut short: \(get)")
     #expect(FileManager.default.contents(atPath: path).map(Array.init) == expected)
     // cat to a regular file rewinds it and starts again; to a pipe it could not.
     try await faulty.scheduleFault(endpoint: "download", mode: "short-body")
-    let catToFile = try faultyKodo.runShell("\"$KODO\" cat s '\(key)' > '\(directory)/cat'")
+    let catToFile = try await faultyKodo.runShell("\"$KODO\" cat s '\(key)' > '\(directory)/cat'")
     #expect(catToFile.status == 0, "\(catToFile)")
     #expect(FileManager.default.contents(atPath: directory + "/cat").map(Array.init) == expected)
     #expect(
@@ -97,8 +97,10 @@ struct FaultToleranceTests {
 
   /// With every API request failing, every command that talks to the API exits 75 after its
   /// retries, with one error line naming the number of attempts.
-  @Test func aFailRateOfOneExhaustsRetriesWith75() throws {
-    let failing = try EmulatorProcess(["--synthetic", "b=10", "--fail-rate", "1", "--seed", "2"])
+  @Test func aFailRateOfOneExhaustsRetriesWith75() async throws {
+    let failing = try await EmulatorProcess([
+      "--synthetic", "b=10", "--fail-rate", "1", "--seed", "2",
+    ])
     let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try failing.configFile()])
     let directory = try temporaryDirectory()
     let commands: [[String]] = [
@@ -107,20 +109,20 @@ struct FaultToleranceTests {
       ["url", "b", "k"],
     ]
     for command in commands {
-      let result = try kodo.run(["--retries", "3"] + command)
+      let result = try await kodo.run(["--retries", "3"] + command)
       expectFailure(result, status: 75, containing: "gave up after 3 attempts")
     }
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
   }
 
   /// A server that went away is "unavailable" (69), after the retries.
-  @Test func aStoppedServerIs69() throws {
-    let emulator = try EmulatorProcess(["--synthetic", "b=10"])
+  @Test func aStoppedServerIs69() async throws {
+    let emulator = try await EmulatorProcess(["--synthetic", "b=10"])
     let config = try emulator.configFile()
     emulator.stop()
     let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": config])
     for command in [["ls", "-r", "b"], ["stat", "b", "k"], ["cat", "b", "k"], ["buckets"]] {
-      let result = try kodo.run(["--retries", "2"] + command)
+      let result = try await kodo.run(["--retries", "2"] + command)
       expectFailure(result, status: 69, containing: "cannot connect to 127.0.0.1")
     }
   }
@@ -137,7 +139,7 @@ struct FaultToleranceTests {
   func aListingCutShortByFaultsPrintsItsMarkerAndResumesExactly(
     mode: String, json: Bool, exit: Int32
   ) async throws {
-    let emulator = try EmulatorProcess([
+    let emulator = try await EmulatorProcess([
       "--synthetic", "slow=2000", "--seed", Self.seed, "--latency-ms", "150",
     ])
     let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
@@ -145,9 +147,9 @@ struct FaultToleranceTests {
     let running = try kodo.start(
       ["ls", "-r", "--summarize", "--retries", "2", "--page-size", "100"] + format + ["slow"])
     // Once the first page is out, every further list request fails.
-    #expect(running.waitFor { $0.split(separator: "\n").count >= 100 })
+    await #expect(running.waitFor { $0.split(separator: "\n").count >= 100 })
     try await emulator.scheduleFault(endpoint: "list", mode: mode, count: 50, status: 503)
-    let result = running.wait(seconds: 60)
+    let result = await running.wait(seconds: 60)
     try await emulator.clearFaults()
 
     expectFailure(result, status: exit, stdoutEmpty: false)
@@ -161,9 +163,9 @@ struct FaultToleranceTests {
     #expect(result.stderr.contains(resumeWith), "the resume command keeps the listing's options")
     let marker = try #require(resumeMarker(in: result.stderr))
 
-    let rest = try kodo.run(["ls", "-r", "--json", "--marker", marker, "slow"])
+    let rest = try await kodo.run(["ls", "-r", "--json", "--marker", marker, "slow"])
     #expect(rest.status == 0, "\(rest)")
-    let full = try kodo.run(["ls", "-r", "--json", "slow"])
+    let full = try await kodo.run(["ls", "-r", "--json", "slow"])
     let firstKeys: [String]
     if json {
       firstKeys = try jsonKeys(result)

@@ -20,7 +20,7 @@ struct FileSafetyTests {
   let environment: [String: String]
   let work: String
 
-  init() throws {
+  init() async throws {
     let root = try temporaryDirectory()
     for (key, bytes) in Self.files {
       let path = root + "/files/" + key
@@ -28,7 +28,7 @@ struct FileSafetyTests {
         atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
       _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
     }
-    emulator = try EmulatorProcess(["--bucket", "files=\(root)/files"])
+    emulator = try await EmulatorProcess(["--bucket", "files=\(root)/files"])
     environment = ["KODO_CONFIG": try emulator.configFile()]
     work = try temporaryDirectory()
   }
@@ -132,7 +132,9 @@ struct FileSafetyTests {
   /// "the download was interrupted" and give up).
   @Test func catToAPipeIsRetriedWhenNothingWasWrittenYet() async throws {
     try await emulator.scheduleFault(endpoint: "download", mode: "drop", count: 1)
-    let result = try CLIRunner("kodo", environment: environment).run(["cat", "files", "big.bin"])
+    let result = try await CLIRunner("kodo", environment: environment).run([
+      "cat", "files", "big.bin",
+    ])
     try await emulator.clearFaults()
     #expect(result.status == 0, "\(result)")
     #expect(result.stdoutBytes == Self.files["big.bin"])
@@ -163,7 +165,7 @@ struct GetMessageTests {
     let name = "esc\u{1B}[31mred\nforged.txt"
     try FileManager.default.createDirectory(atPath: root + "/b", withIntermediateDirectories: true)
     _ = FileManager.default.createFile(atPath: root + "/b/" + name, contents: Data("x".utf8))
-    let emulator = try EmulatorProcess(["--bucket", "b=\(root)/b"])
+    let emulator = try await EmulatorProcess(["--bucket", "b=\(root)/b"])
     let environment = ["KODO_CONFIG": try emulator.configFile()]
     let work = try temporaryDirectory()
     let wrote = try await InProcess.run(

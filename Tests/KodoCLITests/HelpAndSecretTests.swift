@@ -10,8 +10,9 @@ struct HelpGoldenTests {
   ]
 
   @Test(arguments: commands)
-  func helpMatchesTheGoldenFile(_ command: [String]) throws {
-    let result = try CLIRunner("kodo", environment: ["COLUMNS": "100"]).run(command + ["--help"])
+  func helpMatchesTheGoldenFile(_ command: [String]) async throws {
+    let result = try await CLIRunner("kodo", environment: ["COLUMNS": "100"]).run(
+      command + ["--help"])
     #expect(result.status == 0)
     let name = (["kodo"] + command).joined(separator: "-") + ".txt"
     let golden = Fixtures.repositoryRoot.appendingPathComponent("Tests/Fixtures/help/" + name)
@@ -28,13 +29,13 @@ struct HelpGoldenTests {
     }
   }
 
-  @Test func versionAndCompletions() throws {
-    let version = try CLIRunner().run(["--version"])
+  @Test func versionAndCompletions() async throws {
+    let version = try await CLIRunner().run(["--version"])
     #expect(
       version.status == 0
         && version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
     for shell in ["bash", "zsh", "fish"] {
-      let script = try CLIRunner().run(["--generate-completion-script", shell])
+      let script = try await CLIRunner().run(["--generate-completion-script", shell])
       #expect(script.status == 0 && script.stdout.contains("ls"), "\(shell)")
     }
   }
@@ -42,8 +43,8 @@ struct HelpGoldenTests {
 
 @Suite("The secret key never reaches any output", .serialized)
 struct SecretTests {
-  @Test func noCommandPrintsTheSecretKey() throws {
-    let env = try CLIEnvironment.get()
+  @Test func noCommandPrintsTheSecretKey() async throws {
+    let env = try await CLIEnvironment.get()
     let secret = env.emulator.secretKey
     let runs: [[String]] = [
       ["buckets"], ["ls", "photos"], ["ls", "-r", "--limit", "2", "photos"],
@@ -57,7 +58,7 @@ struct SecretTests {
     ]
     for arguments in runs {
       for verbose in [false, true] {
-        let result = try env.run(arguments + (verbose ? ["-v"] : []))
+        let result = try await env.run(arguments + (verbose ? ["-v"] : []))
         #expect(
           !result.stdout.contains(secret) && !result.stderr.contains(secret),
           "\(arguments) leaked the secret key")
@@ -70,7 +71,7 @@ struct SecretTests {
       }
     }
     // With a wrong secret, the error must not echo either secret.
-    let wrong = try env.run(
+    let wrong = try await env.run(
       ["buckets", "-v"], environment: ["QINIU_SECRET_KEY": "WRONG-SECRET-VALUE"])
     #expect(wrong.status == 77)
     #expect(!wrong.stderr.contains("WRONG-SECRET-VALUE") && !wrong.stderr.contains(secret))

@@ -25,11 +25,11 @@ struct HostileAnswerTests {
       defer { try? FileManager.default.removeItem(atPath: config) }
       let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": config])
       for arguments in [["ls", "b"], ["ls", "-l", "--summarize", "b"]] {
-        let result = try kodo.run(arguments)
+        let result = try await kodo.run(arguments)
         #expect(result.status == 0, "\(result)")
         #expect(result.lines.filter { $0.hasSuffix("k") }.count == 3, "\(result)")
       }
-      let json = try kodo.run(["ls", "--json", "--summarize", "b"])
+      let json = try await kodo.run(["ls", "--json", "--summarize", "b"])
       #expect(json.status == 0, "\(json)")
       #expect(json.lines.last?.contains(#""size":9223372036854775807"#) == true, "\(json)")
     }

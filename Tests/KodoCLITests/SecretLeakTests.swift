@@ -67,7 +67,7 @@ struct SecretLeakTests {
     try FileManager.default.createDirectory(
       atPath: root + "/p/dir", withIntermediateDirectories: true)
     _ = FileManager.default.createFile(atPath: root + "/p/dir/a.txt", contents: Data("a\n".utf8))
-    let emulator = try EmulatorProcess(
+    let emulator = try await EmulatorProcess(
       ["--bucket", "p=\(root)/p", "--private", "p", "--synthetic", "big=100"],
       accessKey: "leak-test-ak", secretKey: Self.secret)
     let config = try writeTestConfig(
@@ -94,7 +94,7 @@ struct SecretLeakTests {
     ]
     for arguments in successes + failures {
       for verbose in [[], ["-v"]] {
-        let result = try kodo.run(verbose + arguments)
+        let result = try await kodo.run(verbose + arguments)
         Self.expectNoLeak(result, of: Self.secret, arguments)
         if successes.contains(arguments) {
           #expect(result.status == 0, "\(arguments): \(result)")
@@ -116,7 +116,7 @@ struct SecretLeakTests {
       for arguments in faulted {
         try await emulator.scheduleFault(
           endpoint: "*", mode: mode, count: 50, status: status == 0 ? nil : status)
-        let result = try kodo.run(["-v", "--retries", "2", "--timeout", "1"] + arguments)
+        let result = try await kodo.run(["-v", "--retries", "2", "--timeout", "1"] + arguments)
         try await emulator.clearFaults()
         #expect(result.status != 0, "\(mode) \(arguments)")
         Self.expectNoLeak(result, of: Self.secret, [mode] + arguments)
@@ -125,7 +125,7 @@ struct SecretLeakTests {
 
     // Bad credentials: neither the configured secret nor the one given instead may appear.
     for arguments in faulted + [["get", "p", "dir/a.txt", "-o", out + "/b.txt"]] {
-      let result = try kodo.run(
+      let result = try await kodo.run(
         ["-v"] + arguments, environment: ["QINIU_SECRET_KEY": Self.wrongSecret])
       #expect(result.status == 77, "\(arguments): \(result)")
       Self.expectNoLeak(result, of: Self.wrongSecret, arguments)
@@ -135,7 +135,7 @@ struct SecretLeakTests {
     // The server is gone.
     emulator.stop()
     for arguments in faulted {
-      let result = try kodo.run(["-v", "--retries", "1"] + arguments)
+      let result = try await kodo.run(["-v", "--retries", "1"] + arguments)
       #expect(result.status == 69, "\(arguments): \(result)")
       Self.expectNoLeak(result, of: Self.secret, arguments)
     }
@@ -143,7 +143,7 @@ struct SecretLeakTests {
 
   /// Config files that are wrong right where the secret is: the errors name the file and the
   /// key, never the value.
-  @Test func configErrorsNeverEchoTheSecret() throws {
+  @Test func configErrorsNeverEchoTheSecret() async throws {
     let secret = Self.secret
     let texts = [
       #"{"accessKey":"a","secretKey":"\#(secret)" "bucket":"b"}"#,
@@ -158,7 +158,7 @@ struct SecretLeakTests {
     for text in texts {
       let path = try BadInputTests.configFile(Array(text.utf8))
       for verbose in [[], ["-v"]] {
-        let result = try CLIRunner().run(verbose + ["buckets", "--config", path])
+        let result = try await CLIRunner().run(verbose + ["buckets", "--config", path])
         expectFailure(result, status: 78, containing: path)
         Self.expectNoLeak(result, of: secret, [text])
       }
@@ -172,12 +172,12 @@ struct SecretLeakTests {
   ]
 
   @Test(arguments: modes)
-  func aConfigReadableByOthersGetsOneWarning(mode: Int, warns: Bool) throws {
-    let env = try CLIEnvironment.get()
+  func aConfigReadableByOthersGetsOneWarning(mode: Int, warns: Bool) async throws {
+    let env = try await CLIEnvironment.get()
     let config = try env.emulator.configFile()
     chmod(config, mode_t(mode))
     for arguments in [["buckets"], ["--json", "ls", "photos"]] {
-      let result = try CLIRunner().run(arguments + ["--config", config])
+      let result = try await CLIRunner().run(arguments + ["--config", config])
       #expect(result.status == 0, "\(result)")
       let warnings = result.stderr.split(separator: "\n").filter { $0.hasPrefix("kodo: warning:") }
       if warns {
@@ -196,7 +196,7 @@ struct SecretLeakTests {
   /// `-v` shows each request's URL: a private download's `token=` (which works for an hour) and
   /// a password in a host URL are redacted like the `Authorization` header.
   @Test func verboseRedactsDownloadTokensAndPasswords() async throws {
-    let env = try CLIEnvironment.get()
+    let env = try await CLIEnvironment.get()
     let result = try await InProcess.run(
       ["-v", "cat", "logs", "2024-06-01/app.log"], environment: ["KODO_CONFIG": env.config])
     #expect(result.status == 0, "\(result)")

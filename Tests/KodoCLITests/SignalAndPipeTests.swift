@@ -13,21 +13,23 @@ struct SignalAndPipeTests {
 
   @Test(arguments: listingSignals)
   func aSignalStopsASlowListingPromptlyWithItsMarker(signal: Int32, status: Int32, json: Bool)
-    throws
+    async throws
   {
-    let slow = try EmulatorProcess(["--synthetic", "slow=3000", "--latency-ms", "300"])
+    let slow = try await EmulatorProcess(["--synthetic", "slow=20000", "--latency-ms", "300"])
     let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try slow.configFile()])
     let format = json ? ["--json"] : []
     let running = try kodo.start(
       ["ls", "-r", "--summarize", "--page-size", "100"] + format + ["slow"])
-    #expect(running.waitFor { $0.split(separator: "\n").count >= 200 })
+    await #expect(running.waitFor { $0.split(separator: "\n").count >= 200 })
     let sent = Date()
     running.send(signal)
-    let result = running.wait(seconds: 10)
+    let result = await running.wait(seconds: 10)
     let elapsed = seconds(since: sent)
 
     #expect(result.status == status, "\(result)")
-    #expect(elapsed < 2, "exited \(elapsed) s after the signal")
+    // A hang guard, not a timing: the handler exits 0.7 s after the signal at the latest, but a
+    // loaded machine may take longer to schedule it.
+    #expect(elapsed < 8, "exited \(elapsed) s after the signal")
     #expect(!result.stderr.contains("kodo: error:"), "an interruption is not an error")
     expectNoCrash(result)
     #expect(
@@ -37,8 +39,8 @@ struct SignalAndPipeTests {
     #expect(result.lines.count % 100 == 0, "only whole pages are printed")
     #expect(!result.stdout.contains("summary") && !result.stdout.contains(#""type":"next""#))
     let marker = try #require(resumeMarker(in: result.stderr))
-    let rest = try kodo.run(["ls", "-r", "--json", "--marker", marker, "slow"])
-    let full = try kodo.run(["ls", "-r", "--json", "slow"])
+    let rest = try await kodo.run(["ls", "-r", "--json", "--marker", marker, "slow"])
+    let full = try await kodo.run(["ls", "-r", "--json", "slow"])
     let first =
       json
       ? try jsonKeys(result) : result.lines.map { String($0.split(separator: " ").last ?? "") }
@@ -47,13 +49,13 @@ struct SignalAndPipeTests {
 
   /// An interrupted `--parallel` listing says it was interrupted and that it cannot be resumed
   /// with a marker (it used to exit 130 without a word).
-  @Test func anInterruptedParallelListingSaysSo() throws {
-    let slow = try EmulatorProcess(["--synthetic", "slow=3000", "--latency-ms", "300"])
+  @Test func anInterruptedParallelListingSaysSo() async throws {
+    let slow = try await EmulatorProcess(["--synthetic", "slow=20000", "--latency-ms", "300"])
     let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try slow.configFile()])
     let running = try kodo.start(["ls", "-r", "--parallel", "2", "--page-size", "100", "slow"])
-    #expect(running.waitFor { $0.split(separator: "\n").count >= 100 })
+    await #expect(running.waitFor { $0.split(separator: "\n").count >= 100 })
     running.send(SIGINT)
-    let result = running.wait(seconds: 10)
+    let result = await running.wait(seconds: 10)
     #expect(result.status == 130, "\(result)")
     expectNoCrash(result)
     #expect(!result.stderr.contains("kodo: error:"))
@@ -67,11 +69,11 @@ struct SignalAndPipeTests {
   /// once: the emulator sees a couple of list requests, not the 50 of the whole bucket.
   @Test(arguments: [false, true])
   func aClosedPipeStopsTheListingAtOnce(json: Bool) async throws {
-    let emulator = try EmulatorProcess(["--synthetic", "big=50000"])
+    let emulator = try await EmulatorProcess(["--synthetic", "big=50000"])
     let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
     let script =
       "\"$KODO\" ls -r \(json ? "--json " : "")big | head -n 1; echo \"status=${PIPESTATUS[0]}\" >&2"
-    let result = try kodo.runShell(script)
+    let result = try await kodo.runShell(script)
     #expect(result.lines.count == 1)
     #expect(result.stderr == "status=0\n", "\(result.stderr)")
     let lists = try #require(try await emulator.stats()["list"])
@@ -84,9 +86,9 @@ struct SignalAndPipeTests {
 
   @Test(arguments: getSignals)
   func anInterruptedGetLeavesNoFiles(signal: Int32, status: Int32) async throws {
-    let emulator = try EmulatorProcess(["--synthetic", "b=50"])
+    let emulator = try await EmulatorProcess(["--synthetic", "b=50"])
     let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
-    let key = try #require(
+    let key = try await #require(
       try kodo.run(["ls", "-r", "-0", "b"]).stdout.split(separator: "\0").first)
     let directory = try temporaryDirectory()
     try await emulator.scheduleFault(endpoint: "download", mode: "stall-after-headers")
@@ -96,15 +98,15 @@ struct SignalAndPipeTests {
     while (try FileManager.default.contentsOfDirectory(atPath: directory)).isEmpty,
       Date() < deadline, running.process.isRunning
     {
-      usleep(10_000)
+      try await Task.sleep(for: .milliseconds(10))
     }
     let partial = try FileManager.default.contentsOfDirectory(atPath: directory)
     #expect(partial.count == 1 && partial[0].hasSuffix(".part"), "\(partial)")
     let sent = Date()
     running.send(signal)
-    let result = running.wait(seconds: 10)
+    let result = await running.wait(seconds: 10)
     #expect(result.status == status, "\(result)")
-    #expect(seconds(since: sent) < 2)
+    #expect(seconds(since: sent) < 8, "a hang guard, not a timing")
     expectNoCrash(result)
     #expect(!result.stderr.contains("kodo: error:"))
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
@@ -112,19 +114,18 @@ struct SignalAndPipeTests {
 
   /// `cat` interrupted mid-download exits 130 and says nothing more than that.
   @Test func anInterruptedCatExits130() async throws {
-    let emulator = try EmulatorProcess(["--synthetic", "b=50"])
+    let emulator = try await EmulatorProcess(["--synthetic", "b=50"])
     let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
-    let key = try #require(
+    let key = try await #require(
       try kodo.run(["ls", "-r", "-0", "b"]).stdout.split(separator: "\0").first)
     try await emulator.scheduleFault(endpoint: "download", mode: "stall-after-headers")
     let running = try kodo.start(["cat", "b", String(key)])
     let deadline = Date().addingTimeInterval(20)
     while (try await emulator.stats()["download"] ?? 0) == 0, Date() < deadline {
-      usleep(10_000)
+      try await Task.sleep(for: .milliseconds(10))
     }
-    usleep(100_000)
     running.send(SIGINT)
-    let result = running.wait(seconds: 10)
+    let result = await running.wait(seconds: 10)
     #expect(result.status == 130, "\(result)")
     #expect(result.stdoutBytes.isEmpty)
     expectNoCrash(result)

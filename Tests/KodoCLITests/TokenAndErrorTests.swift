@@ -12,14 +12,14 @@ private let vectorEnvironment = [
 struct TokenCommandTests {
   let kodo = CLIRunner("kodo", environment: vectorEnvironment)
 
-  @Test func qiniuMatchesTheStatVector() throws {
-    let result = try kodo.run([
+  @Test func qiniuMatchesTheStatVector() async throws {
+    let result = try await kodo.run([
       "token", "qiniu", "--date", "20240101T000000Z",
       "https://rs-z0.qiniuapi.com/stat/bXktYnVja2V0OuS4reaWhy_mlofku7YuanBn",
     ])
     #expect(result.status == 0, "\(result)")
     #expect(result.stdout == "Qiniu MY_ACCESS_KEY:LfW3K-tB-OOA4tsCh0daWeA4GcA=\n")
-    let json = try kodo.run([
+    let json = try await kodo.run([
       "--json", "token", "qiniu", "--date", "20240101T000000Z",
       "https://rsf-z0.qiniuapi.com/list?bucket=my-bucket&prefix=photos%2F2024%20summer%2F&delimiter=%2F&limit=1000",
     ])
@@ -29,21 +29,21 @@ struct TokenCommandTests {
         + "\n")
   }
 
-  @Test func qboxMatchesTheDocumentExample() throws {
-    let result = try kodo.run([
+  @Test func qboxMatchesTheDocumentExample() async throws {
+    let result = try await kodo.run([
       "token", "qbox",
       "http://rs.qiniu.com/move/bmV3ZG9jczpmaW5kX21hbi50eHQ=/bmV3ZG9jczpmaW5kLm1hbi50eHQ=",
     ])
     #expect(result.stdout == "QBox MY_ACCESS_KEY:FXsYh0wKHYPEsIAgdPD9OfjkeEM=\n")
   }
 
-  @Test func uploadMatchesThePythonSDK() throws {
-    let plain = try kodo.run(["token", "upload", "--deadline", "1700000000", "my-bucket"])
+  @Test func uploadMatchesThePythonSDK() async throws {
+    let plain = try await kodo.run(["token", "upload", "--deadline", "1700000000", "my-bucket"])
     #expect(
       plain.stdout
         == "MY_ACCESS_KEY:PneH7UqdQm32a-fdHqIoEYSa-uo=:eyJzY29wZSI6Im15LWJ1Y2tldCIsImRlYWRsaW5lIjoxNzAwMDAwMDAwfQ==\n"
     )
-    let policy = try kodo.run([
+    let policy = try await kodo.run([
       "token", "upload", "--deadline", "1700000000", "--policy",
       #"{"insertOnly":1,"fsizeLimit":1024}"#, "my-bucket:a.txt",
     ])
@@ -51,7 +51,7 @@ struct TokenCommandTests {
       policy.stdout
         == "MY_ACCESS_KEY:8e39bySw9EvvgbLV2351vqlLCBs=:eyJzY29wZSI6Im15LWJ1Y2tldDphLnR4dCIsImRlYWRsaW5lIjoxNzAwMDAwMDAwLCJpbnNlcnRPbmx5IjoxLCJmc2l6ZUxpbWl0IjoxMDI0fQ==\n"
     )
-    let chinese = try kodo.run([
+    let chinese = try await kodo.run([
       "token", "upload", "--deadline", "1700000000", "my-bucket:中文 key.txt",
     ])
     #expect(
@@ -78,36 +78,38 @@ struct ExitCodeTests {
     #expect(result.stdout.isEmpty || status == 0, sourceLocation: sourceLocation)
   }
 
-  @Test func usageErrorsAre64() throws {
-    let env = try CLIEnvironment.get()
-    expectError(try env.run(["ls", "--bogus"]), status: 64)
-    expectError(try env.run(["ls", "--page-size", "0", "photos"]), status: 64)
-    expectError(try env.run(["ls", "--page-size", "1001", "photos"]), status: 64)
-    expectError(try env.run(["stat"]), status: 64)
-    expectError(try env.run(["frobnicate"]), status: 64)
-    expectError(try env.run(["ls", "--parallel", "4", "photos"]), status: 64)
+  @Test func usageErrorsAre64() async throws {
+    let env = try await CLIEnvironment.get()
+    await expectError(try env.run(["ls", "--bogus"]), status: 64)
+    await expectError(try env.run(["ls", "--page-size", "0", "photos"]), status: 64)
+    await expectError(try env.run(["ls", "--page-size", "1001", "photos"]), status: 64)
+    await expectError(try env.run(["stat"]), status: 64)
+    await expectError(try env.run(["frobnicate"]), status: 64)
+    await expectError(try env.run(["ls", "--parallel", "4", "photos"]), status: 64)
   }
 
-  @Test func badInputIs65() throws {
-    let env = try CLIEnvironment.get()
-    expectError(
+  @Test func badInputIs65() async throws {
+    let env = try await CLIEnvironment.get()
+    await expectError(
       try env.run(["url", "--expires", "soon", "photos", "a.txt"]), status: 65,
       containing: "invalid duration")
-    expectError(
+    await expectError(
       try env.run(["token", "upload", "--policy", "{not json", "my-bucket"]), status: 65,
       containing: "--policy")
-    expectError(try env.run(["ls", "bad bucket!"]), status: 65, containing: "invalid bucket name")
-    expectError(try env.run(["stat", "photos", ""]), status: 65, containing: "empty")
+    await expectError(
+      try env.run(["ls", "bad bucket!"]), status: 65, containing: "invalid bucket name")
+    await expectError(try env.run(["stat", "photos", ""]), status: 65, containing: "empty")
   }
 
-  @Test func notFoundIs66WithTheRequestID() throws {
-    let env = try CLIEnvironment.get()
-    expectError(
+  @Test func notFoundIs66WithTheRequestID() async throws {
+    let env = try await CLIEnvironment.get()
+    await expectError(
       try env.run(["stat", "photos", "no/such/key"]), status: 66, containing: "request id")
-    expectError(try env.run(["ls", "nosuchbucket"]), status: 66, containing: "no such bucket")
+    await expectError(
+      try env.run(["ls", "nosuchbucket"]), status: 66, containing: "no such bucket")
   }
 
-  @Test func unreachableIs69() throws {
+  @Test func unreachableIs69() async throws {
     let config = FileManager.default.temporaryDirectory.appendingPathComponent(
       "kodo-\(UUID()).json"
     ).path
@@ -115,19 +117,19 @@ struct ExitCodeTests {
       #"{"accessKey":"a","secretKey":"b","hosts":{"uc":"http://127.0.0.1:9","rs":"http://127.0.0.1:9","rsf":"http://127.0.0.1:9"}}"#
     _ = FileManager.default.createFile(
       atPath: config, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
-    let result = try CLIRunner().run(["ls", "--retries", "2", "--config", config, "b"])
+    let result = try await CLIRunner().run(["ls", "--retries", "2", "--config", config, "b"])
     expectError(result, status: 69, containing: "127.0.0.1:9")
   }
 
-  @Test func badCredentialsAre77() throws {
-    let env = try CLIEnvironment.get()
-    let result = try env.run(["buckets"], environment: ["QINIU_SECRET_KEY": "wrong-secret"])
+  @Test func badCredentialsAre77() async throws {
+    let env = try await CLIEnvironment.get()
+    let result = try await env.run(["buckets"], environment: ["QINIU_SECRET_KEY": "wrong-secret"])
     expectError(result, status: 77, containing: "accessKey and secretKey")
   }
 
-  @Test func configurationProblemsAre78() throws {
-    expectError(try CLIRunner().run(["buckets"]), status: 78, containing: "QINIU_ACCESS_KEY")
-    expectError(
+  @Test func configurationProblemsAre78() async throws {
+    await expectError(try CLIRunner().run(["buckets"]), status: 78, containing: "QINIU_ACCESS_KEY")
+    await expectError(
       try CLIRunner().run(["buckets", "--config", "/nonexistent.json"]), status: 78,
       containing: "/nonexistent.json")
     let config = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -136,7 +138,7 @@ struct ExitCodeTests {
     _ = FileManager.default.createFile(
       atPath: config, contents: Data(#"{"acessKey":"x"}"#.utf8),
       attributes: [.posixPermissions: 0o600])
-    expectError(
+    await expectError(
       try CLIRunner().run(["buckets", "--config", config]), status: 78,
       containing: #"unknown key "acessKey""#)
   }
@@ -144,15 +146,15 @@ struct ExitCodeTests {
 
 @Suite("Signals and pipes", .serialized)
 struct SignalTests {
-  @Test func sigintDuringAListingExits130WithAResumeMarker() throws {
-    let slow = try EmulatorProcess(["--synthetic", "slow=5000", "--latency-ms", "300"])
+  @Test func sigintDuringAListingExits130WithAResumeMarker() async throws {
+    let slow = try await EmulatorProcess(["--synthetic", "slow=5000", "--latency-ms", "300"])
     let config = try slow.configFile()
     let running = try CLIRunner("kodo", environment: ["KODO_CONFIG": config]).start([
       "ls", "-r", "--page-size", "100", "slow",
     ])
-    #expect(running.waitFor { $0.split(separator: "\n").count >= 200 })
+    await #expect(running.waitFor { $0.split(separator: "\n").count >= 200 })
     running.send(SIGINT)
-    let result = running.wait(seconds: 10)
+    let result = await running.wait(seconds: 10)
     #expect(result.status == 130, "\(result.stderr)")
     #expect(result.stderr.contains("--marker "), "\(result.stderr)")
     // Resuming from the marker completes the set exactly.
@@ -160,7 +162,7 @@ struct SignalTests {
       result.stderr.components(separatedBy: "--marker ").last?.trimmingCharacters(
         in: .whitespacesAndNewlines))
     let firstPart = result.lines
-    let rest = try CLIRunner("kodo", environment: ["KODO_CONFIG": config]).run([
+    let rest = try await CLIRunner("kodo", environment: ["KODO_CONFIG": config]).run([
       "ls", "-r", "--page-size", "1000", "--marker", marker, "slow",
     ])
     #expect(firstPart.count + rest.lines.count == 5000)

@@ -74,7 +74,7 @@ struct UntrustedTextTests {
     try await ScriptedHTTPServer.withServer(script: Self.script()) { server in
       let kodo = try Self.kodo(server)
       for arguments in [["ls", "-r", "b"], ["ls", "b"], ["ls", "-r", "-l", "b"]] {
-        let text = try kodo.run(arguments)
+        let text = try await kodo.run(arguments)
         #expect(text.status == 0, "\(text)")
         #expect(text.lines.count == Self.keys.count + (arguments == ["ls", "b"] ? 1 : 0))
         #expect(unsafeScalars(in: text.stdout, allowing: ["\n"]).isEmpty, "\(text.stdout)")
@@ -87,13 +87,13 @@ struct UntrustedTextTests {
         #expect(text.stdout.contains(#"" lead""#) && text.stdout.contains(#""trail ""#))
       }
 
-      let json = try kodo.run(["ls", "-r", "--json", "b"])
+      let json = try await kodo.run(["ls", "-r", "--json", "b"])
       #expect(json.status == 0, "\(json)")
       let parsed = try jsonKeys(json)
       #expect(
         parsed.map { Array($0.unicodeScalars) } == Self.keys.map { Array($0.key.unicodeScalars) })
 
-      let nul = try kodo.run(["ls", "-r", "-0", "b"])
+      let nul = try await kodo.run(["ls", "-r", "-0", "b"])
       #expect(nul.status == 0, "\(nul)")
       #expect(nul.stdoutBytes == Self.keys.flatMap { Array($0.key.utf8) + [0] })
     }
@@ -103,7 +103,7 @@ struct UntrustedTextTests {
     try await ScriptedHTTPServer.withServer(script: Self.script()) { server in
       let kodo = try Self.kodo(server)
       for arguments in [["stat", "b", "k"], ["buckets"], ["domains", "b"]] {
-        let text = try kodo.run(arguments)
+        let text = try await kodo.run(arguments)
         #expect(text.status == 0, "\(text)")
         if arguments != ["stat", "b", "k"] {
           #expect(text.lines.count == 1, "a line break from the server forges no line: \(text)")
@@ -112,10 +112,10 @@ struct UntrustedTextTests {
         #expect(text.stdout.contains(#"\u{1B}[2J"#), "\(text.stdout)")
         #expect(text.stderr.isEmpty, "\(text.stderr)")
       }
-      let stat = try CLIEnvironment.jsonLines(try kodo.run(["--json", "stat", "b", "k"]))
+      let stat = try await CLIEnvironment.jsonLines(try kodo.run(["--json", "stat", "b", "k"]))
       #expect(stat.first?["hash"] as? String == "h\u{1B}[2J")
       #expect(stat.first?["endUser"] as? String == "u\nser")
-      let buckets = try CLIEnvironment.jsonLines(try kodo.run(["--json", "buckets"]))
+      let buckets = try await CLIEnvironment.jsonLines(try kodo.run(["--json", "buckets"]))
       #expect(buckets.first?["name"] as? String == "evil\u{1B}[2J")
     }
   }
@@ -126,7 +126,7 @@ struct UntrustedTextTests {
     try await ScriptedHTTPServer.withServer(script: Self.script()) { server in
       let kodo = try Self.kodo(server)
       for arguments in [["url", "b", "k"], ["cat", "b", "k"]] {
-        expectFailure(try kodo.run(arguments), status: 76, containing: "domain")
+        await expectFailure(try kodo.run(arguments), status: 76, containing: "domain")
       }
     }
   }
@@ -154,7 +154,7 @@ struct UntrustedTextTests {
     try await ScriptedHTTPServer.withServer(script: script) { server in
       let kodo = try Self.kodo(server)
       for format in [[], ["--json"], ["-0"]] {
-        let result = try kodo.run(["ls", "-r"] + format + ["b"])
+        let result = try await kodo.run(["ls", "-r"] + format + ["b"])
         expectFailure(result, status: 76, containing: "cannot read Kodo's list answer")
       }
     }
@@ -176,10 +176,10 @@ struct UntrustedTextTests {
     }
     try await ScriptedHTTPServer.withServer(script: script) { server in
       let kodo = try Self.kodo(server)
-      let stat = try kodo.run(["stat", "b", "k"])
+      let stat = try await kodo.run(["stat", "b", "k"])
       expectFailure(stat, status: 66, containing: #"id\u{1B}[2J"#)
       #expect(stat.stderr.contains(#"no such file\u{1B}[2J\nkodo: error: forged"#))
-      let list = try kodo.run(["--retries", "1", "ls", "b"])
+      let list = try await kodo.run(["--retries", "1", "ls", "b"])
       expectFailure(list, status: 75, containing: #"boom\r\nkodo: error: forged\u{85}"#)
     }
   }
@@ -198,15 +198,15 @@ struct UntrustedTextTests {
     }
     try await ScriptedHTTPServer.withServer(script: script) { server in
       let kodo = try Self.kodo(server)
-      let stopped = try kodo.run(["--retries", "1", "ls", "-r", "b"])
+      let stopped = try await kodo.run(["--retries", "1", "ls", "-r", "b"])
       expectFailure(stopped, status: 75, stdoutEmpty: false)
       #expect(stopped.stderr.contains("resume with"), "\(stopped.stderr)")
-      let limited = try kodo.run(["ls", "-r", "--limit", "1", "b"])
+      let limited = try await kodo.run(["ls", "-r", "--limit", "1", "b"])
       #expect(limited.status == 0, "\(limited)")
       #expect(limited.stderr.contains("resume with"), "\(limited.stderr)")
       expectNoRawControlCharacters(stderrOf: limited)
       #expect(!limited.stderr.contains("\nkodo: error: forged"))
-      let json = try CLIEnvironment.jsonLines(
+      let json = try await CLIEnvironment.jsonLines(
         try kodo.run(["--json", "ls", "-r", "--limit", "1", "b"]))
       #expect(json.last?["marker"] as? String == "m\u{1B}[2J\nkodo: error: forged")
     }
@@ -222,7 +222,7 @@ struct UntrustedTextTests {
           headers: Self.kodoHeaders))
     }
     try await ScriptedHTTPServer.withServer(script: script) { server in
-      let text = try Self.kodo(server).run(["ls", "-r", "-l", "b"])
+      let text = try await Self.kodo(server).run(["ls", "-r", "-l", "b"])
       #expect(text.status == 0, "\(text)")
       #expect(unsafeScalars(in: text.stdout, allowing: ["\n"]).isEmpty, "\(text.stdout)")
       #expect(

@@ -10,8 +10,8 @@ struct UsageAndMessageTests {
   let env: CLIEnvironment
   let environment: [String: String]
 
-  init() throws {
-    env = try CLIEnvironment.get()
+  init() async throws {
+    env = try await CLIEnvironment.get()
     environment = ["KODO_CONFIG": env.config]
   }
 

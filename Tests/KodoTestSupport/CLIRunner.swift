@@ -65,12 +65,19 @@ public struct CLIRunner: Sendable {
     self.environment = base
   }
 
-  /// Runs with `arguments`, feeding `stdin`, and waits for the exit.
+  /// Runs with `arguments`, feeding `stdin`, and waits for the exit without blocking a thread.
   public func run(
     _ arguments: [String], stdin: [UInt8]? = nil, environment extra: [String: String] = [:]
-  ) throws -> Result {
+  ) async throws -> Result {
     let process = try start(arguments, stdin: stdin, environment: extra)
-    return process.wait()
+    return await process.wait()
+  }
+
+  /// Runs `script` with `bash -c`, the binary's path in `$KODO`, and waits for the exit.
+  public func runShell(_ script: String, seconds: Double = 120) async throws -> Result {
+    let process = try start(
+      executable: "/bin/bash", ["-c", script], stdin: nil, environment: ["KODO": executable])
+    return await process.wait(seconds: seconds)
   }
 
   /// Starts a run without waiting (to send signals or read incrementally).
@@ -79,6 +86,12 @@ public struct CLIRunner: Sendable {
   ) throws
     -> Running
   {
+    try start(executable: executable, arguments, stdin: stdin, environment: extra)
+  }
+
+  private func start(
+    executable: String, _ arguments: [String], stdin: [UInt8]?, environment extra: [String: String]
+  ) throws -> Running {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
@@ -151,13 +164,14 @@ public struct CLIRunner: Sendable {
       return String(decoding: err, as: UTF8.self)
     }
 
-    /// Waits until `condition` holds for stdout so far, or `seconds` pass; returns whether it held.
-    public func waitFor(seconds: Double = 20, _ condition: (String) -> Bool) -> Bool {
+    /// Waits until `condition` holds for stdout so far, or `seconds` pass; returns whether it
+    /// held. Polls with `Task.sleep`: no thread of the cooperative pool is held meanwhile.
+    public func waitFor(seconds: Double = 20, _ condition: (String) -> Bool) async -> Bool {
       let end = Date().addingTimeInterval(seconds)
       while Date() < end {
         if condition(stdoutSoFar) { return true }
         if !process.isRunning { return condition(stdoutSoFar) }
-        usleep(10_000)
+        try? await Task.sleep(for: .milliseconds(10))
       }
       return false
     }
@@ -165,20 +179,26 @@ public struct CLIRunner: Sendable {
     /// Sends `signal` to the process.
     public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
-    /// Waits for the exit (killing the process after `seconds` as a hang guard).
-    public func wait(seconds: Double = 120) -> Result {
+    /// Waits for the exit (killing the process after `seconds` as a hang guard), polling with
+    /// `Task.sleep` so that no thread of the cooperative pool is held: tests that wait for
+    /// processes must not starve the tests that wait for continuations.
+    public func wait(seconds: Double = 120) async -> Result {
       let deadline = Date().addingTimeInterval(seconds)
-      while process.isRunning && Date() < deadline { usleep(5_000) }
+      while process.isRunning && Date() < deadline {
+        try? await Task.sleep(for: .milliseconds(5))
+      }
       if process.isRunning {
         kill(process.processIdentifier, SIGKILL)
       }
+      // Both readers end once every writer of the pipes has exited.
+      await withCheckedContinuation { continuation in
+        group.notify(queue: .global()) { continuation.resume() }
+      }
       process.waitUntilExit()
-      group.wait()
-      lock.lock()
-      defer { lock.unlock() }
       let status =
         process.terminationReason == .uncaughtSignal
         ? 128 + process.terminationStatus : process.terminationStatus
+      let (out, err) = lock.withLock { (self.out, self.err) }
       return Result(status: status, stdoutBytes: out, stderr: String(decoding: err, as: UTF8.self))
     }
   }

@@ -16,7 +16,7 @@ public final class EmulatorProcess: @unchecked Sendable {
   public init(
     _ arguments: [String], accessKey: String = "test-access-key",
     secretKey: String = "test-secret-key-\(UUID().uuidString)"
-  ) throws {
+  ) async throws {
     self.accessKey = accessKey
     self.secretKey = secretKey
     let runner = CLIRunner("kodo-emulator")
@@ -24,11 +24,11 @@ public final class EmulatorProcess: @unchecked Sendable {
       ["--host", "127.0.0.1", "--port", "0", "--access-key", accessKey, "--secret-key", secretKey]
         + arguments)
     let prefix = "kodo-emulator listening on "
-    guard running.waitFor(seconds: 60, { $0.contains("\n") && $0.hasPrefix(prefix) }),
+    guard await running.waitFor(seconds: 60, { $0.contains("\n") && $0.hasPrefix(prefix) }),
       let first = running.stdoutSoFar.split(separator: "\n").first
     else {
       running.send(SIGKILL)
-      let result = running.wait()
+      let result = await running.wait()
       throw EmulatorStartFailure(output: result.description)
     }
     baseURL = String(first.dropFirst(prefix.count))
@@ -51,7 +51,9 @@ public final class EmulatorProcess: @unchecked Sendable {
   /// Stops the emulator (SIGTERM) and waits.
   public func stop() {
     if running.process.isRunning { running.send(SIGTERM) }
-    _ = running.wait(seconds: 10)
+    // Reaped in the background (killed after 10 s if it ignores SIGTERM): nobody waits here.
+    let running = self.running
+    Task.detached { _ = await running.wait(seconds: 10) }
     EmulatorReaper.unregister(running.process.processIdentifier)
   }
 

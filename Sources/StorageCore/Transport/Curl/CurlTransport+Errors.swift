@@ -151,7 +151,8 @@ extension CurlTransport {
     if let totalTimeout,
       kodo_curl_easy_getinfo_off_t(handle.raw, CURLINFO_TOTAL_TIME_T, &totalMicroseconds)
         == CURLE_OK,
-      totalMicroseconds / 1000 >= totalTimeout.wholeMilliseconds
+      // libcurl may report a total a hair under the limit that ended the transfer.
+      totalMicroseconds / 1000 + 50 >= totalTimeout.wholeMilliseconds
     {
       return StorageError(
         .unavailable,
