@@ -134,7 +134,11 @@ public final class EmulatorServer: Sendable {
     var stores = [BucketStore]()
     let startSeconds = configuration.clock.unixSeconds
     for bucket in configuration.buckets {
-      guard isValidBucketName(bucket.name) else { throw .invalidBucketName(bucket.name) }
+      do {
+        try BucketName.validate(bucket.name)
+      } catch {
+        throw .invalidBucketName(bucket.name)
+      }
       guard names.insert(bucket.name).inserted else { throw .duplicateBucket(bucket.name) }
       let isPrivate = configuration.privateBuckets.contains(bucket.name)
       switch bucket.source {
@@ -167,20 +171,6 @@ public final class EmulatorServer: Sendable {
       throw .unknownPrivateBucket(name)
     }
     return stores
-  }
-
-  private static func isValidBucketName(_ name: String) -> Bool {
-    let bytes = Array(name.utf8)
-    guard (1...63).contains(bytes.count) else { return false }
-    return bytes.allSatisfy { byte in
-      switch byte {
-      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-        true
-      default:
-        false
-      }
-    }
   }
 
   // MARK: Addresses

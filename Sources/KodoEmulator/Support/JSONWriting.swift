@@ -1,44 +1,38 @@
 import NIOCore
+import StorageCore
 
 /// Hand-written JSON into a `ByteBuffer`: the list and stat answers are on the hot path, so no
 /// encoder, no intermediate strings, and no per-item formatting.
+///
+/// Strings that need no escaping (nearly all) are copied straight into the buffer; the others go
+/// through StorageCore's `JSONText`, the package's one escaping rule.
 extension ByteBuffer {
-  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
   /// Writes `bytes` (UTF-8) as a JSON string, quotes included.
   mutating func writeJSONString(_ bytes: some Collection<UInt8>) {
-    writeInteger(UInt8(ascii: "\""))
-    var needsEscape = false
     for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     {
-      needsEscape = true
-      break
+      var escaped = [UInt8]()
+      JSONText.appendString(utf8: bytes, to: &escaped)
+      writeBytes(escaped)
+      return
     }
-    if !needsEscape {
-      writeBytes(bytes)
-    } else {
-      for byte in bytes {
-        switch byte {
-        case UInt8(ascii: "\""): writeStaticString("\\\"")
-        case UInt8(ascii: "\\"): writeStaticString("\\\\")
-        case UInt8(ascii: "\n"): writeStaticString("\\n")
-        case UInt8(ascii: "\r"): writeStaticString("\\r")
-        case UInt8(ascii: "\t"): writeStaticString("\\t")
-        case 0..<0x20:
-          writeStaticString("\\u00")
-          writeInteger(Self.hexDigits[Int(byte >> 4)])
-          writeInteger(Self.hexDigits[Int(byte & 15)])
-        default:
-          writeInteger(byte)
-        }
-      }
-    }
+    writeInteger(UInt8(ascii: "\""))
+    writeBytes(bytes)
     writeInteger(UInt8(ascii: "\""))
   }
 
-  /// Writes a string as a JSON string.
+  /// Writes a string as a JSON string (U+2028 and U+2029 escaped too, as `JSONText` does).
   mutating func writeJSONString(_ text: String) {
-    writeJSONString(text.utf8)
+    for byte in text.utf8
+    where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2 {
+      var escaped = [UInt8]()
+      JSONText.appendString(text, to: &escaped)
+      writeBytes(escaped)
+      return
+    }
+    writeInteger(UInt8(ascii: "\""))
+    writeString(text)
+    writeInteger(UInt8(ascii: "\""))
   }
 
   /// Writes a decimal integer.
