@@ -182,10 +182,12 @@ final class SyntheticSource: ObjectSource {
     }
     if (extraWord >> 24) % 40 == 0 {
       metadata.meta = [
-        ("author", "user-" + String((extraWord >> 32) % 100)), ("origin", "synthetic"),
+        MetaMember(name: "author", value: "user-" + String((extraWord >> 32) % 100)),
+        MetaMember(name: "origin", value: "synthetic"),
       ]
       if (extraWord >> 40) % 4 == 0 {
-        metadata.meta.append(("camera", "相机-" + String((extraWord >> 48) % 10)))
+        metadata.meta.append(
+          MetaMember(name: "camera", value: "相机-" + String((extraWord >> 48) % 10)))
       }
     }
     if lifecycleWord % 5 == 0 {

@@ -9,29 +9,38 @@ import StorageCore
 extension ByteBuffer {
   /// Writes `bytes` (UTF-8) as a JSON string, quotes included.
   mutating func writeJSONString(_ bytes: some Collection<UInt8>) {
-    for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-    {
+    guard Self.isPlain(bytes, lineSeparatorsToo: false) else {
       var escaped = [UInt8]()
       JSONText.appendString(utf8: bytes, to: &escaped)
       writeBytes(escaped)
       return
     }
-    writeInteger(UInt8(ascii: "\""))
-    writeBytes(bytes)
-    writeInteger(UInt8(ascii: "\""))
+    writeQuoted(bytes)
   }
 
   /// Writes a string as a JSON string (U+2028 and U+2029 escaped too, as `JSONText` does).
   mutating func writeJSONString(_ text: String) {
-    for byte in text.utf8
-    where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2 {
+    guard Self.isPlain(text.utf8, lineSeparatorsToo: true) else {
       var escaped = [UInt8]()
       JSONText.appendString(text, to: &escaped)
       writeBytes(escaped)
       return
     }
+    writeQuoted(text.utf8)
+  }
+
+  /// Whether `bytes` need no escaping: no control character, `"` or `\` (and, when asked, no
+  /// 0xE2 byte, which starts U+2028 and U+2029).
+  private static func isPlain(_ bytes: some Collection<UInt8>, lineSeparatorsToo: Bool) -> Bool {
+    !bytes.contains { byte in
+      byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+        || (lineSeparatorsToo && byte == 0xE2)
+    }
+  }
+
+  private mutating func writeQuoted(_ bytes: some Collection<UInt8>) {
     writeInteger(UInt8(ascii: "\""))
-    writeString(text)
+    writeBytes(bytes)
     writeInteger(UInt8(ascii: "\""))
   }
 
