@@ -66,9 +66,12 @@ struct ListingViewTests {
     let held = HeldOutput(memoryLimit: 1000, directory: directory)
     var expected: [UInt8] = []
     for index in 0..<5000 {
-      let line = Array("object \(index)\n".utf8)
-      expected += line
-      try held.hold { $0 += line }
+      expected += Array("object \(index)\n".utf8)
+      try held.hold {
+        $0.append("object ")
+        $0.append(decimal: Int64(index))
+        $0.appendNewline()
+      }
     }
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["out"])
     try output.line("first")
@@ -78,6 +81,39 @@ struct ListingViewTests {
     #expect(
       Array(FileManager.default.contents(atPath: path) ?? Data()) == Array("first\n".utf8)
         + expected)
+  }
+
+  /// The text rows `ls` writes for `folders`, with colour on or off.
+  static func folderRows(_ folders: [String], colour: Bool) throws -> String {
+    let directory = try temporaryDirectory()
+    let path = directory + "/out"
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    defer { close(descriptor) }
+    let output = OutputStream(fileDescriptor: descriptor)
+    var renderer = ListRenderer(
+      mode: .text, long: false, humanSizes: true, relativeTo: nil,
+      palette: Palette(terminal: colour, environment: ["TERM": "xterm"]))
+    try renderer.prefixes(folders, to: output)
+    try output.flush()
+    return String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+  }
+
+  @Test func colouredFolderNamesAreQuotedAndEscapedLikePlainOnes() throws {
+    let folders = [" lead/", "mid dle/", "esc\u{1B}[2J/"]
+    let plain = try Self.folderRows(folders, colour: false)
+    let coloured = try Self.folderRows(folders, colour: true)
+    for expected in [#"" lead/""#, "  mid dle/\n", #"  esc\u{1B}[2J/"#] {
+      #expect(plain.contains(expected), "\(plain)")
+    }
+    for expected in [
+      "\u{1B}[1;34m\" lead/\"\u{1B}[0m", "\u{1B}[1;34mmid dle/\u{1B}[0m",
+      "\u{1B}[1;34mesc\\u{1B}[2J/\u{1B}[0m",
+    ] {
+      #expect(coloured.contains(expected), "\(coloured)")
+    }
+    #expect(
+      coloured.replacingOccurrences(of: "\u{1B}[1;34m", with: "")
+        .replacingOccurrences(of: "\u{1B}[0m", with: "") == plain)
   }
 
   @Test func aSummaryCutShortByLimitSaysItIsPartial() async throws {

@@ -1,7 +1,6 @@
 import AsyncAlgorithms
 import Foundation
 import StorageCore
-import Synchronization
 
 /// The loops of `ls`: pages from `ListPages` (the next one fetched while the current one is
 /// written), or batches from `ParallelListing`, rendered to the output; where to resume when
@@ -44,12 +43,8 @@ struct Listing {
     do {
       for try await element in pages.buffer(policy: .bounded(1)) {
         let page = element.page
-        try output.append { renderer.prefixes(page.commonPrefixes, into: &$0) }
-        if let held {
-          try held.hold { renderer.objects(page.items, into: &$0) }
-        } else {
-          try output.append { renderer.objects(page.items, into: &$0) }
-        }
+        try renderer.prefixes(page.commonPrefixes, to: output)
+        try renderer.objects(page.items, to: output, held: held)
         try output.flush()
         progress.add(page.entryCount)
         position = page.nextMarker
@@ -75,7 +70,7 @@ struct Listing {
       var line = JSONLine()
       line.string("type", "next")
       line.string("marker", position)
-      try output.write(bytes: line.finish())
+      try output.write(line)
     } else {
       Diagnostics.note("more entries follow; " + resumeNote(from: position))
     }
@@ -92,7 +87,7 @@ struct Listing {
     defer { Signals.setResumeHint(nil) }
     do {
       try await listing.run { objects in
-        try output.append { renderer.objects(objects, into: &$0) }
+        try renderer.objects(objects, to: output)
         try output.flush()
         progress.add(objects.count)
       }
@@ -117,68 +112,5 @@ struct Listing {
   private func resumeNote(from marker: String) -> DisplayText {
     let words = (resume + ["--marker", marker]).map(ShellQuote.quote)
     return "resume with: " + DisplayText.joined(words, separator: " ")
-  }
-}
-
-/// Quoting for commands we print for people to paste.
-enum ShellQuote {
-  static func quote(_ text: String) -> DisplayText {
-    let safe = text.unicodeScalars.allSatisfy {
-      ($0.properties.isAlphabetic || ("0"..."9").contains($0)
-        || "-_./:@%+=,".unicodeScalars.contains($0))
-        && !DisplayText.isUnsafe($0)
-    }
-    if safe && !text.isEmpty { return DisplayText(escaping: text) }
-    return "'\(text.replacingOccurrences(of: "'", with: "'\\''"))'"
-  }
-}
-
-/// "listed 120,000 entries (8,500/s)" redrawn on stderr while a long listing goes to a file or a
-/// pipe; told about long runs of empty pages too, so that a listing never looks hung.
-final class Progress: Sendable {
-  private let enabled: Bool
-  private let started = ContinuousClock.now
-  private let state = Mutex(State())
-
-  private struct State {
-    var count = 0
-    var lastDraw = ContinuousClock.now
-    var drawn = false
-  }
-
-  init(enabled: Bool) { self.enabled = enabled }
-
-  func add(_ entries: Int) {
-    guard enabled else { return }
-    let line = state.withLock { state -> DisplayText? in
-      state.count += entries
-      let now = ContinuousClock.now
-      guard now - state.lastDraw > .milliseconds(250) else { return nil }
-      state.lastDraw = now
-      state.drawn = true
-      let elapsed = Self.seconds(now - started)
-      let rate = elapsed > 0 ? Int(Double(state.count) / elapsed) : 0
-      return "listed \(state.count) entries (\(rate)/s)"
-    }
-    if let line { Diagnostics.progress("\r\u{1B}[K" + line) }
-  }
-
-  /// A run of `count` empty pages so far: shown every 100 pages, on a terminal or not.
-  func emptyPages(_ count: Int) {
-    guard count % 100 == 0 else { return }
-    clear()
-    Diagnostics.note("\(count) pages in a row brought no entry; still listing")
-  }
-
-  func clear() {
-    let drawn = state.withLock { state -> Bool in
-      defer { state.drawn = false }
-      return state.drawn
-    }
-    if drawn { Diagnostics.progress("\r\u{1B}[K") }
-  }
-
-  private static func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
   }
 }

@@ -130,7 +130,7 @@ struct List: KodoCommand {
     }
     progress.clear()
     if summarize {
-      try output.append { renderer.summary(partial: listing.stoppedEarly, into: &$0) }
+      try renderer.summary(partial: listing.stoppedEarly, to: output)
     }
     try output.flush()
   }
