@@ -54,8 +54,9 @@ struct UsageAndMessageTests {
     #expect(result.stderr.contains("Did you mean '--domain'?"), "\(result.stderr)")
   }
 
-  @Test func anUnknownCommandIsNamedWithTheNearestOne() async throws {
-    let result = try await run(["lss", "photos"])
+  @Test(arguments: [["lss", "photos"], ["lss"], ["--json", "lss"]])
+  func anUnknownCommandIsNamedWithTheNearestOne(_ arguments: [String]) async throws {
+    let result = try await run(arguments)
     #expect(result.status == 64)
     #expect(
       result.stderr.hasPrefix("kodo: error: unknown command 'lss'; did you mean 'ls'?"),
