@@ -13,6 +13,9 @@ struct Listing {
   let progress: Progress
   /// The command that resumes this listing, without `--marker`.
   let resume: [String]
+  /// The most pages in a row without an entry before a listing is taken to be stuck: the core's
+  /// bound (tests lower it to reach it quickly).
+  @TaskLocal static var maximumEmptyPages = ListPages.defaultMaximumEmptyPages
   /// Whether the listing stopped before its end (`--limit`).
   private(set) var stoppedEarly = false
 
@@ -36,6 +39,7 @@ struct Listing {
     let progress = self.progress
     let pages = ListPages(
       request, fetch: provider.pageFetcher, entryLimit: entryLimit,
+      maximumEmptyPages: Self.maximumEmptyPages,
       onEmptyPages: { count in progress.emptyPages(count) })
     // `position` is where the output stands: the marker of the first entry not yet written.
     var position = request.marker
