@@ -106,6 +106,24 @@ struct UsageAndMessageTests {
       status: 78, containing: "KODO_ENDPOINT must be a base URL")
   }
 
+  @Test func anInvalidEndpointNeverShowsItsPassword() async throws {
+    let fromEnvironment = try await InProcess.run(
+      ["buckets"],
+      environment: [
+        "QINIU_ACCESS_KEY": "ak", "QINIU_SECRET_KEY": "sk", "KODO_ENDPOINT": "ftp://user:s3cret@x",
+      ])
+    expectFailure(fromEnvironment, status: 78, containing: "KODO_ENDPOINT must be a base URL")
+    #expect(fromEnvironment.stderr.contains("ftp://<redacted>@x"), "\(fromEnvironment)")
+    // No scheme at all: what comes before the @ may still be user:password.
+    let config = try writeTestConfig(baseURL: "user:s3cret@example.com:9000")
+    let fromFile = try await InProcess.run(["buckets"], environment: ["KODO_CONFIG": config])
+    expectFailure(fromFile, status: 78, containing: "must be a base URL")
+    #expect(fromFile.stderr.contains("<redacted>@example.com:9000"), "\(fromFile)")
+    for result in [fromEnvironment, fromFile] {
+      #expect(!result.stderr.contains("s3cret"), "\(result)")
+    }
+  }
+
   @Test func missingCredentialsShowTheKeysInline() async throws {
     let result = try await InProcess.run(["buckets"])
     expectFailure(result, status: 78, containing: #"{"accessKey": "#)
@@ -164,6 +182,8 @@ struct UsageAndMessageTests {
       let result = try await InProcess.run(
         ["buckets", "--retries", "2"], environment: ["KODO_CONFIG": config])
       expectFailure(result, status: 75, containing: "proxy")
+      // A proxy's page is a temporary failure: the request was sent again before giving up.
+      #expect(server.requests.count == 2, "\(server.requests.map(\.head))")
     }
   }
 }

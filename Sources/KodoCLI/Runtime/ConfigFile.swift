@@ -204,8 +204,19 @@ struct ConfigFile {
     guard URLParts.isBaseURL(url) else {
       throw StorageError(
         .configuration,
-        "\(named) must be a base URL with http:// or https:// and a host, got \(DisplayText(quoting: url))"
+        "\(named) must be a base URL with http:// or https:// and a host, got \(DisplayText(quoting: redacted(url)))"
       )
     }
+  }
+
+  /// `url` with any user information (`user:password@`) and credential-carrying query values
+  /// replaced by `<redacted>`, even when it has no scheme.
+  static func redacted(_ url: String) -> String {
+    if url.contains("://") { return RequestEvent.redactedURL(url) }
+    let authorityEnd = url.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
+    guard let at = url[..<authorityEnd].lastIndex(of: "@") else {
+      return RequestEvent.redactedURL(url)
+    }
+    return RequestEvent.redactedURL("<redacted>" + url[at...])
   }
 }
