@@ -140,6 +140,46 @@ struct ListingViewTests {
       "\(result.stderr)")
   }
 
+  /// The command after "resume with: " on stderr.
+  static func resumeCommand(_ result: CLIRunner.Result) -> String? {
+    guard let range = result.stderr.range(of: "resume with: ") else { return nil }
+    return String(result.stderr[range.upperBound...].prefix { $0 != "\n" })
+  }
+
+  @Test func theResumeCommandKeepsAConfigAndProfileChosenThroughTheEnvironment() async throws {
+    let config = try writeTestConfig(
+      baseURL: env.emulator.baseURL, accessKey: env.emulator.accessKey,
+      secretKey: env.emulator.secretKey, extra: #""profiles":{"p":{}},"#)
+    let result = try await InProcess.run(
+      ["ls", "-r", "--limit", "1", "photos"],
+      environment: ["KODO_CONFIG": config, "KODO_PROFILE": "p"])
+    #expect(result.status == 0, "\(result)")
+    let command = try #require(Self.resumeCommand(result), "\(result)")
+    #expect(
+      command.hasPrefix("kodo ls --config \(config) --profile p -r --limit 1 photos --marker "),
+      "\(command)")
+  }
+
+  @Test func theResumeCommandKeepsAnEndpointFromTheEnvironmentAndPastesIntoAShell() async throws {
+    let credentials = [
+      "QINIU_ACCESS_KEY": env.emulator.accessKey, "QINIU_SECRET_KEY": env.emulator.secretKey,
+    ]
+    let result = try await InProcess.run(
+      ["ls", "-r", "--limit", "1", "photos"],
+      environment: credentials.merging(["KODO_ENDPOINT": env.emulator.baseURL]) { $1 })
+    #expect(result.status == 0, "\(result)")
+    let command = try #require(Self.resumeCommand(result), "\(result)")
+    #expect(
+      command.hasPrefix(
+        "KODO_ENDPOINT=\(env.emulator.baseURL) kodo ls -r --limit 1 photos --marker "),
+      "\(command)")
+    // Pasted into a shell without KODO_ENDPOINT, it lists the next entry from the emulator.
+    let pasted = try await CLIRunner("kodo", environment: credentials).runShell(
+      #"PATH="$(dirname "$KODO"):$PATH"; "# + command)
+    #expect(pasted.status == 0, "\(pasted)")
+    #expect(pasted.lines.count == 1 && pasted.stdout != result.stdout, "\(pasted)")
+  }
+
   @Test func aRefusedMarkerSaysToStartAgainAndOffersNoMarker() async throws {
     let result = try await InProcess.run(
       ["ls", "--marker", "bm90LWEtbWFya2Vy", "photos"], environment: environment)

@@ -11,8 +11,8 @@ struct Listing {
   let prefix: String
   let output: OutputStream
   let progress: Progress
-  /// The command that resumes this listing, without `--marker`.
-  let resume: [String]
+  /// The command that resumes this listing, without `--marker`, quoted for a shell.
+  let resume: DisplayText
   /// The most pages in a row without an entry before a listing is taken to be stuck: the core's
   /// bound (tests lower it to reach it quickly).
   @TaskLocal static var maximumEmptyPages = ListPages.defaultMaximumEmptyPages
@@ -21,7 +21,7 @@ struct Listing {
 
   init(
     provider: any StorageProvider, bucket: String, prefix: String, output: OutputStream,
-    progress: Progress, resume: [String]
+    progress: Progress, resume: DisplayText
   ) {
     self.provider = provider
     self.bucket = bucket
@@ -114,7 +114,6 @@ struct Listing {
   }
 
   private func resumeNote(from marker: String) -> DisplayText {
-    let words = (resume + ["--marker", marker]).map(ShellQuote.quote)
-    return "resume with: " + DisplayText.joined(words, separator: " ")
+    "resume with: " + resume + " --marker " + ShellQuote.quote(marker)
   }
 }
