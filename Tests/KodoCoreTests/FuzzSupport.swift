@@ -258,7 +258,7 @@ func randomEntry(_ rng: inout some RandomNumberGenerator, key: String) -> Object
     key: key, size: rng.int64(), putTime: Timestamp(hundredNanoseconds: rng.int64()),
     storageClass: .kodo(type: Int(rng.chance(50) ? Int64(rng.int(0...6)) : rng.int64())),
     mimeType: rng.chance(20) ? "" : rng.text(), hash: rng.chance(20) ? "" : rng.text(),
-    status: ObjectStatus(code: Int(rng.chance(50) ? Int64(rng.int(0...2)) : rng.int64())),
+    status: ObjectStatus.kodo(code: Int(rng.chance(50) ? Int64(rng.int(0...2)) : rng.int64())),
     md5: rng.chance(50) ? rng.text() : nil, endUser: rng.chance(50) ? rng.text() : nil,
     meta: rng.chance(50)
       ? Dictionary(

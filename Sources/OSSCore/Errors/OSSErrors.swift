@@ -38,6 +38,9 @@ public enum OSSErrors {
     }
   }
 
+  /// The 5xx statuses OSS answers when another attempt cannot help: 501 (not implemented).
+  static let finalServerErrors = [501]
+
   /// How the pipeline treats `response` to a request about `what` (`the listing of bucket
   /// "photos"`), on `bucket` and `key` when it names them: success for 2xx; a clock-skew answer
   /// (with OSS's `ServerTime`) for `RequestTimeTooSkewed`; a retryable failure for 5xx (but 501),
@@ -55,7 +58,9 @@ public enum OSSErrors {
     case 408: return .failure(failure, retry: .retry)
     default:
       return .failure(
-        failure, retry: RetryPolicy.isRetryable(status: response.status) ? .retry : .final)
+        failure,
+        retry: RetryPolicy.isRetryable(status: response.status, except: finalServerErrors)
+          ? .retry : .final)
     }
   }
 

@@ -62,7 +62,7 @@ public struct HTTPRequest: Sendable, Equatable {
   public var url: String
   /// Header fields to send (the transport adds `User-Agent`, `Accept-Encoding` and `Host`).
   public var headers: HTTPHeaders
-  /// The body (empty for most Kodo calls).
+  /// The body (empty for most API calls).
   public var body: [UInt8]
 
   /// A request from its parts.
