@@ -164,10 +164,13 @@ struct SigningDetailTests {
       json
         == #"{"scope":"b:k","deadline":7,"returnBody":"{\"k\":$(key)}","fsizeLimit":1e3,"\u540d":"\u503c"}"#
     )
-    #expect(throws: StorageError.self) {
+    let override = #expect(throws: StorageError.self) {
       try UploadToken.policyJSON(
         scope: "b", deadline: 1, extra: try JSONValue.parse(#"{"scope":"x"}"#))
     }
+    // The library names no command-line flag: it gives a typed hint for the caller to word.
+    #expect(override?.hint == .fieldFromArguments("scope"))
+    #expect(override?.message.contains("--") == false)
     #expect(throws: StorageError.self) {
       try UploadToken.policyJSON(scope: "b", deadline: 1, extra: try JSONValue.parse("[1]"))
     }
