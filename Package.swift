@@ -49,6 +49,7 @@ let package = Package(
       dependencies: [
         "CCurl", "COpenSSL",
         .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict
     ),

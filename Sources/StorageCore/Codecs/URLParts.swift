@@ -72,7 +72,12 @@ extension URLParts {
   /// Whether the URL is `http://` or `https://` with a host: the one check every URL kodo sends
   /// to, or prints, has to pass.
   public var isHTTPWithHost: Bool {
-    (scheme == "http" || scheme == "https") && !host.isEmpty
+    isHTTP && !host.isEmpty
+  }
+
+  /// Whether the scheme is `http` or `https`.
+  public var isHTTP: Bool {
+    scheme == "http" || scheme == "https"
   }
 
   /// Whether `url` can serve as a base URL: http(s), a host, no query.
