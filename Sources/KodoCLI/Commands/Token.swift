@@ -48,12 +48,9 @@ struct Token: AsyncParsableCommand {
     var body: String?
 
     func execute(_ context: Context) async throws {
-      let credentials = try context.configuration.requireCredentials()
-      try TokenOutput.requireURL(url)
       let request = SignableRequest(
         method: "POST", url: url, contentType: contentType, body: Array((body ?? "").utf8))
-      let authorization = RequestSigning.qboxAuthorization(for: request, credentials: credentials)
-      try TokenOutput.print(context: context, authorization: authorization, date: nil)
+      try TokenOutput.sign(request, scheme: "QBox", date: nil, context: context)
     }
   }
 
@@ -129,8 +126,6 @@ struct Token: AsyncParsableCommand {
     }
 
     func execute(_ context: Context) async throws {
-      let credentials = try context.configuration.requireCredentials()
-      try TokenOutput.requireURL(url)
       var signed: [(String, String)] = headers.compactMap { header in
         guard let colon = header.firstIndex(of: ":") else { return nil }
         return (
@@ -148,8 +143,7 @@ struct Token: AsyncParsableCommand {
         method: method, url: url, contentType: contentType.isEmpty ? nil : contentType,
         headers: signed,
         body: Array((body ?? "").utf8))
-      let authorization = RequestSigning.qiniuAuthorization(for: request, credentials: credentials)
-      try TokenOutput.print(context: context, authorization: authorization, date: xQiniuDate)
+      try TokenOutput.sign(request, scheme: "Qiniu", date: xQiniuDate, context: context)
     }
   }
 
@@ -187,7 +181,7 @@ struct Token: AsyncParsableCommand {
     var policy: String?
 
     func execute(_ context: Context) async throws {
-      let credentials = try context.configuration.requireCredentials()
+      let signer = try TokenOutput.signer(context)
       let bucket = String(scope.prefix { $0 != ":" })
       try BucketName.validate(bucket)
       let seconds = try DurationParser.seconds(expires)
@@ -202,8 +196,8 @@ struct Token: AsyncParsableCommand {
         extra = nil
       }
       let deadline = self.deadline ?? DownloadURL.deadline(expiresIn: seconds)
-      let json = try UploadToken.policyJSON(scope: scope, deadline: deadline, extra: extra)
-      let token = UploadToken.token(policyJSON: json, credentials: credentials)
+      let json = try signer.uploadPolicy(scope: scope, deadline: deadline, extra: extra)
+      let token = signer.uploadToken(policy: json)
       let output = OutputStream.standardOutput()
       if context.options.json {
         var line = JSONLine()
@@ -220,15 +214,25 @@ struct Token: AsyncParsableCommand {
 }
 
 enum TokenOutput {
-  static func requireURL(_ url: String) throws(StorageError) {
-    let parts = URLParts(url)
-    guard parts.isHTTPWithHost else {
-      throw StorageError(
-        .invalidInput, "expected an http:// or https:// URL, got \(DisplayText.quoted(url))")
-    }
+  /// The provider, which has to sign tokens (it needs the credentials, but sends nothing).
+  static func signer(_ context: Context) throws(StorageError) -> any TokenSigning {
+    try context.provider((any TokenSigning).self, for: "tokens to sign")
   }
 
-  static func print(context: Context, authorization: String, date: String?) throws(StorageError) {
+  /// Signs `request` (whose URL has to be http(s) with a host) in `scheme` and prints the
+  /// Authorization value, with `date` (the signed X-Qiniu-Date) under `--json`.
+  static func sign(_ request: SignableRequest, scheme: String, date: String?, context: Context)
+    throws(StorageError)
+  {
+    let signer = try signer(context)
+    guard URLParts(request.url).isHTTPWithHost else {
+      throw StorageError(
+        .invalidInput,
+        "expected an http:// or https:// URL, got \(DisplayText.quoted(request.url))")
+    }
+    guard let authorization = signer.authorization(for: request, scheme: scheme) else {
+      throw StorageError(.invalidInput, "\(signer.serviceName) has no \(scheme) signature")
+    }
     let output = OutputStream.standardOutput()
     if context.options.json {
       var line = JSONLine()
