@@ -14,9 +14,4 @@ public enum RegionQuery {
     query.append("bucket", bucket)
     return "/v4/query?" + query.encoded
   }
-
-  /// The query URL on `ucBaseURL` (scheme and host, optionally a port).
-  public static func url(ucBaseURL: String, accessKey: String, bucket: String) -> String {
-    RequestPipeline.trimmedBase(ucBaseURL) + path(accessKey: accessKey, bucket: bucket)
-  }
 }

@@ -38,12 +38,6 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
   }
 
-  /// Removes every field named `name` (any case).
-  public mutating func remove(_ name: String) {
-    let lowered = name.lowercased()
-    fields.removeAll { $0.name.lowercased() == lowered }
-  }
-
   /// Iterates the fields in order.
   public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
     fields.makeIterator()
