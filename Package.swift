@@ -98,6 +98,7 @@ let package = Package(
         "KodoEmulator",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       path: "Tests/KodoTestSupport",
       swiftSettings: strict
@@ -125,7 +126,10 @@ let package = Package(
     ),
     .testTarget(
       name: "StorageCoreTests",
-      dependencies: ["StorageCore", "KodoTestSupport"],
+      dependencies: [
+        "StorageCore", "KodoTestSupport",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
       swiftSettings: strict
     ),
     .testTarget(
