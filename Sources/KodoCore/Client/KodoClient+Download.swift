@@ -2,10 +2,10 @@ import Foundation
 public import StorageCore
 
 /// Kodo's bound domains as base URLs.
-public enum BoundDomain {
+package enum BoundDomain {
   /// Whether a bound domain can be used in a URL: not empty, and no whitespace, control
   /// characters or other characters that have no place in a host name or a URL.
-  public static func isPlausible(_ domain: String) -> Bool {
+  package static func isPlausible(_ domain: String) -> Bool {
     !domain.isEmpty
       && domain.unicodeScalars.allSatisfy { scalar in
         !DisplayText.isUnsafe(scalar) && !scalar.properties.isWhitespace
@@ -16,7 +16,7 @@ public enum BoundDomain {
   /// A bound domain as a base URL: kept as is when it has a scheme; otherwise `http://` for
   /// hosts known to serve plain HTTP only (IP literals, `localhost`, Qiniu's test domains such as
   /// `*.clouddn.com`, `*.qiniudn.com`, `*.qiniucdn.com`, `*.qbox.me`) and `https://` for the rest.
-  public static func baseURL(for domain: String) -> String {
+  package static func baseURL(for domain: String) -> String {
     if domain.contains("://") { return domain }
     let host = URLParts("http://" + domain).host.lowercased()
     let isIPv4 = !host.isEmpty && host.allSatisfy { $0.isNumber || $0 == "." }

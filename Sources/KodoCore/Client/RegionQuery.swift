@@ -8,7 +8,7 @@ public enum RegionQuery {
   ]
 
   /// The query's path and query string, as the client sends it after a uc base URL.
-  public static func path(accessKey: String, bucket: String) -> String {
+  package static func path(accessKey: String, bucket: String) -> String {
     var query = QueryString()
     query.append("ak", accessKey)
     query.append("bucket", bucket)

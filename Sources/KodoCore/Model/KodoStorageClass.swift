@@ -1,4 +1,4 @@
-public import StorageCore
+package import StorageCore
 
 /// Kodo's numbers for storage classes, object statuses and restore states, and back.
 extension StorageClass {
@@ -15,13 +15,13 @@ extension StorageClass {
 
   /// The class for Kodo's `type` number: `standard` (0), `ia` (1), `archive` (2),
   /// `deep_archive` (3), `archive_ir` (4), `intelligent_tiering` (5), else `type_N`.
-  public static func kodo(type: Int) -> StorageClass {
+  package static func kodo(type: Int) -> StorageClass {
     if kodoClasses.indices.contains(type) { return kodoClasses[type] }
     return StorageClass(name: "type_\(type)", serviceName: "type \(type)")
   }
 
   /// Kodo's `type` number for the class (the inverse of `kodo(type:)`), when it is Kodo's.
-  public var kodoType: Int? {
+  package var kodoType: Int? {
     guard serviceName.hasPrefix("type "), let number = Int(serviceName.dropFirst(5)) else {
       return nil
     }
@@ -32,7 +32,7 @@ extension StorageClass {
 extension ObjectStatus {
   /// The status for Kodo's `status` number (absent means enabled): 0 enabled, 1 disabled, else
   /// `status_N`.
-  public static func kodo(code: Int) -> ObjectStatus {
+  package static func kodo(code: Int) -> ObjectStatus {
     switch code {
     case 0: .enabled
     case 1: .disabled
@@ -43,7 +43,7 @@ extension ObjectStatus {
 
 extension RestoreStatus {
   /// The state for Kodo's `restoreStatus` number: 1 restoring, 2 restored, else `status_N`.
-  public static func kodo(code: Int) -> RestoreStatus {
+  package static func kodo(code: Int) -> RestoreStatus {
     switch code {
     case 1: .restoring
     case 2: .restored

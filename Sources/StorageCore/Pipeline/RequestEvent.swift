@@ -49,7 +49,7 @@ public struct RequestEvent: Sendable {
   /// `SCHEME AK:signature` → `SCHEME AK:<redacted>` (Kodo's `Qiniu AK:…`, OSS's `OSS AK:…`);
   /// a value without a colon keeps only its scheme. The signature is not the secret, but it
   /// authorises the request for a while and has no business in logs.
-  public static func redactAuthorization(_ value: String) -> String {
+  package static func redactAuthorization(_ value: String) -> String {
     guard let colon = value.firstIndex(of: ":") else {
       if let space = value.firstIndex(of: " ") { return value[..<space] + " <redacted>" }
       return "<redacted>"
@@ -67,7 +67,7 @@ public struct RequestEvent: Sendable {
 
   /// `url` with the values of credential-carrying query parameters and any user information
   /// (`user:password@`) replaced by `<redacted>`, for logs and messages.
-  public static func redactedURL(_ url: String) -> String {
+  package static func redactedURL(_ url: String) -> String {
     var result = url
     if let schemeEnd = result.range(of: "://") {
       let afterScheme = result[schemeEnd.upperBound...]
