@@ -49,6 +49,7 @@ let package = Package(
       dependencies: [
         "CCurl", "COpenSSL",
         .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
+        .product(name: "SystemPackage", package: "swift-system"),
       ],
       swiftSettings: strict
     ),
@@ -97,6 +98,7 @@ let package = Package(
         "KodoEmulator",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
+        .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       path: "Tests/KodoTestSupport",
       swiftSettings: strict
@@ -124,7 +126,10 @@ let package = Package(
     ),
     .testTarget(
       name: "StorageCoreTests",
-      dependencies: ["StorageCore", "KodoTestSupport"],
+      dependencies: [
+        "StorageCore", "KodoTestSupport",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
       swiftSettings: strict
     ),
     .testTarget(

@@ -37,7 +37,10 @@ func fuzzAnswers(_ bytes: [UInt8]) {
       try Decode.objectFields(&reader, key: "k")
     })
   {
-    for time in [stat.object.putTime, stat.object.lastModify ?? 0, stat.expiration ?? 0] {
+    for time in [
+      stat.object.putTime.hundredNanoseconds, stat.object.lastModified?.hundredNanoseconds ?? 0,
+      stat.expiration ?? 0,
+    ] {
       _ = KodoTime.rfc3339(hundredNanoseconds: time)
       _ = KodoTime.rfc3339(unixSeconds: time)
       _ = KodoTime.unixSeconds(hundredNanoseconds: time)

@@ -217,19 +217,6 @@ struct ClientErrorTests {
     #expect(stub.requests.count == 3)
   }
 
-  @Test func rateLimitingBacksOffLonger() {
-    let policy = RetryPolicy(
-      baseDelay: .milliseconds(100), maxDelay: .seconds(10), rateLimitFactor: 4)
-    for attempt in 1...3 {
-      let normal = policy.delay(afterAttempt: attempt, rateLimited: false)
-      let limited = policy.delay(afterAttempt: attempt, rateLimited: true)
-      let base = Duration.milliseconds(100) * (1 << (attempt - 1))
-      #expect(normal >= base / 2 && normal <= base)
-      #expect(limited >= base * 2 && limited <= base * 4)
-    }
-    #expect(policy.delay(afterAttempt: 30, rateLimited: false) <= .seconds(10))
-  }
-
   @Test func networkFailuresAreRetriedAndTheLastOneReported() async {
     let stub = StubTransport(answers: [
       .failure(StorageError(.temporary, "connection dropped")),

@@ -1,4 +1,5 @@
 import Foundation
+import KodoTestSupport
 import PropertyBased
 import Testing
 

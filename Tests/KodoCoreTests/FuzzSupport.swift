@@ -1,4 +1,5 @@
 import Foundation
+import KodoTestSupport
 import PropertyBased
 import Testing
 
@@ -9,40 +10,7 @@ import Testing
 // ways, byte-level mutations, and the check that every answer decoder either returns a value or
 // throws a `protocolError`.
 
-/// A generator of structured fuzz inputs drawn from the property checker's random numbers, so a
-/// failure's seed reproduces the input.
-func fuzzInput<T: Sendable>(
-  _ make: @escaping @Sendable (inout any SeededRandomNumberGenerator) -> T
-) -> Generator<T, Shrink.None<T>> {
-  Generator(run: { rng in make(&rng) })
-}
-
-/// `iterations` scaled by `KODO_FUZZ_SCALE` (default 1): `KODO_FUZZ_SCALE=100 swift test
-/// --filter Fuzz` runs a longer fuzzing session than `make test`.
-func fuzzCount(_ iterations: Int) -> Int {
-  let scale = ProcessInfo.processInfo.environment["KODO_FUZZ_SCALE"].flatMap { Int($0) } ?? 1
-  return iterations * max(1, scale)
-}
-
 extension RandomNumberGenerator {
-  /// `true` with probability `percent`/100.
-  mutating func chance(_ percent: Int) -> Bool { Int.random(in: 0..<100, using: &self) < percent }
-
-  mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
-
-  mutating func pick<T>(_ choices: [T]) -> T {
-    choices[Int.random(in: 0..<choices.count, using: &self)]
-  }
-
-  /// Any Int64, weighted towards the edges and small values.
-  mutating func int64() -> Int64 {
-    switch int(0...5) {
-    case 0: pick([0, 1, -1, .max, .min, .max - 1, .min + 1, 9_007_199_254_740_993])
-    case 1: Int64.random(in: -1000...1000, using: &self)
-    default: Int64.random(in: .min ... .max, using: &self)
-    }
-  }
-
   /// A Unicode scalar, weighted towards ASCII, JSON's special characters and astral planes.
   mutating func scalar() -> Unicode.Scalar {
     let value: UInt32
@@ -258,7 +226,7 @@ func randomEntry(_ rng: inout some RandomNumberGenerator, key: String) -> Object
     key: key, size: rng.int64(), putTime: Timestamp(hundredNanoseconds: rng.int64()),
     storageClass: .kodo(type: Int(rng.chance(50) ? Int64(rng.int(0...6)) : rng.int64())),
     mimeType: rng.chance(20) ? "" : rng.text(), hash: rng.chance(20) ? "" : rng.text(),
-    status: ObjectStatus(code: Int(rng.chance(50) ? Int64(rng.int(0...2)) : rng.int64())),
+    status: ObjectStatus.kodo(code: Int(rng.chance(50) ? Int64(rng.int(0...2)) : rng.int64())),
     md5: rng.chance(50) ? rng.text() : nil, endUser: rng.chance(50) ? rng.text() : nil,
     meta: rng.chance(50)
       ? Dictionary(

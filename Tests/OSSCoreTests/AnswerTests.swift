@@ -356,8 +356,8 @@ struct AnswerTests {
     bad = headers
     bad.set("Content-Length", "+5")
     expectProtocolError("Content-Length") { try OSSAnswers.objectHead(bad) }
-    bad = headers
-    bad.remove("Last-Modified")
+    bad = HTTPHeaders(
+      headers.filter { $0.name.lowercased() != "last-modified" }.map { ($0.name, $0.value) })
     expectProtocolError("Last-Modified header is missing") { try OSSAnswers.objectHead(bad) }
     bad = headers
     bad.set("Content-MD5", "bm90IG1kNQ==")

@@ -70,7 +70,7 @@ struct Domains: KodoCommand {
 
   func execute(_ context: Context) async throws {
     let bucket = try context.bucket(self.bucket)
-    let provider = try context.provider()
+    let provider = try context.provider((any DomainListing).self, for: "bucket domains to list")
     try provider.validateBucketName(bucket)
     let domains = try await provider.domains(bucket: bucket)
     let output = OutputStream.standardOutput()

@@ -1,4 +1,3 @@
-import AsyncAlgorithms
 import Foundation
 import StorageCore
 
@@ -45,7 +44,9 @@ struct Listing {
     var position = request.marker
     Signals.setResumeHint(position.map { "interrupted; " + resumeNote(from: $0) })
     do {
-      for try await element in pages.buffer(policy: .bounded(1)) {
+      // `ListPages` is the one read-ahead: the next page's request is on its way while this page
+      // is decoded and written (bench/NOTES.md says why there is no second layer here).
+      for try await element in pages {
         let page = element.page
         try renderer.prefixes(page.commonPrefixes, to: output)
         try renderer.objects(page.items, to: output, held: held)
@@ -54,7 +55,7 @@ struct Listing {
         position = page.nextMarker
         Signals.setResumeHint(position.map { "interrupted; " + resumeNote(from: $0) })
       }
-      // A cancelled read-ahead ends the loop rather than throwing.
+      // A listing cancelled after its last page still stops as interrupted.
       if Task.isCancelled { throw StorageError(.cancelled, "cancelled") }
       try held?.release(to: output)
     } catch {

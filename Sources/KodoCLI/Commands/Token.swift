@@ -50,8 +50,7 @@ struct Token: AsyncParsableCommand {
     func execute(_ context: Context) async throws {
       let request = SignableRequest(
         method: "POST", url: url, contentType: contentType, body: Array((body ?? "").utf8))
-      try TokenOutput.authorize(
-        request, with: RequestSigning.qboxAuthorization, date: nil, context: context)
+      try TokenOutput.sign(request, scheme: "QBox", date: nil, context: context)
     }
   }
 
@@ -75,13 +74,13 @@ struct Token: AsyncParsableCommand {
     @Argument(help: "The request URL, exactly as it will be sent.")
     var url: String
 
-    @Option(help: ArgumentHelp("The method.", valueName: "M"))
+    @Option(help: ArgumentHelp("The method (default GET).", valueName: "M"))
     var method: String = "GET"
 
     @Option(
       name: .customLong("content-type"),
       help: ArgumentHelp(
-        "The request's Content-Type, as Kodo's SDKs send it.",
+        "The Content-Type (default application/x-www-form-urlencoded, as Kodo's SDKs send).",
         valueName: "CT"))
     var contentType: String = RequestSigning.formContentType
 
@@ -117,7 +116,7 @@ struct Token: AsyncParsableCommand {
         let name = header[..<colon].trimmingCharacters(in: .whitespaces)
         guard name.lowercased().hasPrefix("x-qiniu-"), name.count > 8 else {
           throw ValidationError(
-            "--header \(DisplayText(quoting: name)) would not be signed: the Qiniu signature covers only X-Qiniu-* headers (besides the method, path, Host, Content-Type and body)"
+            "--header \(DisplayText.quoted(name)) would not be signed: the Qiniu signature covers only X-Qiniu-* headers (besides the method, path, Host, Content-Type and body)"
           )
         }
       }
@@ -144,8 +143,7 @@ struct Token: AsyncParsableCommand {
         method: method, url: url, contentType: contentType.isEmpty ? nil : contentType,
         headers: signed,
         body: Array((body ?? "").utf8))
-      try TokenOutput.authorize(
-        request, with: RequestSigning.qiniuAuthorization, date: xQiniuDate, context: context)
+      try TokenOutput.sign(request, scheme: "Qiniu", date: xQiniuDate, context: context)
     }
   }
 
@@ -171,7 +169,7 @@ struct Token: AsyncParsableCommand {
 
     @Option(
       help: ArgumentHelp(
-        "How long the token works: seconds, or 90s, 15m, 2h, 7d.", valueName: "D"))
+        "How long the token works: seconds, or 90s, 15m, 2h, 7d (default 3600).", valueName: "D"))
     var expires: String = "3600"
 
     @Option(
@@ -183,7 +181,7 @@ struct Token: AsyncParsableCommand {
     var policy: String?
 
     func execute(_ context: Context) async throws {
-      let credentials = try context.configuration.requireCredentials()
+      let signer = try TokenOutput.signer(context)
       let bucket = String(scope.prefix { $0 != ":" })
       try BucketName.validate(bucket)
       let seconds = try DurationParser.seconds(expires)
@@ -198,8 +196,8 @@ struct Token: AsyncParsableCommand {
         extra = nil
       }
       let deadline = self.deadline ?? DownloadURL.deadline(expiresIn: seconds)
-      let json = try UploadToken.policyJSON(scope: scope, deadline: deadline, extra: extra)
-      let token = UploadToken.token(policyJSON: json, credentials: credentials)
+      let json = try signer.uploadPolicy(scope: scope, deadline: deadline, extra: extra)
+      let token = signer.uploadToken(policy: json)
       let output = OutputStream.standardOutput()
       if context.options.json {
         var line = JSONLine()
@@ -216,27 +214,25 @@ struct Token: AsyncParsableCommand {
 }
 
 enum TokenOutput {
-  /// Signs `request` with the configured credentials through `sign` and prints the
-  /// Authorization value (with the X-Qiniu-Date that was signed, if any).
-  static func authorize(
-    _ request: SignableRequest,
-    with sign: (_ request: SignableRequest, _ credentials: Credentials) -> String, date: String?,
-    context: Context
-  ) throws {
-    let credentials = try context.configuration.requireCredentials()
-    try requireURL(request.url)
-    try print(context: context, authorization: sign(request, credentials), date: date)
+  /// The provider, which has to sign tokens (it needs the credentials, but sends nothing).
+  static func signer(_ context: Context) throws(StorageError) -> any TokenSigning {
+    try context.provider((any TokenSigning).self, for: "tokens to sign")
   }
 
-  static func requireURL(_ url: String) throws(StorageError) {
-    let parts = URLParts(url)
-    guard parts.isHTTPWithHost else {
+  /// Signs `request` (whose URL has to be http(s) with a host) in `scheme` and prints the
+  /// Authorization value, with `date` (the signed X-Qiniu-Date) under `--json`.
+  static func sign(_ request: SignableRequest, scheme: String, date: String?, context: Context)
+    throws(StorageError)
+  {
+    let signer = try signer(context)
+    guard URLParts(request.url).isHTTPWithHost else {
       throw StorageError(
-        .invalidInput, "expected an http:// or https:// URL, got \(DisplayText(quoting: url))")
+        .invalidInput,
+        "expected an http:// or https:// URL, got \(DisplayText(quoting: request.url))")
     }
-  }
-
-  static func print(context: Context, authorization: String, date: String?) throws(StorageError) {
+    guard let authorization = signer.authorization(for: request, scheme: scheme) else {
+      throw StorageError(.invalidInput, "\(signer.serviceName) has no \(scheme) signature")
+    }
     let output = OutputStream.standardOutput()
     if context.options.json {
       var line = JSONLine()

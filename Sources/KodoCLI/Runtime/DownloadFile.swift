@@ -68,7 +68,12 @@ struct DownloadFile {
 
   /// Rewinds the temporary file to empty (for a retried download).
   func rewind() -> Bool {
-    ftruncate(descriptor.rawValue, 0) == 0 && lseek(descriptor.rawValue, 0, SEEK_SET) == 0
+    do {
+      try descriptor.resize(to: 0)
+      return try descriptor.seek(offset: 0, from: .start) == 0
+    } catch {
+      return false
+    }
   }
 
   /// Flushes the file to disk and gives it the mode a new file gets (the umask's).

@@ -31,6 +31,8 @@ extension StorageError.Hint {
       "list again without --marker"
     case .noSuchBucket:
       "kodo buckets lists yours"
+    case .fieldFromArguments:
+      "give it as an argument (BUCKET[:KEY], --deadline or --expires) instead"
     }
   }
 }

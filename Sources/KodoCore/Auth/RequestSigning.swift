@@ -1,40 +1,5 @@
-public import Foundation
+package import Foundation
 public import StorageCore
-
-/// A request's parts as the signers see them.
-public struct SignableRequest: Sendable, Equatable {
-  /// The method, exactly as sent (`GET`).
-  public var method: String
-  /// The absolute URL (or path with query), exactly as sent.
-  public var url: String
-  /// The `Host` header value; `nil` takes the URL's authority.
-  public var host: String?
-  /// The `Content-Type` header value, or `nil` when none is sent.
-  public var contentType: String?
-  /// Every header sent, in order (only `X-Qiniu-*` ones are signed by the `Qiniu` scheme).
-  public var headers: [(String, String)]
-  /// The body bytes.
-  public var body: [UInt8]
-
-  /// A request from its parts.
-  public init(
-    method: String = "GET", url: String, host: String? = nil, contentType: String? = nil,
-    headers: [(String, String)] = [], body: [UInt8] = []
-  ) {
-    self.method = method
-    self.url = url
-    self.host = host
-    self.contentType = contentType
-    self.headers = headers
-    self.body = body
-  }
-
-  public static func == (lhs: SignableRequest, rhs: SignableRequest) -> Bool {
-    lhs.method == rhs.method && lhs.url == rhs.url && lhs.host == rhs.host
-      && lhs.contentType == rhs.contentType && lhs.body == rhs.body
-      && lhs.headers.elementsEqual(rhs.headers, by: { $0 == $1 })
-  }
-}
 
 /// Kodo's two management-request signature schemes.
 public enum RequestSigning {
@@ -42,7 +7,7 @@ public enum RequestSigning {
   public static let formContentType = "application/x-www-form-urlencoded"
 
   /// The legacy `QBox` signing string: `path[?query]\n[body]`, the body only for form requests.
-  public static func qboxSigningString(for request: SignableRequest) -> [UInt8] {
+  package static func qboxSigningString(for request: SignableRequest) -> [UInt8] {
     let parts = URLParts(request.url)
     var data = Array(parts.pathAndQuery.utf8)
     data.append(UInt8(ascii: "\n"))
@@ -57,7 +22,7 @@ public enum RequestSigning {
   /// `METHOD path[?query]\nHost: host[\nContent-Type: ct]{\nX-Qiniu-Name: value}\n\n[body]`, with
   /// `X-Qiniu-*` names canonicalised and sorted, and the body only when a content type other than
   /// `application/octet-stream` is sent.
-  public static func qiniuSigningString(for request: SignableRequest) -> [UInt8] {
+  package static func qiniuSigningString(for request: SignableRequest) -> [UInt8] {
     let parts = URLParts(request.url)
     var text = request.method + " " + parts.pathAndQuery
     text += "\nHost: " + (request.host ?? parts.authority)
@@ -98,7 +63,7 @@ public enum RequestSigning {
 
   /// Go's `CanonicalMIMEHeaderKey`: first letter and letters after `-` upper-cased, the rest
   /// lower-cased; a name with a character outside RFC 7230's token set is returned unchanged.
-  public static func canonicalHeaderName(_ name: String) -> String {
+  package static func canonicalHeaderName(_ name: String) -> String {
     let bytes = Array(name.utf8)
     for byte in bytes where !HTTPToken.isTokenByte(byte) { return name }
     var upper = true
@@ -118,13 +83,13 @@ public enum RequestSigning {
   }
 
   /// `X-Qiniu-Date`'s format: `YYYYMMDDTHHMMSSZ` in UTC.
-  public static func qiniuDate(_ date: Date) -> String {
+  package static func qiniuDate(_ date: Date) -> String {
     let civil = CivilTime(unixSeconds: Int64(date.timeIntervalSince1970.rounded(.down)))
     return civil.compact
   }
 
   /// Parses `YYYYMMDDTHHMMSSZ` back to a date.
-  public static func parseQiniuDate(_ text: String) -> Date? {
+  package static func parseQiniuDate(_ text: String) -> Date? {
     guard let seconds = CivilTime.parseCompact(text) else { return nil }
     return Date(timeIntervalSince1970: TimeInterval(seconds))
   }

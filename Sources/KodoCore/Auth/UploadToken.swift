@@ -5,8 +5,8 @@ public enum UploadToken {
   /// The put-policy JSON Qiniu's Python SDK writes: `scope`, then `deadline`, then `extra`'s
   /// members in their order, compact, non-ASCII escaped.
   ///
-  /// - Throws: `StorageError` (`invalidInput`) when `extra` is not an object or sets `scope` or
-  ///   `deadline`, which come from the arguments.
+  /// - Throws: `StorageError` (`invalidInput`) when `extra` is not an object, or sets `scope` or
+  ///   `deadline`, which come from the arguments (with the hint `fieldFromArguments`).
   public static func policyJSON(scope: String, deadline: Int64, extra: JSONValue? = nil)
     throws(StorageError) -> String
   {
@@ -21,9 +21,8 @@ public enum UploadToken {
       for member in extraMembers {
         if member.name == "scope" || member.name == "deadline" {
           throw StorageError(
-            .invalidInput,
-            "the put policy sets \"\(member.name)\"; give it as an argument (BUCKET[:KEY], --deadline or --expires) instead"
-          )
+            .invalidInput, "the put policy sets \"\(member.name)\"",
+            hint: .fieldFromArguments(member.name))
         }
         members.append(member)
       }

@@ -2,10 +2,10 @@ import Foundation
 public import StorageCore
 
 /// Kodo's bound domains as base URLs.
-public enum BoundDomain {
+package enum BoundDomain {
   /// Whether a bound domain can be used in a URL: not empty, and no whitespace, control
   /// characters or other characters that have no place in a host name or a URL.
-  public static func isPlausible(_ domain: String) -> Bool {
+  package static func isPlausible(_ domain: String) -> Bool {
     !domain.isEmpty
       && domain.unicodeScalars.allSatisfy { scalar in
         !DisplayText.isUnsafe(scalar) && !scalar.properties.isWhitespace
@@ -16,7 +16,7 @@ public enum BoundDomain {
   /// A bound domain as a base URL: kept as is when it has a scheme; otherwise `http://` for
   /// hosts known to serve plain HTTP only (IP literals, `localhost`, Qiniu's test domains such as
   /// `*.clouddn.com`, `*.qiniudn.com`, `*.qiniucdn.com`, `*.qbox.me`) and `https://` for the rest.
-  public static func baseURL(for domain: String) -> String {
+  package static func baseURL(for domain: String) -> String {
     if domain.contains("://") { return domain }
     let host = URLParts("http://" + domain).host.lowercased()
     let isIPv4 = !host.isEmpty && host.allSatisfy { $0.isNumber || $0 == "." }
@@ -122,75 +122,5 @@ extension KodoClient {
     return DownloadResult(
       byteCount: response.streamedByteCount, status: response.status, requestID: response.requestID,
       contentType: response.headers["Content-Type"])
-  }
-}
-
-extension KodoClient: StorageProvider {
-  /// `Kodo`.
-  public var serviceName: String { "Kodo" }
-
-  /// Kodo's bucket-name rule.
-  public func validateBucketName(_ name: String) throws(StorageError) {
-    try BucketName.validate(name)
-  }
-
-  /// The account's buckets with details, or, on deployments without `/v2/buckets`, their names.
-  public func buckets() async throws(StorageError) -> [Bucket] {
-    do {
-      return try await bucketsWithDetails()
-    } catch {
-      // Older deployments have no /v2/buckets: fall back to names only.
-      guard [.notFound, .rejected, .protocolError].contains(error.kind) else { throw error }
-      return try await bucketNames()
-    }
-  }
-
-  /// The bucket's bound domains.
-  public func domains(bucket: String) async throws(StorageError) -> [BucketDomain] {
-    try await domains(bucket).map {
-      BucketDomain(domain: $0, baseURL: BoundDomain.baseURL(for: $0), kind: "bound")
-    }
-  }
-
-  /// Signs with Kodo's private-URL token on the chosen domain.
-  public func linkSigner(bucket: String, domain choice: DomainChoice, signed: Bool)
-    async throws(StorageError) -> LinkSigner
-  {
-    let domain = try await downloadDomain(bucket: bucket, choice: choice)
-    let clock = correctedClock
-    let credentials = self.credentials
-    let base = domain.baseURL
-    return LinkSigner(
-      domain: domain, now: { clock.unixSeconds },
-      url: { key, deadline in
-        let url = DownloadURL.publicURL(domain: base, key: key)
-        guard signed, let deadline else { return url }
-        return DownloadURL.privateURL(baseURL: url, deadline: deadline, credentials: credentials)
-      })
-  }
-
-  /// Downloads through a private URL on the bucket's domain that works for an hour.
-  public func download(
-    _ request: DownloadRequest, to fileDescriptor: Int32, rewind: (@Sendable () -> Bool)?
-  ) async throws(StorageError) -> DownloadResult {
-    let domain = try await downloadDomain(bucket: request.bucket, choice: request.domain)
-    let url = downloadURL(
-      domain: domain.baseURL, key: request.key, deadline: deadline(expiresIn: 3600))
-    return try await download(
-      url: url, to: fileDescriptor, expectedSize: request.expectedSize, rewind: rewind)
-  }
-
-  /// Kodo's qetag of the downloaded file against the stat's `hash`.
-  public func integrityCheck(for details: ObjectDetails) -> IntegrityCheck? {
-    guard let hash = details.object.hash, !hash.isEmpty else { return nil }
-    return IntegrityCheck(
-      name: "qetag", expected: hash,
-      compute: { path throws(StorageError) in
-        do {
-          return try QETag.hash(fileAt: path)
-        } catch {
-          throw StorageError(.localIO, "cannot read \(DisplayText.quoted(path)): \(error)")
-        }
-      })
   }
 }

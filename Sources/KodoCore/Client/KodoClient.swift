@@ -137,6 +137,15 @@ extension KodoClient {
       "Authorization", RequestSigning.qiniuAuthorization(for: signable, credentials: credentials))
   }
 
+  /// The 5xx statuses Kodo answers when another attempt cannot help, as Qiniu's SDKs agree:
+  /// 501, 509 and 579 (the upload worked but its callback failed).
+  static let finalServerErrors = [501, 509, 579]
+
+  /// Whether Kodo's `status` is worth another attempt: 5xx, but not `finalServerErrors`.
+  static func isRetryable(status: Int) -> Bool {
+    RetryPolicy.isRetryable(status: status, except: finalServerErrors)
+  }
+
   /// Kodo's rules for an answer: API answers must carry `X-Reqid` (else something else, such as
   /// a proxy, answered); a 403 about skew is a clock problem; 5xx (but 501, 509, 579) and 573
   /// are worth another attempt.
@@ -145,7 +154,7 @@ extension KodoClient {
   {
     let status = response.status
     if origin == .api && response.requestID == nil {
-      if RetryPolicy.isRetryable(status: status) || status == 429 {
+      if Self.isRetryable(status: status) || status == 429 {
         return .failure(
           StorageError(
             .temporary,
@@ -166,7 +175,7 @@ extension KodoClient {
       return .clockSkew(failure, serverTime: nil)
     }
     if status == 573 { return .failure(failure, retry: .retryRateLimited) }
-    return .failure(failure, retry: RetryPolicy.isRetryable(status: status) ? .retry : .final)
+    return .failure(failure, retry: Self.isRetryable(status: status) ? .retry : .final)
   }
 
   /// Maps a non-2xx answer to the error a person can act on.
@@ -226,7 +235,7 @@ extension KodoClient {
     case 573:
       return make(.temporary, "Kodo is rate-limiting \(context.what) (\(said))")
     default:
-      if RetryPolicy.isRetryable(status: status) {
+      if Self.isRetryable(status: status) {
         return make(.temporary, "Kodo failed to answer \(context.what) (\(said))")
       }
       return make(.rejected, "Kodo rejected \(context.what) (\(said))")

@@ -8,15 +8,10 @@ public enum RegionQuery {
   ]
 
   /// The query's path and query string, as the client sends it after a uc base URL.
-  public static func path(accessKey: String, bucket: String) -> String {
+  package static func path(accessKey: String, bucket: String) -> String {
     var query = QueryString()
     query.append("ak", accessKey)
     query.append("bucket", bucket)
     return "/v4/query?" + query.encoded
-  }
-
-  /// The query URL on `ucBaseURL` (scheme and host, optionally a port).
-  public static func url(ucBaseURL: String, accessKey: String, bucket: String) -> String {
-    RequestPipeline.trimmedBase(ucBaseURL) + path(accessKey: accessKey, bucket: bucket)
   }
 }

@@ -126,7 +126,7 @@ enum Decode {
     case "type":
       entry.storageClass = .kodo(type: Int(clamping: try reader.readOptionalInt64() ?? 0))
     case "status":
-      entry.status = ObjectStatus(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
+      entry.status = ObjectStatus.kodo(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
     case "md5": entry.md5 = try reader.readOptionalString()
     case "endUser": entry.endUser = try reader.readOptionalString()
     case "x-qn-meta": entry.meta = try reader.readStringMap()

@@ -1,9 +1,9 @@
 /// One region's service hosts from `/v4/query`: per service, `domains` then `old`.
-public struct RegionHosts: Sendable, Equatable {
+package struct RegionHosts: Sendable, Equatable {
   /// The region id.
-  public var region: String
+  package var region: String
   /// How long the answer may be cached, in seconds.
-  public var ttl: Int64
+  package var ttl: Int64
   /// Bare host names (no scheme) per service name (`rs`, `rsf`, `uc`, `api`, `io_src`, …).
-  public var services: [String: [String]]
+  package var services: [String: [String]]
 }

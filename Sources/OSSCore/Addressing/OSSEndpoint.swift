@@ -23,7 +23,7 @@ public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
       StorageError(
         .configuration, "the endpoint \(DisplayText.quoted(text)) is not usable: \(why)")
     }
-    guard parts.scheme == "http" || parts.scheme == "https" else {
+    guard parts.isHTTP else {
       throw invalid("only http:// and https:// are supported")
     }
     guard parts.path.isEmpty, parts.query == nil, !trimmed.contains("#") else {

@@ -1,4 +1,4 @@
-public import StorageCore
+package import StorageCore
 
 /// OSS's failures as the storage libraries' errors: an answer's `Code` and HTTP status become a
 /// `StorageError.Kind` (and so an exit code), with the code, the message and the request id
@@ -7,9 +7,9 @@ public import StorageCore
 /// Messages say what failed and what to do; they never contain the server's `StringToSign` or
 /// `SignatureProvided` (a string to sign can hold the security token), and never name a
 /// command-line flag.
-public enum OSSErrors {
+package enum OSSErrors {
   /// The header that carries OSS's request id.
-  public static let requestIDHeader = "x-oss-request-id"
+  package static let requestIDHeader = "x-oss-request-id"
 
   /// The class of failure for an OSS `code` answered with HTTP `status`.
   ///
@@ -18,7 +18,8 @@ public enum OSSErrors {
   /// `RequestTimeTooSkewed` and other 401/403s: unauthorized. 5xx (but 501), 408, 429:
   /// temporary. An invalid signing region: configuration. 400 and 416: invalid input. Anything
   /// else: rejected.
-  public static func kind(code: String?, status: Int, message: String? = nil) -> StorageError.Kind {
+  package static func kind(code: String?, status: Int, message: String? = nil) -> StorageError.Kind
+  {
     switch code {
     case "NoSuchBucket", "NoSuchKey", "NoSuchVersion", "SymlinkTargetNotExist": return .notFound
     case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "SecurityTokenExpired",
@@ -38,11 +39,14 @@ public enum OSSErrors {
     }
   }
 
+  /// The 5xx statuses OSS answers when another attempt cannot help: 501 (not implemented).
+  static let finalServerErrors = [501]
+
   /// How the pipeline treats `response` to a request about `what` (`the listing of bucket
   /// "photos"`), on `bucket` and `key` when it names them: success for 2xx; a clock-skew answer
   /// (with OSS's `ServerTime`) for `RequestTimeTooSkewed`; a retryable failure for 5xx (but 501),
   /// 408 and 429 (rate-limited); a final failure otherwise.
-  public static func verdict(
+  package static func verdict(
     for response: HTTPResponse, what: String, bucket: String? = nil, key: String? = nil
   ) -> AnswerVerdict {
     if (200..<300).contains(response.status) { return .success }
@@ -55,13 +59,15 @@ public enum OSSErrors {
     case 408: return .failure(failure, retry: .retry)
     default:
       return .failure(
-        failure, retry: RetryPolicy.isRetryable(status: response.status) ? .retry : .final)
+        failure,
+        retry: RetryPolicy.isRetryable(status: response.status, except: finalServerErrors)
+          ? .retry : .final)
     }
   }
 
   /// The error for a non-2xx `response`, and OSS's error body when one could be read (from the
   /// body, or from the `x-oss-err` header of a HEAD answer).
-  public static func error(
+  package static func error(
     for response: HTTPResponse, what: String, bucket: String? = nil, key: String? = nil
   ) -> (error: StorageError, body: OSSErrorBody?) {
     let status = response.status

@@ -1,6 +1,6 @@
 /// RFC 1123 dates in HTTP `Date` headers (`Sun, 06 Nov 1994 08:49:37 GMT`), without Foundation's
 /// formatters.
-public enum HTTPDate {
+package enum HTTPDate {
   private static let months = [
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
   ]
@@ -10,7 +10,7 @@ public enum HTTPDate {
   ///
   /// Fields out of range (a year beyond four digits, hour 24, day 32) are `nil`: the text comes
   /// from a server and the arithmetic must not overflow on it.
-  public static func parse(_ text: String) -> Int64? {
+  package static func parse(_ text: String) -> Int64? {
     let parts = text.split(separator: " ")
     guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), (1...31).contains(day),
       let month = months.firstIndex(of: String(parts[2])), let year = Int64(parts[3]),
@@ -28,7 +28,7 @@ public enum HTTPDate {
   }
 
   /// The RFC 1123 text for Unix seconds.
-  public static func format(unixSeconds: Int64) -> String {
+  package static func format(unixSeconds: Int64) -> String {
     let civil = CivilTime(unixSeconds: unixSeconds)
     let days = CivilTime.days(unixSeconds)
     let weekday = weekdays[Int(((days % 7) + 7) % 7)]

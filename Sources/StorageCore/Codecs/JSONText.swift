@@ -1,5 +1,5 @@
-/// JSON string literals written as bytes: the one JSON string writer of the package (the CLI's
-/// output lines, the emulator's answers and `JSONValue`'s compact text all use it).
+/// JSON string literals written as bytes: the JSON string writer of the libraries and the CLI
+/// (the CLI's output lines and `JSONValue`'s compact text use it).
 package enum JSONText {
   private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 

@@ -1,23 +1,23 @@
 /// Percent-encoding of keys and parameters in URLs (Kodo download paths, OSS paths and queries),
 /// and the strict decoding of percent-encoded answers.
-public enum PercentEncoding {
+package enum PercentEncoding {
   private static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
 
   /// Encodes a key for a download URL's path: every UTF-8 byte except `A–Z a–z 0–9 - _ . ~ /`
   /// becomes `%XX` with uppercase hex.
-  public static func encodePath(_ key: String) -> String {
+  package static func encodePath(_ key: String) -> String {
     encode(key, keepSlash: true)
   }
 
   /// Encodes a query value with the RFC 3986 unreserved set `A–Z a–z 0–9 - _ . ~`.
-  public static func encodeQueryValue(_ value: String) -> String {
+  package static func encodeQueryValue(_ value: String) -> String {
     encode(value, keepSlash: false)
   }
 
   /// Reverses `encodePath`/`encodeQueryValue` (and any other percent-encoding).
   ///
   /// - Returns: `nil` when a `%` is not followed by two hex digits or the bytes are not UTF-8.
-  public static func decode(_ encoded: String) -> String? {
+  package static func decode(_ encoded: String) -> String? {
     var encoded = encoded
     return encoded.withUTF8 { decode(utf8: $0) }
   }
@@ -26,7 +26,7 @@ public enum PercentEncoding {
   /// decoding), a `%` must be followed by two hex digits, and the result must be UTF-8.
   ///
   /// - Returns: the text, or `nil` when an escape is malformed or the bytes are not UTF-8.
-  public static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) -> String? {
+  package static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) -> String? {
     guard bytes.contains(UInt8(ascii: "%")) else {
       return String(validating: bytes, as: UTF8.self)
     }
@@ -93,19 +93,19 @@ public enum PercentEncoding {
 ///
 /// The result is exactly what is sent and signed, so `+`, `&`, `=` and `%` in values can never be
 /// misread by the server.
-public struct QueryString: Sendable, Equatable {
+package struct QueryString: Sendable, Equatable {
   /// The encoded `name=value` pairs, in order.
-  public private(set) var pairs: [String] = []
+  package private(set) var pairs: [String] = []
 
   /// An empty query.
-  public init() {}
+  package init() {}
 
   /// Appends `name=value` with the value percent-encoded.
-  public mutating func append(_ name: String, _ value: String) {
+  package mutating func append(_ name: String, _ value: String) {
     pairs.append(
       PercentEncoding.encodeQueryValue(name) + "=" + PercentEncoding.encodeQueryValue(value))
   }
 
   /// The raw query, without a leading `?`.
-  public var encoded: String { pairs.joined(separator: "&") }
+  package var encoded: String { pairs.joined(separator: "&") }
 }

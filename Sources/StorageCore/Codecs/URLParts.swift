@@ -4,18 +4,18 @@ import Foundation
 ///
 /// Signing covers the exact bytes that are sent, so the client never lets a URL library normalise
 /// a path or query it is about to sign.
-public struct URLParts: Sendable, Equatable {
+package struct URLParts: Sendable, Equatable {
   /// `http` or `https` (lower-cased), or empty when the text had no scheme.
-  public var scheme: String
+  package var scheme: String
   /// The host with `:port` when the URL names one, as the `Host` header carries it.
-  public var authority: String
+  package var authority: String
   /// The path exactly as written (may be empty).
-  public var path: String
+  package var path: String
   /// The raw query without `?`, or `nil` when the URL has no `?`.
-  public var query: String?
+  package var query: String?
 
   /// Splits `url`; a URL without `scheme://` is taken as a path (with optional query).
-  public init(_ url: String) {
+  package init(_ url: String) {
     var rest = Substring(url)
     if let range = rest.range(of: "://") {
       scheme = rest[..<range.lowerBound].lowercased()
@@ -38,7 +38,7 @@ public struct URLParts: Sendable, Equatable {
   }
 
   /// The host without a port.
-  public var host: String {
+  package var host: String {
     if authority.hasPrefix("[") {
       if let close = authority.firstIndex(of: "]") {
         return String(authority[...close])
@@ -50,7 +50,7 @@ public struct URLParts: Sendable, Equatable {
   }
 
   /// The port the URL names, or the scheme's default (80/443).
-  public var port: Int? {
+  package var port: Int? {
     if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
       return Int(authority[authority.index(after: colon)...])
     }
@@ -62,7 +62,7 @@ public struct URLParts: Sendable, Equatable {
   }
 
   /// `path` plus `?query` when there is a non-empty query: the request target as signed.
-  public var pathAndQuery: String {
+  package var pathAndQuery: String {
     if let query, !query.isEmpty { return path + "?" + query }
     return path
   }
@@ -71,12 +71,17 @@ public struct URLParts: Sendable, Equatable {
 extension URLParts {
   /// Whether the URL is `http://` or `https://` with a host: the one check every URL kodo sends
   /// to, or prints, has to pass.
-  public var isHTTPWithHost: Bool {
-    (scheme == "http" || scheme == "https") && !host.isEmpty
+  package var isHTTPWithHost: Bool {
+    isHTTP && !host.isEmpty
+  }
+
+  /// Whether the scheme is `http` or `https`.
+  package var isHTTP: Bool {
+    scheme == "http" || scheme == "https"
   }
 
   /// Whether `url` can serve as a base URL: http(s), a host, no query.
-  public static func isBaseURL(_ url: String) -> Bool {
+  package static func isBaseURL(_ url: String) -> Bool {
     let parts = URLParts(url)
     return parts.isHTTPWithHost && parts.query == nil
   }

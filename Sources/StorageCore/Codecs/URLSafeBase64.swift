@@ -2,7 +2,7 @@
 ///
 /// Encoding always keeps the `=` padding, which Kodo's tokens and `EncodedEntryURI` include.
 /// Decoding accepts padded and unpadded input, but only the URL-safe alphabet.
-public enum URLSafeBase64 {
+package enum URLSafeBase64 {
   private static let alphabet: [UInt8] = Array(
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
@@ -13,7 +13,7 @@ public enum URLSafeBase64 {
   }()
 
   /// Encodes bytes, keeping `=` padding.
-  public static func encode(_ bytes: some Collection<UInt8>) -> String {
+  package static func encode(_ bytes: some Collection<UInt8>) -> String {
     let input = Array(bytes)
     var output = [UInt8]()
     output.reserveCapacity((input.count + 2) / 3 * 4)
@@ -45,7 +45,7 @@ public enum URLSafeBase64 {
   }
 
   /// Encodes the UTF-8 bytes of a string, keeping `=` padding.
-  public static func encode(_ string: String) -> String {
+  package static func encode(_ string: String) -> String {
     encode(Array(string.utf8))
   }
 
@@ -53,7 +53,7 @@ public enum URLSafeBase64 {
   ///
   /// - Returns: the bytes, or `nil` when the input has characters outside the URL-safe alphabet,
   ///   misplaced padding, or a length no encoder produces.
-  public static func decode(_ string: String) -> [UInt8]? {
+  package static func decode(_ string: String) -> [UInt8]? {
     var symbols = Array(string.utf8)
     var padding = 0
     while symbols.last == UInt8(ascii: "=") {

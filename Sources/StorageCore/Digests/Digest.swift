@@ -2,9 +2,9 @@ import COpenSSL
 
 /// SHA-1, SHA-256 and MD5 digests through OpenSSL's libcrypto. With `HMAC`, the only code that
 /// touches `COpenSSL`.
-public enum Digest {
+package enum Digest {
   /// The 20-byte SHA-1 digest of `data`.
-  public static func sha1(_ data: UnsafeRawBufferPointer) -> [UInt8] {
+  package static func sha1(_ data: UnsafeRawBufferPointer) -> [UInt8] {
     var output = [UInt8](repeating: 0, count: 20)
     output.withUnsafeMutableBytes { outputBuffer in
       kodo_sha1(data.baseAddress, data.count, outputBuffer.baseAddress)
@@ -13,17 +13,17 @@ public enum Digest {
   }
 
   /// The 20-byte SHA-1 digest of `data`.
-  public static func sha1(_ data: [UInt8]) -> [UInt8] {
+  package static func sha1(_ data: [UInt8]) -> [UInt8] {
     data.withUnsafeBytes { sha1($0) }
   }
 
   /// The 32-byte SHA-256 digest of `data`.
-  public static func sha256(_ data: [UInt8]) -> [UInt8] {
+  package static func sha256(_ data: [UInt8]) -> [UInt8] {
     once(KODO_DIGEST_SHA256, size: 32, data)
   }
 
   /// The 16-byte MD5 digest of `data` (objects' `md5` field; not for security).
-  public static func md5(_ data: [UInt8]) -> [UInt8] {
+  package static func md5(_ data: [UInt8]) -> [UInt8] {
     once(KODO_DIGEST_MD5, size: 16, data)
   }
 

@@ -2,13 +2,13 @@ import COpenSSL
 import Synchronization
 
 /// HMAC through OpenSSL's libcrypto, with SHA-1 (Kodo, OSS V1) or SHA-256 (OSS V4).
-public enum HMAC {
+package enum HMAC {
   /// The hash function under the MAC.
-  public enum Algorithm: Sendable {
+  package enum Algorithm: Sendable {
     case sha1, sha256
 
     /// The MAC's length in bytes.
-    public var outputSize: Int {
+    package var outputSize: Int {
       switch self {
       case .sha1: 20
       case .sha256: 32
@@ -24,7 +24,7 @@ public enum HMAC {
   }
 
   /// The HMAC of `message` under `key`.
-  public static func authenticationCode(
+  package static func authenticationCode(
     _ algorithm: Algorithm, key: [UInt8], message: [UInt8]
   ) -> [UInt8] {
     var output = [UInt8](repeating: 0, count: 64)
@@ -45,16 +45,16 @@ public enum HMAC {
 
   /// A key scheduled once for many messages: signing a million URLs with one secret key should
   /// not look up the algorithm and hash the key a million times. Safe to share between tasks.
-  public final class Key: Sendable {
+  package final class Key: Sendable {
     /// The hash function.
-    public let algorithm: Algorithm
+    package let algorithm: Algorithm
     private let key: [UInt8]
     // The keyed libcrypto context, `nil` if libcrypto could not make one (then every message
     // takes the one-shot path). Used under the mutex: a context is not thread-safe.
     private let context: Mutex<OpaquePointer?>
 
     /// Schedules `key` for `algorithm`.
-    public init(_ key: [UInt8], algorithm: Algorithm = .sha1) {
+    package init(_ key: [UInt8], algorithm: Algorithm = .sha1) {
       self.algorithm = algorithm
       self.key = key
       context = Mutex(
@@ -66,7 +66,7 @@ public enum HMAC {
     }
 
     /// The HMAC of `message` under this key.
-    public func authenticationCode(_ message: [UInt8]) -> [UInt8] {
+    package func authenticationCode(_ message: [UInt8]) -> [UInt8] {
       let size = algorithm.outputSize
       var output = [UInt8](repeating: 0, count: size)
       let done = context.withLock { context -> Bool in

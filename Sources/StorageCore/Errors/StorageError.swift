@@ -41,6 +41,9 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     case restartListing
     /// There is no such bucket: the account's buckets can be listed.
     case noSuchBucket(String)
+    /// Extra fields set `field`, which comes from the call's own arguments (such as an upload
+    /// token's scope and deadline): it has to be given there instead.
+    case fieldFromArguments(String)
   }
 
   /// The class of failure.

@@ -8,6 +8,9 @@ public struct ObjectEntry: Sendable, Equatable {
   /// The size in bytes.
   public var size: Int64
   /// When the object was last written (Kodo `putTime`, OSS `Last-Modified`).
+  ///
+  /// The name is the JSON contract's, which calls this field `putTime` for every provider; it
+  /// does not mean the value is Kodo's.
   public var putTime: Timestamp
   /// The storage class.
   public var storageClass: StorageClass
@@ -17,7 +20,7 @@ public struct ObjectEntry: Sendable, Equatable {
   public var hash: String?
   /// OSS's ETag, without quotes.
   public var etag: String?
-  /// Kodo's status (enabled or disabled).
+  /// Whether the object can be read (enabled or disabled), where the provider has the notion.
   public var status: ObjectStatus?
   /// OSS's object type, lower-case: `normal`, `multipart`, `appendable`, `symlink`.
   public var objectType: String?

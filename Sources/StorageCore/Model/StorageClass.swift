@@ -17,19 +17,11 @@ public struct StorageClass: Sendable, Hashable {
   }
 }
 
-/// An object's status: `enabled` or `disabled` (Kodo's `status`); other values as `status_N`.
+/// An object's status: `enabled` or `disabled`; a value a provider does not know as `status_N`.
 public enum ObjectStatus: Sendable, Equatable, Hashable {
   case enabled, disabled
+  /// A status this version does not know, by the service's number for it.
   case unknown(Int)
-
-  /// The status for Kodo's `status` number (absent means enabled).
-  public init(code: Int) {
-    switch code {
-    case 0: self = .enabled
-    case 1: self = .disabled
-    default: self = .unknown(code)
-    }
-  }
 
   /// The contract's name.
   public var name: String {
@@ -44,7 +36,7 @@ public enum ObjectStatus: Sendable, Equatable, Hashable {
 /// An archived object's restore state: `restoring`, `restored`, or another value by name.
 public enum RestoreStatus: Sendable, Equatable, Hashable {
   case restoring, restored
-  /// A state this version does not know, by the contract's name for it (Kodo `status_N`).
+  /// A state this version does not know, by the contract's name for it (`status_N`).
   case other(String)
 
   /// The contract's name.

@@ -4,7 +4,7 @@
 public enum ClientNotice: Sendable {
   /// One HTTP attempt finished (with a response or an error).
   case request(RequestEvent)
-  /// The local clock is off from Kodo's by `seconds` (positive: local clock behind); requests
+  /// The local clock is off from the service's by `seconds` (positive: local clock behind); requests
   /// and private URLs are signed with the corrected time from now on.
   case clockSkew(seconds: Int64)
 }
@@ -46,9 +46,10 @@ public struct RequestEvent: Sendable {
     self.willRetry = willRetry
   }
 
-  /// `Qiniu AK:signature` → `Qiniu AK:<redacted>`: the signature is not the secret, but it
+  /// `SCHEME AK:signature` → `SCHEME AK:<redacted>` (Kodo's `Qiniu AK:…`, OSS's `OSS AK:…`);
+  /// a value without a colon keeps only its scheme. The signature is not the secret, but it
   /// authorises the request for a while and has no business in logs.
-  public static func redactAuthorization(_ value: String) -> String {
+  package static func redactAuthorization(_ value: String) -> String {
     guard let colon = value.firstIndex(of: ":") else {
       if let space = value.firstIndex(of: " ") { return value[..<space] + " <redacted>" }
       return "<redacted>"
@@ -66,7 +67,7 @@ public struct RequestEvent: Sendable {
 
   /// `url` with the values of credential-carrying query parameters and any user information
   /// (`user:password@`) replaced by `<redacted>`, for logs and messages.
-  public static func redactedURL(_ url: String) -> String {
+  package static func redactedURL(_ url: String) -> String {
     var result = url
     if let schemeEnd = result.range(of: "://") {
       let afterScheme = result[schemeEnd.upperBound...]

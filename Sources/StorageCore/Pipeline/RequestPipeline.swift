@@ -68,11 +68,13 @@ public struct RequestPlan: Sendable {
   }
 }
 
-/// Sends requests through a transport: signs each attempt with the clock corrected for any skew
-/// learnt from the service, retries what the provider's judgement and the retry policy allow
-/// (rotating through the base URLs), corrects the clock and signs again once when the service
-/// says the clock is off, and reports every attempt to an observer. The one request loop of the
-/// package; providers supply only the signing and the judgement.
+/// Sends requests through a transport, in three steps: a signer signs each attempt with the
+/// clock corrected for any skew learnt from the service (`sendSigned`); a skew corrector sends
+/// that attempt once more, signed again, when the service says the clock is off
+/// (`sendCorrectingSkew`); a retrier repeats attempts that the provider's judgement and the retry
+/// policy allow, rotating through the base URLs (`perform`). Every attempt is reported to an
+/// observer. The one request path of the package; providers supply only the signing and the
+/// judgement.
 public final class RequestPipeline: Sendable {
   /// The transport requests go through.
   public let transport: any HTTPTransport
@@ -112,6 +114,9 @@ public final class RequestPipeline: Sendable {
 
   /// Sends `plan` until an attempt succeeds, a failure is final, or the attempts run out.
   ///
+  /// The retrier: each attempt goes to the next base URL, through the skew corrector
+  /// (`sendCorrectingSkew`); a retryable failure waits out the policy's backoff before the next.
+  ///
   /// - Returns: the successful answer and the base URL that gave it.
   /// - Throws: `StorageError`: the final failure, or, after the last attempt, the last
   ///   retryable one reworded to say that retries were exhausted.
@@ -119,71 +124,134 @@ public final class RequestPipeline: Sendable {
     response: HTTPResponse, base: String
   ) {
     precondition(!plan.bases.isEmpty, "a request plan needs at least one base URL")
+    var skewCorrected = false
     var lastError: StorageError?
-    var skewRetried = false
-    var attempt = 0
-    while attempt < retry.maxAttempts {
-      attempt += 1
-      if Task.isCancelled { throw StorageError(.cancelled, "cancelled") }
+    for attempt in 1...retry.maxAttempts {
       let base = Self.trimmedBase(plan.bases[(attempt - 1) % plan.bases.count])
-      var request = HTTPRequest(
-        method: plan.method, url: base + plan.path, headers: plan.headers, body: plan.body)
-      plan.sign?(&request, correctedClock.now())
-      let started = ContinuousClock.now
-      var response: HTTPResponse?
-      let failure: StorageError
-      var rateLimited = false
-      do {
-        let sent = try await (plan.send ?? transport.send)(request)
-        response = sent
-        let skewChanged = learnSkew(from: sent)
-        switch plan.judge(sent) {
-        case .success:
-          report(request, sent, started, attempt, nil, willRetry: false)
-          return (sent, base)
-        case .clockSkew(let error, let serverTime):
-          if !skewRetried && (skewChanged || learnSkew(from: sent, serverTime: serverTime)) {
-            skewRetried = true
-            report(request, sent, started, attempt, error, willRetry: true)
-            attempt -= 1  // the corrected attempt does not count against the retries
-            continue
-          }
-          report(request, sent, started, attempt, error, willRetry: false)
-          throw error
-        case .failure(let error, .final):
-          report(request, sent, started, attempt, error, willRetry: false)
-          throw error
-        case .failure(let error, .retry):
-          failure = error
-        case .failure(let error, .retryRateLimited):
-          failure = error
-          rateLimited = true
-        }
-      } catch let error as StorageError {
-        if response != nil { throw error }
-        let retryable =
-          (error.kind == .temporary || error.kind == .unavailable)
-          && (plan.mayRetry?(error) ?? true)
-        guard retryable else {
-          report(request, nil, started, attempt, error, willRetry: false)
-          throw error
-        }
-        failure = error
-      } catch {
-        throw StorageError(.protocolError, "\(plan.what) failed: \(error)")
+      let failure: RetryableFailure
+      switch try await sendCorrectingSkew(
+        plan, base: base, attempt: attempt, corrected: &skewCorrected)
+      {
+      case .success(let response): return (response, base)
+      case .retryable(let retryable): failure = retryable
       }
-      lastError = failure
+      lastError = failure.error
       let willRetry = attempt < retry.maxAttempts
-      report(request, response, started, attempt, failure, willRetry: willRetry)
+      report(
+        failure.request, failure.response, failure.started, attempt, failure.error,
+        willRetry: willRetry)
       if willRetry {
         do {
-          try await retry.sleep(retry.delay(afterAttempt: attempt, rateLimited: rateLimited))
+          try await retry.sleep(
+            retry.delay(afterAttempt: attempt, rateLimited: failure.rateLimited))
         } catch {
           throw StorageError(.cancelled, "cancelled")
         }
       }
     }
-    throw Self.exhausted(lastError, attempts: attempt, what: plan.what)
+    throw Self.exhausted(lastError, attempts: retry.maxAttempts, what: plan.what)
+  }
+
+  /// A failed attempt that another may mend, with what its report needs.
+  private struct RetryableFailure {
+    var request: HTTPRequest
+    var response: HTTPResponse?
+    var started: ContinuousClock.Instant
+    var error: StorageError
+    var rateLimited: Bool
+  }
+
+  /// What one attempt came to, for the retrier. Final failures are thrown.
+  private enum AttemptOutcome {
+    case success(HTTPResponse)
+    case retryable(RetryableFailure)
+  }
+
+  /// What one signed sending came to, for the skew corrector.
+  private enum SendOutcome {
+    case decided(AttemptOutcome)
+    /// The service said the clock is off; `learnt` is whether its answer already moved the
+    /// clock's correction.
+    case clockSkew(
+      StorageError, serverTime: Int64?, response: HTTPResponse, learnt: Bool,
+      report: (request: HTTPRequest, started: ContinuousClock.Instant))
+  }
+
+  /// The skew corrector: one signed attempt; when the service says the local clock is off and
+  /// its answer corrects the clock, the same attempt once more, signed with the corrected time
+  /// (once per request: `corrected` remembers it). The re-sent attempt keeps its number: it does
+  /// not count against the retries.
+  private func sendCorrectingSkew(
+    _ plan: RequestPlan, base: String, attempt: Int, corrected: inout Bool
+  ) async throws(StorageError) -> AttemptOutcome {
+    while true {
+      switch try await sendSigned(plan, base: base, attempt: attempt) {
+      case .decided(let outcome):
+        return outcome
+      case .clockSkew(let error, let serverTime, let response, let learnt, let sent):
+        if !corrected && (learnt || learnSkew(from: response, serverTime: serverTime)) {
+          corrected = true
+          report(sent.request, response, sent.started, attempt, error, willRetry: true)
+          continue
+        }
+        report(sent.request, response, sent.started, attempt, error, willRetry: false)
+        throw error
+      }
+    }
+  }
+
+  /// Signs `plan` for `base` with the corrected clock, sends it once, and judges the answer.
+  /// Reports and throws a final failure; leaves reporting a retryable one to the retrier.
+  private func sendSigned(_ plan: RequestPlan, base: String, attempt: Int)
+    async throws(StorageError) -> SendOutcome
+  {
+    if Task.isCancelled { throw StorageError(.cancelled, "cancelled") }
+    var request = HTTPRequest(
+      method: plan.method, url: base + plan.path, headers: plan.headers, body: plan.body)
+    plan.sign?(&request, correctedClock.now())
+    let started = ContinuousClock.now
+    let response: HTTPResponse
+    do {
+      response = try await (plan.send ?? transport.send)(request)
+    } catch let error as StorageError {
+      let retryable =
+        (error.kind == .temporary || error.kind == .unavailable)
+        && (plan.mayRetry?(error) ?? true)
+      guard retryable else {
+        report(request, nil, started, attempt, error, willRetry: false)
+        throw error
+      }
+      return .decided(
+        .retryable(
+          RetryableFailure(
+            request: request, response: nil, started: started, error: error, rateLimited: false)))
+    } catch {
+      throw StorageError(.protocolError, "\(plan.what) failed: \(error)")
+    }
+    let learnt = learnSkew(from: response)
+    func retryable(_ error: StorageError, rateLimited: Bool) -> SendOutcome {
+      .decided(
+        .retryable(
+          RetryableFailure(
+            request: request, response: response, started: started, error: error,
+            rateLimited: rateLimited)))
+    }
+    switch plan.judge(response) {
+    case .success:
+      report(request, response, started, attempt, nil, willRetry: false)
+      return .decided(.success(response))
+    case .clockSkew(let error, let serverTime):
+      return .clockSkew(
+        error, serverTime: serverTime, response: response, learnt: learnt,
+        report: (request, started))
+    case .failure(let error, .final):
+      report(request, response, started, attempt, error, willRetry: false)
+      throw error
+    case .failure(let error, .retry):
+      return retryable(error, rateLimited: false)
+    case .failure(let error, .retryRateLimited):
+      return retryable(error, rateLimited: true)
+    }
   }
 
   /// The final error after the last attempt failed with a retryable failure.

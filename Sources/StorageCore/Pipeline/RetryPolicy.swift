@@ -1,8 +1,9 @@
 /// When and how long to wait before trying a failed idempotent request again.
 ///
-/// Retried: network errors, timeouts, dropped connections, answers without `X-Reqid`, and 5xx
-/// statuses except 501, 509 and 579. 573 (rate limited) is retried with a longer backoff. 6xx
-/// statuses (Kodo's own codes, such as 612 and 631) and 4xx statuses are final.
+/// The policy says how often and how long; which answers are worth another attempt is the
+/// provider's judgement (`AnswerVerdict`), usually 5xx statuses except the ones its service uses
+/// for failures that another attempt cannot mend (`isRetryable(status:except:)`). Network errors,
+/// timeouts and dropped connections are retried; a rate-limited answer waits longer.
 public struct RetryPolicy: Sendable {
   /// How many times a request is sent at most (1 = no retries).
   public var maxAttempts: Int
@@ -10,7 +11,7 @@ public struct RetryPolicy: Sendable {
   public var baseDelay: Duration
   /// The longest single backoff.
   public var maxDelay: Duration
-  /// How much longer the backoff is after a 573 (rate limited).
+  /// How much longer the backoff is after a rate-limited answer.
   public var rateLimitFactor: Int
   /// How the client waits (tests make it instant); throws when the task is cancelled.
   public var sleep: @Sendable (Duration) async throws -> Void
@@ -29,13 +30,11 @@ public struct RetryPolicy: Sendable {
     self.sleep = sleep
   }
 
-  /// Whether an HTTP status is worth another attempt.
-  public static func isRetryable(status: Int) -> Bool {
-    switch status {
-    case 501, 509, 579: false
-    case 500...599: true
-    default: false
-    }
+  /// Whether an HTTP status is worth another attempt: a 5xx status, but none of `final`, the
+  /// server errors the provider's service answers when another attempt cannot help (such as
+  /// 501 Not Implemented).
+  public static func isRetryable(status: Int, except final: [Int]) -> Bool {
+    (500...599).contains(status) && !final.contains(status)
   }
 
   /// The backoff after failed attempt `attempt` (1-based): exponential, capped, with "equal

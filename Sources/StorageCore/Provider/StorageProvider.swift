@@ -1,6 +1,8 @@
 /// A storage service as the commands see it: buckets, pages of listings, an object's details,
 /// links and downloads. Qiniu Kodo (`KodoCore`) and Aliyun OSS provide it; `ls`, `stat`, `cat`,
-/// `get`, `url`, `domains` and the browser talk to this protocol only.
+/// `get`, `url` and the browser talk to this protocol only. What only some services have is a
+/// capability, a protocol of its own that a command asks for with `as?` (`DomainListing`,
+/// `TokenSigning`).
 ///
 /// Every method throws only `StorageError`, retries what is worth retrying, and honours task
 /// cancellation (throwing `.cancelled`).
@@ -23,9 +25,6 @@ public protocol StorageProvider: Sendable {
 
   /// One object's details.
   func stat(bucket: String, key: String) async throws(StorageError) -> ObjectDetails
-
-  /// The base URLs a bucket's objects can be fetched from.
-  func domains(bucket: String) async throws(StorageError) -> [BucketDomain]
 
   /// What makes download URLs for `bucket`'s objects: on `domain` (an explicit or configured
   /// base URL, else the service's own choice), signed unless `signed` is false.

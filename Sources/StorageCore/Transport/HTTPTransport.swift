@@ -38,12 +38,6 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
   }
 
-  /// Removes every field named `name` (any case).
-  public mutating func remove(_ name: String) {
-    let lowered = name.lowercased()
-    fields.removeAll { $0.name.lowercased() == lowered }
-  }
-
   /// Iterates the fields in order.
   public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
     fields.makeIterator()
@@ -62,7 +56,7 @@ public struct HTTPRequest: Sendable, Equatable {
   public var url: String
   /// Header fields to send (the transport adds `User-Agent`, `Accept-Encoding` and `Host`).
   public var headers: HTTPHeaders
-  /// The body (empty for most Kodo calls).
+  /// The body (empty for most API calls).
   public var body: [UInt8]
 
   /// A request from its parts.

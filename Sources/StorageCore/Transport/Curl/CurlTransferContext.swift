@@ -1,5 +1,6 @@
 import CCurl
 import Synchronization
+import SystemPackage
 
 #if canImport(Glibc)
   import Glibc
@@ -141,25 +142,32 @@ final class TransferContext {
       failure = .longerThanExpected(expected)
       return false
     }
-    guard let base = bytes.baseAddress else { return true }
-    var offset = 0
-    while offset < bytes.count {
-      let written = write(destination, base + offset, bytes.count - offset)
-      if written > 0 {
-        offset += written
-        streamedByteCount += Int64(written)
-        continue
+    let descriptor = FileDescriptor(rawValue: destination)
+    var rest = bytes
+    while !rest.isEmpty {
+      let failed: Errno
+      do {
+        // swift-system retries an interrupted write itself.
+        let written = try descriptor.write(rest)
+        if written > 0 {
+          rest = UnsafeRawBufferPointer(rebasing: rest[written...])
+          streamedByteCount += Int64(written)
+          continue
+        }
+        failed = .ioError
+      } catch let error as Errno {
+        failed = error
+      } catch {
+        failed = .ioError
       }
-      let number = written == 0 ? EIO : errno
-      if number == EINTR { continue }
-      if number == EAGAIN || number == EWOULDBLOCK {
+      if failed == .resourceTemporarilyUnavailable || failed == .wouldBlock {
         // A non-blocking descriptor is full: wait for room, still honouring cancellation.
         var poller = pollfd(fd: destination, events: Int16(POLLOUT), revents: 0)
         _ = poll(&poller, 1, 200)
         if shouldAbort() { return false }
         continue
       }
-      failure = .write(number)
+      failure = .write(failed.rawValue)
       return false
     }
     return true

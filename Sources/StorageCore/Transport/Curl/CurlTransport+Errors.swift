@@ -1,12 +1,10 @@
 import CCurl
+import SystemPackage
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
+/// `CURLE_TOO_LARGE`: libcurl 8.6 and later answer it (instead of `CURLE_OUT_OF_MEMORY`) when a
+/// header line is over its own limit. Older headers do not declare it, so its number is spelt
+/// here: the code is part of libcurl's stable ABI.
+private let curleTooLarge = CURLcode(rawValue: 100)
 
 extension CurlTransport {
 
@@ -42,7 +40,7 @@ extension CurlTransport {
     case .cancelled?:
       return cancelledError()
     case .write(let number)?:
-      if number == EPIPE {
+      if number == Errno.brokenPipe.rawValue {
         return StorageError(
           .outputClosed, "the output was closed before the download finished (broken pipe)")
       }
@@ -115,9 +113,10 @@ extension CurlTransport {
         .protocolError, place + " sent an answer that cannot be understood (" + why + ")")
     case CURLE_URL_MALFORMAT:
       return StorageError(.invalidInput, "the request URL is malformed (" + why + ")")
-    case CURLE_OUT_OF_MEMORY where context.currentStatus != 0:
-      // Once an answer has begun, libcurl's "out of memory" is its refusal of a header line over
-      // its own limit (100 KiB): a bad answer, not a local failure.
+    case CURLE_OUT_OF_MEMORY where context.currentStatus != 0, curleTooLarge:
+      // Once an answer has begun, libcurl's "out of memory" (before 8.6; "too large" since) is
+      // its refusal of a header line over its own limit (100 KiB): a bad answer, not a local
+      // failure.
       return StorageError(
         .protocolError,
         place + " sent a header line too long to read (" + why + "); the transfer was stopped")
@@ -194,10 +193,9 @@ extension CurlTransport {
   }
 }
 
-/// The text of an `errno` value.
+/// The text of an `errno` value (`strerror`'s).
 func errnoText(_ number: Int32) -> String {
-  guard let text = strerror(number) else { return "errno \(number)" }
-  return String(cString: text)
+  Errno(rawValue: number).description
 }
 
 /// `64 MiB`, `1 MiB`, `256 KiB`, or bytes, for messages about limits.

@@ -351,8 +351,7 @@ public final class CurlTransport: HTTPTransport {
 
   /// Rejects what cannot be sent as given: a non-HTTP URL, NUL bytes, line breaks in a header.
   private static func validate(_ request: HTTPRequest) throws(StorageError) {
-    let parts = URLParts(request.url)
-    guard parts.scheme == "http" || parts.scheme == "https", !parts.authority.isEmpty else {
+    guard URLParts(request.url).isHTTPWithHost else {
       throw StorageError(
         .invalidInput, "cannot send a request to a URL that is not http:// or https:// with a host")
     }
