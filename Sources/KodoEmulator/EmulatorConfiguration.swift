@@ -28,6 +28,12 @@ public struct EmulatorConfiguration: Sendable {
   public var seed: UInt64
   /// The emulator's clock: `Date` headers, `X-Qiniu-Date` skew and download deadlines.
   public var clock: WallClock
+  /// The protocol served: Qiniu Kodo's (the default) or Aliyun OSS's.
+  public var wireProtocol: EmulatorProtocol = .kodo
+  /// OSS: the region ID V4 signatures must name, and buckets report (`cn-hangzhou`).
+  public var region = "cn-hangzhou"
+  /// OSS: the STS token every signed request must carry, or `nil` for long-term credentials.
+  public var securityToken: String?
 
   /// A configuration; every parameter has the command line's default.
   public init(
@@ -48,6 +54,14 @@ public struct EmulatorConfiguration: Sendable {
     self.seed = seed
     self.clock = clock
   }
+}
+
+/// The protocol an emulator speaks over the same buckets, faults and server.
+public enum EmulatorProtocol: String, Sendable, CaseIterable {
+  /// Qiniu Kodo: uc, rs, rsf and api endpoints, downloads under `/dl/BUCKET/`.
+  case kodo
+  /// Aliyun OSS, path style: `http://HOST:PORT/BUCKET/KEY`.
+  case oss
 }
 
 /// A bucket the emulator serves.

@@ -66,12 +66,27 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
   @Option(help: "Seed for synthetic buckets and the fail-rate sequence.")
   var seed: UInt64 = 0
 
+  @Option(
+    name: .customLong("protocol"),
+    help: ArgumentHelp(
+      "The protocol to speak: kodo, or oss (Aliyun OSS, path style).", valueName: "kodo|oss"))
+  var wireProtocol = "kodo"
+
+  @Option(help: "OSS: the region ID V4 signatures must name.")
+  var region = "cn-hangzhou"
+
+  @Option(help: "OSS: the STS security token every signed request must carry.")
+  var securityToken: String?
+
   func validate() throws {
     guard (0...65_535).contains(port) else {
       throw ValidationError("--port must be between 0 and 65535, not \(port).")
     }
     guard (accessKey == nil) == (secretKey == nil) else {
       throw ValidationError("Give --access-key and --secret-key together, or neither.")
+    }
+    guard EmulatorProtocol(rawValue: wireProtocol) != nil else {
+      throw ValidationError("--protocol must be kodo or oss, not '\(wireProtocol)'.")
     }
     guard latencyMs >= 0 else { throw ValidationError("--latency-ms must not be negative.") }
     guard (0...1).contains(failRate) else {
@@ -136,6 +151,9 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     var configuration = EmulatorConfiguration(
       host: host, port: port, buckets: try buckets(), privateBuckets: Set(privateBuckets),
       latencyMilliseconds: latencyMs, failRate: failRate, seed: seed)
+    configuration.wireProtocol = EmulatorProtocol(rawValue: wireProtocol) ?? .kodo
+    configuration.region = region
+    configuration.securityToken = securityToken
     let usesDefaultCredentials = accessKey == nil
     if let accessKey, let secretKey {
       configuration.credentials = Credentials(accessKey: accessKey, secretKey: secretKey)
@@ -152,7 +170,7 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     for bucket in server.buckets {
       let objects = bucket.objectCount == 1 ? "1 object" : "\(bucket.objectCount) objects"
       lines.append(
-        "bucket \(bucket.name): \(bucket.downloadDomain) (\(objects), \(bucket.source), "
+        "bucket \(bucket.name): \(server.bucketURL(for: bucket.name)) (\(objects), \(bucket.source), "
           + (bucket.isPrivate ? "private" : "public") + ")")
     }
     if server.buckets.isEmpty {
@@ -163,6 +181,10 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
       "secret key: "
         + (usesDefaultCredentials
           ? EmulatorConfiguration.defaultSecretKey : "(as given with --secret-key)"))
+    if server.wireProtocol == .oss {
+      lines.append("protocol: oss, region " + configuration.region + ", path style")
+      if securityToken != nil { lines.append("security token: (as given with --security-token)") }
+    }
     FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
 
     await stop.wait()

@@ -1,9 +1,9 @@
 import NIOCore
 import NIOHTTP1
 
-/// The per-connection glue between NIO's HTTP/1.1 codec and `EmulatorService`: collects one
-/// request, asks the service what to do, and does it (including the deliberate breakages of
-/// fault injection).
+/// The per-connection glue between NIO's HTTP/1.1 codec and the protocol front end (Kodo or
+/// OSS): collects one request, asks the front end what to do, and does it (including the
+/// deliberate breakages of fault injection).
 final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = HTTPServerRequestPart
   typealias OutboundOut = HTTPServerResponsePart
@@ -11,14 +11,14 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   /// Object bodies are sent in chunks of this size, each after the previous one was written.
   private static let chunkSize = 256 * 1024
 
-  private let service: EmulatorService
+  private let service: any EmulatorFront
   private var head: HTTPRequestHead?
   private var body: [UInt8] = []
   private var bodyTooLarge = false
   /// A response was started and has not ended (or never will: hang, stall).
   private var responding = false
 
-  init(service: EmulatorService) {
+  init(service: any EmulatorFront) {
     self.service = service
   }
 

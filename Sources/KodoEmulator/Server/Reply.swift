@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import StorageCore
 
 /// A response the connection handler writes.
 struct Reply {
@@ -22,6 +23,12 @@ struct Reply {
   var body: Body
   /// `false` for `HEAD`: the head announces the length, no body follows.
   var sendsBody = true
+
+  /// Replaces the `Date` header with `unixSeconds`.
+  mutating func setDate(_ unixSeconds: Int64) {
+    headers.removeAll { $0.0 == "Date" }
+    headers.append(("Date", HTTPDate.format(unixSeconds: unixSeconds)))
+  }
 }
 
 /// How a reply is delivered: as is, or broken on purpose (see `EmulatorFault.Mode`).
