@@ -177,7 +177,8 @@ import Testing
       let page = try OSSAnswers.listObjects(
         try await client.send(
           OSSRequest(
-            bucket: "big", query: [OSSQueryItem("list-type", "2"), OSSQueryItem("max-keys", "1000")])
+            bucket: "big",
+            query: [OSSQueryItem("list-type", "2"), OSSQueryItem("max-keys", "1000")])
         ).body, encodingType: nil)
       #expect(page.objects.count == 1_000)
       #expect(
@@ -194,7 +195,8 @@ import Testing
       let again = try OSSAnswers.listObjects(
         try await client.send(
           OSSRequest(
-            bucket: "big", query: [OSSQueryItem("list-type", "2"), OSSQueryItem("max-keys", "1000")])
+            bucket: "big",
+            query: [OSSQueryItem("list-type", "2"), OSSQueryItem("max-keys", "1000")])
         ).body, encodingType: nil)
       #expect(again.objects == page.objects)
     }

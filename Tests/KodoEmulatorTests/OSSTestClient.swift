@@ -63,7 +63,8 @@ struct OSSTestClient {
       headers += request.headers.fields.map { ($0.name, $0.value) }
     }
     return try await emulator.response(
-      to: RawHTTPRequest(method: request.method, target: URLParts(url).pathAndQuery, headers: headers))
+      to: RawHTTPRequest(
+        method: request.method, target: URLParts(url).pathAndQuery, headers: headers))
   }
 
   /// A presigned URL's path and query.
@@ -123,8 +124,7 @@ extension RawHTTPResponse {
 }
 
 /// What OSS lists for `keys`: objects and common prefixes, in byte order.
-func expectedOSSListing(_ keys: [String], prefix: String = "", delimiter: String = "") -> [String]
-{
+func expectedOSSListing(_ keys: [String], prefix: String = "", delimiter: String = "") -> [String] {
   var entries = Set<String>()
   for key in keys where key.hasPrefix(prefix) {
     let rest = key.dropFirst(prefix.count)
@@ -139,11 +139,12 @@ func expectedOSSListing(_ keys: [String], prefix: String = "", delimiter: String
 
 /// Hostile keys: space, `+`, `%`, `~`, CJK, emoji, a trailing space, reserved characters.
 enum OSSHostileKeys {
-  static let keys = [
-    "plain.txt", "a b/space file.txt", "a b/plus+sign.txt", "percent%41.txt", "100%.txt",
-    "tilde~name.txt", "中文/文件 名.txt", "emoji/😀.txt", "trailing space ", "dir/sub/deep.txt",
-    "dir/sub/deeper/x.txt", "dir/a.txt", "dir/b.txt", "q?x#y&z=1.txt", "semi;colon,comma.txt",
-  ] + (0..<9).map { "page/0\($0).txt" }
+  static let keys =
+    [
+      "plain.txt", "a b/space file.txt", "a b/plus+sign.txt", "percent%41.txt", "100%.txt",
+      "tilde~name.txt", "中文/文件 名.txt", "emoji/😀.txt", "trailing space ", "dir/sub/deep.txt",
+      "dir/sub/deeper/x.txt", "dir/a.txt", "dir/b.txt", "q?x#y&z=1.txt", "semi;colon,comma.txt",
+    ] + (0..<9).map { "page/0\($0).txt" }
 
   static func body(_ key: String) -> [UInt8] {
     Array(String(repeating: "content of \(key)\n", count: 1 + key.utf8.count % 5).utf8)
