@@ -94,6 +94,7 @@ class Emulator:
     def control(self, method, path, body=None):
         request = urllib.request.Request(
             self.endpoint + "/_emulator/" + path, method=method,
+            headers={"Content-Type": "application/json"},
             data=json.dumps(body).encode() if body is not None else None)
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.loads(response.read())

@@ -34,6 +34,8 @@ public struct EmulatorConfiguration: Sendable {
   public var region = "cn-hangzhou"
   /// OSS: the STS token every signed request must carry, or `nil` for long-term credentials.
   public var securityToken: String?
+  /// What one client may hold; tests shrink them.
+  package var limits = EmulatorLimits()
 
   /// A configuration; every parameter has the command line's default.
   public init(
@@ -62,6 +64,21 @@ public enum EmulatorProtocol: String, Sendable, CaseIterable {
   case kodo
   /// Aliyun OSS, path style: `http://HOST:PORT/BUCKET/KEY`.
   case oss
+}
+
+/// The bounds that keep clients from holding the emulator's connections, memory or threads.
+package struct EmulatorLimits: Sendable {
+  /// A connection that has not sent a complete request this long after it opened, or after its
+  /// previous answer ended, is closed (milliseconds). Slow answers are not cut.
+  package var requestTimeoutMilliseconds = 30_000
+  /// Open connections at most; one more is closed as soon as it is accepted.
+  package var maximumConnections = 512
+  /// The largest request body; a longer one gets 413 at once and a close. API and control bodies
+  /// are a few hundred bytes.
+  package var maximumBodySize = 64 * 1_024
+
+  /// The defaults.
+  package init() {}
 }
 
 /// A bucket the emulator serves.

@@ -111,8 +111,11 @@ public struct EmulatorFault: Sendable, Equatable {
         endpoint = parsed
       case ("mode", .string(let name)): modeName = name
       case ("status", .number(let number)):
-        guard let parsed = Int(number), (100...999).contains(parsed) else {
-          throw ParseError(message: "status must be an integer in 100...999")
+        // 1xx answers are interim and never end an exchange: as a fault they would leave the
+        // client waiting for the real answer, so they are refused. 204 and 304 are sent without
+        // a body, as HTTP requires.
+        guard let parsed = Int(number), (200...999).contains(parsed) else {
+          throw ParseError(message: "status must be an integer in 200...999")
         }
         status = parsed
       case ("count", .number(let number)):

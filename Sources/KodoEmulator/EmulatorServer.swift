@@ -68,20 +68,37 @@ public final class EmulatorServer: Sendable {
       case .oss: OSSFront(service: service)
       }
     let connections = Locked([ObjectIdentifier: any Channel]())
+    let limits = configuration.limits
+    let maximumConnections = ConnectionLimit.effective(limits.maximumConnections)
     let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(.backlog, value: 256)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+      // Out of descriptors, accept(2) fails at once and would be retried at once: back off.
+      .serverChannelInitializer { channel in
+        channel.eventLoop.makeCompletedFuture {
+          try channel.pipeline.syncOperations.addHandler(AcceptBackoffHandler())
+        }
+      }
       .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
       .childChannelInitializer { channel in
         service.connectionAccepted()
         let id = ObjectIdentifier(channel)
-        connections.withLock { $0[id] = channel }
+        let admitted = connections.withLock { open -> Bool in
+          guard open.count < maximumConnections else { return false }
+          open[id] = channel
+          return true
+        }
+        guard admitted else {
+          // Over the cap: closed at once, so a flood of idle connections cannot hold more.
+          return channel.eventLoop.makeFailedFuture(ConnectionRefusedOverCap())
+        }
         channel.closeFuture.whenComplete { _ in
           _ = connections.withLock { $0.removeValue(forKey: id) }
         }
         return channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
-          try channel.pipeline.syncOperations.addHandler(ConnectionHandler(service: front))
+          try channel.pipeline.syncOperations.addHandler(
+            ConnectionHandler(service: front, limits: limits))
         }
       }
     let listener: any Channel
@@ -89,7 +106,8 @@ public final class EmulatorServer: Sendable {
       listener = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
     } catch {
       throw .bindFailed(
-        address: configuration.host + ":" + String(configuration.port), reason: "\(error)")
+        address: authority(host: configuration.host, port: configuration.port),
+        reason: ConnectionLimit.reason(error))
     }
     guard let port = listener.localAddress?.port else {
       try? await listener.close()
@@ -99,6 +117,13 @@ public final class EmulatorServer: Sendable {
     return EmulatorServer(
       service: service, listener: listener, connections: connections, host: configuration.host,
       port: port)
+  }
+
+  /// The largest `latencyMilliseconds`: one hour.
+  public static let maximumLatencyMilliseconds = 3_600_000
+
+  private static func authority(host: String, port: Int) -> String {
+    (host.contains(":") ? "[" + host + "]" : host) + ":" + String(port)
   }
 
   private static func loadBuckets(_ configuration: EmulatorConfiguration) throws(EmulatorError)
@@ -113,8 +138,9 @@ public final class EmulatorServer: Sendable {
           "'\(configuration.region)' is not an OSS region ID such as cn-hangzhou")
       }
     }
-    guard configuration.latencyMilliseconds >= 0 else {
-      throw .invalidConfiguration("the latency must not be negative")
+    guard (0...maximumLatencyMilliseconds).contains(configuration.latencyMilliseconds) else {
+      throw .invalidConfiguration(
+        "the latency must be between 0 and \(maximumLatencyMilliseconds) milliseconds")
     }
     var names = Set<String>()
     var stores = [BucketStore]()

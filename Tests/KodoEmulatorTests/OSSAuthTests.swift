@@ -165,7 +165,8 @@ import Testing
       let client = try OSSTestClient(emulator)
       let scheduled = try await emulator.response(
         to: RawHTTPRequest(
-          method: "POST", target: "/_emulator/faults", headers: [("Host", emulator.hostHeader)],
+          method: "POST", target: "/_emulator/faults",
+          headers: [("Host", emulator.hostHeader), ("Content-Type", "application/json")],
           body: Array("{\"mode\":\"skewed-date\",\"skew\":3600,\"count\":1}".utf8)))
       #expect(scheduled.status == 200)
       #expect(scheduled.text.contains("\"mode\":\"skewed-date\",\"skew\":3600"))

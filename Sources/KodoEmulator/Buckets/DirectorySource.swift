@@ -1,7 +1,7 @@
-import Foundation
 import KodoCore
 import NIOCore
 import StorageCore
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -26,7 +26,7 @@ final class DirectorySource: ObjectSource {
   }
 
   private let entries: [Entry]
-  private let hashes: Locked<[String?]>
+  private let hashes: Mutex<[String?]>
   /// The directory's own modification time, Unix seconds (the bucket's `ctime`).
   let modificationSeconds: Int64
 
@@ -42,7 +42,7 @@ final class DirectorySource: ObjectSource {
     try Self.walk(directory: root, keyPrefix: "", into: &entries, isRoot: true)
     entries.sort { ByteOrder.compare($0.key, $1.key) < 0 }
     self.entries = entries
-    hashes = Locked([String?](repeating: nil, count: entries.count))
+    hashes = Mutex([String?](repeating: nil, count: entries.count))
   }
 
   var count: Int { entries.count }
@@ -56,32 +56,42 @@ final class DirectorySource: ObjectSource {
       putTime: entry.putTime)
   }
 
-  func body(at index: Int) -> ObjectBody {
+  var readsFiles: Bool { true }
+
+  func body(at index: Int) -> ObjectBody? {
     let path = entries[index].path
-    return ObjectBody(length: entries[index].size) { offset, count, buffer in
-      guard let handle = FileHandle(forReadingAtPath: path) else {
+    // Checked now, so that a file replaced by a link, a FIFO or a directory since the scan gets
+    // an error answer instead of a head promising bytes that never come.
+    guard (try? ServedFile(path: path)) != nil else { return nil }
+    return ObjectBody(length: entries[index].size, readsFiles: true) { offset, count, buffer in
+      do {
+        let file = try ServedFile(path: path)
+        try file.read(at: offset, count: count, into: &buffer)
+      } catch {
         throw EmulatorError.unreadableFile(path)
-      }
-      defer { try? handle.close() }
-      try handle.seek(toOffset: UInt64(offset))
-      var remaining = count
-      while remaining > 0 {
-        guard let data = try handle.read(upToCount: remaining), !data.isEmpty else {
-          throw EmulatorError.unreadableFile(path)
-        }
-        buffer.writeBytes(data)
-        remaining -= data.count
       }
     }
   }
 
   private func hash(at index: Int) -> String {
     if let cached = hashes.withLock({ $0[index] }) { return cached }
-    // A file that vanished after the scan has no content to hash: report an empty hash rather
-    // than invent one (its download fails too).
-    let computed = (try? QETag.hash(fileAt: entries[index].path)) ?? ""
+    // A file that vanished or changed kind after the scan has no content to hash: report an
+    // empty hash rather than invent one (its download fails too), and try again next time.
+    guard let computed = Self.hash(fileAt: entries[index].path) else { return "" }
     hashes.withLock { $0[index] = computed }
     return computed
+  }
+
+  /// The qetag of a served file, read one 4 MiB block at a time.
+  private static func hash(fileAt path: String) -> String? {
+    var digests = [[UInt8]]()
+    do {
+      let file = try ServedFile(path: path)
+      try file.forEachBlock(of: QETag.blockSize) { digests.append(Digest.sha1($0)) }
+    } catch {
+      return nil
+    }
+    return QETag.hash(blockDigests: digests)
   }
 
   private static func walk(

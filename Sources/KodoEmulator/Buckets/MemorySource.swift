@@ -42,7 +42,7 @@ struct MemorySource: ObjectSource {
 
   func metadata(at index: Int) -> ObjectMetadata { entries[index].metadata }
 
-  func body(at index: Int) -> ObjectBody {
+  func body(at index: Int) -> ObjectBody? {
     let body = entries[index].body
     return ObjectBody(length: Int64(body.count)) { offset, count, buffer in
       let start = Int(offset)

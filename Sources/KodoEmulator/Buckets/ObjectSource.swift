@@ -34,6 +34,8 @@ typealias BodyReader =
 /// An object's body, read on demand.
 struct ObjectBody: Sendable {
   var length: Int64
+  /// Whether reading blocks on the file system (then it never runs on an event loop).
+  var readsFiles = false
   var read: BodyReader
 }
 
@@ -48,11 +50,17 @@ protocol ObjectSource: Sendable {
   func key(at index: Int) -> [UInt8]
   /// The object's metadata (its hash may be computed on first use).
   func metadata(at index: Int) -> ObjectMetadata
-  /// The object's body.
-  func body(at index: Int) -> ObjectBody
+  /// The object's body, or `nil` when it can no longer be served (a file replaced by something
+  /// other than a regular file, or removed, since the scan).
+  func body(at index: Int) -> ObjectBody?
+  /// Whether metadata and bodies come from the file system, so that requests touching them
+  /// must not run on an event loop.
+  var readsFiles: Bool { get }
 }
 
 extension ObjectSource {
+  var readsFiles: Bool { false }
+
   /// The first index whose key is not less than `target` (or greater than it, if `strictly`).
   func lowerBound(_ target: [UInt8], strictly: Bool = false) -> Int {
     var low = 0

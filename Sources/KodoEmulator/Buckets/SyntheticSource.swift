@@ -2,6 +2,7 @@ import Foundation
 import KodoCore
 import NIOCore
 import StorageCore
+import Synchronization
 
 /// A bucket of generated objects for scale tests, computed from the seed and the object's index.
 ///
@@ -266,7 +267,7 @@ final class SyntheticSource: ObjectSource {
     return bytes
   }
 
-  func body(at index: Int) -> ObjectBody {
+  func body(at index: Int) -> ObjectBody? {
     let profile = profile(at: index)
     let isText = Self.fileTypes[profile.typeIndex].isText && profile.poolBlocks == 0
     let pooledLength = Int64(profile.poolBlocks * QETag.blockSize)
@@ -354,7 +355,7 @@ private final class DigestMemo: @unchecked Sendable {
   /// Larger synthetic buckets hash every time rather than grow the memo.
   static let maximumCount = 10_000_000
 
-  private let lock = Locked(())
+  private let lock = Mutex(())
   private let digests: UnsafeMutablePointer<UInt8>
   private let known: UnsafeMutablePointer<UInt64>
   private let count: Int

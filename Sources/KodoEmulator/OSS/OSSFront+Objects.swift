@@ -25,7 +25,9 @@ extension OSSFront {
   func object(_ store: BucketStore?, key: String, _ context: AnswerContext, mode: ObjectMode)
     throws(OSSFailure) -> Reply
   {
-    guard let store, let index = store.source.index(of: Array(key.utf8)) else {
+    guard let store, let index = store.source.index(of: Array(key.utf8)),
+      let body = store.source.body(at: index)
+    else {
       throw OSSFailure(
         status: 404, code: "NoSuchKey", message: "The specified key does not exist.",
         ec: "0026-00000001", fields: ["Key": key])
@@ -34,7 +36,6 @@ extension OSSFront {
     let view = OSSObjectView(
       key: Array(key.utf8), metadata: store.source.metadata(at: index), index: index,
       synthetic: seed)
-    let body = store.source.body(at: index)
     var headers = commonHeaders(context.requestID, now: context.now, xml: false)
     headers.append(("ETag", "\"" + view.etag + "\""))
     headers.append(("Last-Modified", HTTPDate.format(unixSeconds: view.lastModified)))

@@ -112,6 +112,10 @@ final class OSSFront: EmulatorFront {
   let checksums = ChecksumMemo()
   private let nonce: UInt32
   private let counter = Locked<UInt64>(0)
+  /// Whether any bucket reads files (then object and listing requests run off the event loops).
+  private let hasFileBuckets: Bool
+  /// Whether only loopback `Host` values are answered (see `LoopbackHost`).
+  private let requiresLoopbackHost: Bool
 
   init(service: EmulatorService) {
     self.service = service
@@ -129,6 +133,8 @@ final class OSSFront: EmulatorFront {
     let id = String(1_000_000_000_000_000 + hash % 9_000_000_000_000_000)
     owner = OSSOwner(id: id, displayName: id)
     nonce = UInt32.random(in: 0...UInt32.max)
+    hasFileBuckets = service.buckets.values.contains { $0.source.readsFiles }
+    requiresLoopbackHost = LoopbackHost.isLoopback(configuration.host)
   }
 
   var configuration: EmulatorConfiguration { service.configuration }
@@ -152,6 +158,20 @@ final class OSSFront: EmulatorFront {
     let method = request.head.method
     let isHEAD = method == .HEAD
     let target = RequestTarget(request.head.uri)
+    if requiresLoopbackHost,
+      !LoopbackHost.accepts(host: request.head.headers.first(name: "Host"), target: target)
+    {
+      _ = service.admit(.unknown)
+      let failure = OSSFailure(
+        status: 403, code: "AccessDenied",
+        message: "The emulator listens on a loopback address and answers only Host 127.0.0.1, "
+          + "localhost or [::1].")
+      return Decision(
+        action: .reply(
+          reply(
+            failure, requestID: requestID, now: configuration.clock.unixSeconds, isHEAD: isHEAD),
+          .normal))
+    }
     if target.path.hasPrefix("/_emulator/") {
       let route = Route.control(target.path.dropFirst(11))
       _ = service.admit(route)
@@ -220,6 +240,19 @@ final class OSSFront: EmulatorFront {
     return Decision(action: .reply(answer, delivery), delayMilliseconds: delay)
   }
 
+  func mayReadFiles(_ request: IncomingRequest) -> Bool {
+    hasFileBuckets && !RequestTarget(request.head.uri).path.hasPrefix("/_emulator/")
+  }
+
+  func bodyTooLargeReply() -> Reply {
+    _ = service.admit(.unknown)
+    let failure = OSSFailure(
+      status: 413, code: "EntityTooLarge",
+      message: "Your proposed upload exceeds the maximum allowed size.")
+    return reply(
+      failure, requestID: nextRequestID(), now: configuration.clock.unixSeconds, isHEAD: false)
+  }
+
   func malformedRequestReply() -> Reply {
     _ = service.admit(.unknown)
     let failure = OSSFailure(
@@ -237,11 +270,6 @@ final class OSSFront: EmulatorFront {
         status: 405, code: "MethodNotAllowed",
         message: "The specified method is not allowed against this resource.",
         fields: ["Method": request.head.method.rawValue, "ResourceType": "Object"])
-    }
-    guard !request.bodyTooLarge else {
-      throw OSSFailure(
-        status: 400, code: "EntityTooLarge",
-        message: "Your proposed upload exceeds the maximum allowed size.")
     }
     var store: BucketStore?
     if let name = operation.bucket {

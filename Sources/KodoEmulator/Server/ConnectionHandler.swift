@@ -1,9 +1,15 @@
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// The per-connection glue between NIO's HTTP/1.1 codec and the protocol front end (Kodo or
 /// OSS): collects one request, asks the front end what to do, and does it (including the
 /// deliberate breakages of fault injection).
+///
+/// It also keeps a client from holding the emulator: a connection that has not sent a complete
+/// request within the request timeout is closed, and a body over the limit gets 413 and a close
+/// at once. Work that reads files (directory buckets) runs on NIO's thread pool, never on the
+/// event loop.
 final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = HTTPServerRequestPart
   typealias OutboundOut = HTTPServerResponsePart
@@ -12,45 +18,74 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   private static let chunkSize = 256 * 1024
 
   private let service: any EmulatorFront
+  private let limits: EmulatorLimits
   private var head: HTTPRequestHead?
   private var body: [UInt8] = []
-  private var bodyTooLarge = false
+  /// The request was refused before its end (413); what is left of it is ignored.
+  private var discarding = false
   /// A response was started and has not ended (or never will: hang, stall).
   private var responding = false
+  /// Closes the connection when no complete request arrives in time.
+  private var requestDeadline: Scheduled<Void>?
 
-  init(service: any EmulatorFront) {
+  init(service: any EmulatorFront, limits: EmulatorLimits) {
     self.service = service
+    self.limits = limits
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    armRequestDeadline(context: context)
+    context.fireChannelActive()
+  }
+
+  func channelInactive(context: ChannelHandlerContext) {
+    requestDeadline?.cancel()
+    requestDeadline = nil
+    context.fireChannelInactive()
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
     switch unwrapInboundIn(data) {
     case .head(let head):
-      self.head = head
+      guard !discarding, !responding else { return }
       body.removeAll(keepingCapacity: true)
-      bodyTooLarge = false
-    case .body(var buffer):
-      guard !bodyTooLarge else { return }
-      if body.count + buffer.readableBytes > EmulatorService.maximumBodySize {
-        bodyTooLarge = true
-        body = []
-      } else if let bytes = buffer.readBytes(length: buffer.readableBytes) {
-        body.append(contentsOf: bytes)
+      if let declared = head.headers.first(name: "Content-Length").flatMap({ Int($0) }),
+        declared > limits.maximumBodySize
+      {
+        refuseBody(context: context)
+        return
       }
+      self.head = head
+    case .body(let buffer):
+      guard !discarding, head != nil else { return }
+      guard buffer.readableBytes <= limits.maximumBodySize - body.count else {
+        refuseBody(context: context)
+        return
+      }
+      body.append(contentsOf: buffer.readableBytesView)
     case .end:
-      guard let head else { return }
+      guard !discarding, let head else { return }
       self.head = nil
-      let request = IncomingRequest(head: head, body: body, bodyTooLarge: bodyTooLarge)
-      let decision = service.handle(request)
+      requestDeadline?.cancel()
+      requestDeadline = nil
       responding = true
+      let request = IncomingRequest(head: head, body: body)
+      body = []
       let keepAlive = head.isKeepAlive
-      if decision.delayMilliseconds > 0 {
-        context.eventLoop.assumeIsolated().scheduleTask(
-          in: .milliseconds(Int64(decision.delayMilliseconds))
-        ) {
-          self.perform(decision.action, context: context, keepAlive: keepAlive)
+      guard service.mayReadFiles(request) else {
+        schedule(service.handle(request), context: context, keepAlive: keepAlive)
+        return
+      }
+      let service = self.service
+      NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) {
+        service.handle(request)
+      }.assumeIsolated().whenComplete { result in
+        switch result {
+        case .success(let decision):
+          self.schedule(decision, context: context, keepAlive: keepAlive)
+        case .failure:
+          context.close(promise: nil)
         }
-      } else {
-        perform(decision.action, context: context, keepAlive: keepAlive)
       }
     }
   }
@@ -58,12 +93,53 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   func errorCaught(context: ChannelHandlerContext, error: any Error) {
     // The decoder rejected the bytes (bad syntax, headers over the limit, …). Answer 400 when no
     // other request or response is under way, then close: the stream cannot be trusted.
-    if error is HTTPParserError && head == nil && !responding {
+    if error is HTTPParserError && head == nil && !responding && !discarding {
       responding = true
       let reply = service.malformedRequestReply()
       write(reply, context: context, keepAlive: false, delivery: .normal)
     } else {
       context.close(promise: nil)
+    }
+  }
+
+  /// Answers 413 before the body has arrived, then closes: reading a body that will be refused
+  /// would only hold memory and the connection.
+  private func refuseBody(context: ChannelHandlerContext) {
+    discarding = true
+    head = nil
+    body = []
+    requestDeadline?.cancel()
+    requestDeadline = nil
+    guard !responding else {
+      context.close(promise: nil)
+      return
+    }
+    responding = true
+    write(service.bodyTooLargeReply(), context: context, keepAlive: false, delivery: .normal)
+  }
+
+  /// Starts the clock for the next request: the connection is closed if it does not arrive,
+  /// complete, in time.
+  private func armRequestDeadline(context: ChannelHandlerContext) {
+    requestDeadline?.cancel()
+    let loop = context.eventLoop.assumeIsolated()
+    requestDeadline = loop.scheduleTask(
+      in: .milliseconds(Int64(max(1, limits.requestTimeoutMilliseconds)))
+    ) {
+      guard !self.responding else { return }
+      context.close(promise: nil)
+    }
+  }
+
+  private func schedule(_ decision: Decision, context: ChannelHandlerContext, keepAlive: Bool) {
+    if decision.delayMilliseconds > 0 {
+      context.eventLoop.assumeIsolated().scheduleTask(
+        in: .milliseconds(Int64(decision.delayMilliseconds))
+      ) {
+        self.perform(decision.action, context: context, keepAlive: keepAlive)
+      }
+    } else {
+      perform(decision.action, context: context, keepAlive: keepAlive)
     }
   }
 
@@ -96,7 +172,13 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       sentLength = fullLength / 2
     }
     var headers = HTTPHeaders(reply.headers)
-    headers.replaceOrAdd(name: "Content-Length", value: String(declaredLength))
+    if status.forbidsBody {
+      // 204 and 304 end at their head: a body would be read as the start of the next answer.
+      sentLength = 0
+      headers.remove(name: "Content-Type")
+    } else {
+      headers.replaceOrAdd(name: "Content-Length", value: String(declaredLength))
+    }
     if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
     context.write(
       wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: status, headers: headers))),
@@ -113,7 +195,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       }
       self.responding = false
       let ended = context.writeAndFlush(self.wrapOutboundOut(.end(nil)))
-      if !keepAlive {
+      if keepAlive && !self.discarding {
+        self.armRequestDeadline(context: context)
+      } else {
         ended.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
       }
     }
@@ -136,29 +220,51 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       done()
     case .object(let object, let start, _):
       let count = Int(min(Int64(Self.chunkSize), remaining))
-      var chunk = context.channel.allocator.buffer(capacity: count)
-      do {
-        try object.read(start + offset, count, &chunk)
-      } catch {
-        // The source failed mid-body (a file vanished): the length cannot be honoured.
-        context.close(promise: nil)
-        return
-      }
-      let written = context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(chunk))))
-      guard remaining > Int64(count) else {
-        done()
-        return
-      }
-      written.assumeIsolated().whenComplete { result in
-        switch result {
-        case .success:
-          self.sendBody(
-            body, from: offset + Int64(count), remaining: remaining - Int64(count),
-            context: context, done: done)
-        case .failure:
-          context.close(promise: nil)
+      Self.read(object, at: start + offset, count: count, context: context)
+        .assumeIsolated().whenComplete { result in
+          guard case .success(let chunk) = result else {
+            // The source failed mid-body (a file vanished): the length cannot be honoured.
+            context.close(promise: nil)
+            return
+          }
+          let written = context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(chunk))))
+          guard remaining > Int64(count) else {
+            done()
+            return
+          }
+          written.assumeIsolated().whenComplete { result in
+            switch result {
+            case .success:
+              self.sendBody(
+                body, from: offset + Int64(count), remaining: remaining - Int64(count),
+                context: context, done: done)
+            case .failure:
+              context.close(promise: nil)
+            }
+          }
         }
+    }
+  }
+
+  /// One chunk of an object: read in place for computed and in-memory bodies, on the thread
+  /// pool for files.
+  private static func read(
+    _ object: ObjectBody, at position: Int64, count: Int, context: ChannelHandlerContext
+  ) -> EventLoopFuture<ByteBuffer> {
+    let allocator = context.channel.allocator
+    guard object.readsFiles else {
+      var chunk = allocator.buffer(capacity: count)
+      do {
+        try object.read(position, count, &chunk)
+        return context.eventLoop.makeSucceededFuture(chunk)
+      } catch {
+        return context.eventLoop.makeFailedFuture(error)
       }
+    }
+    return NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) {
+      var chunk = allocator.buffer(capacity: count)
+      try object.read(position, count, &chunk)
+      return chunk
     }
   }
 }

@@ -15,8 +15,13 @@ extension EmulatorService {
     case ("faults", .GET):
       return json(200, Self.faultsJSON(pendingFaults), reqid: reqid)
     case ("faults", .POST):
-      guard !request.bodyTooLarge, let text = String(validating: request.body, as: UTF8.self)
-      else {
+      // A web page can POST text/plain to any address without asking first; it cannot send
+      // application/json that way (CORS preflight), so requiring it keeps pages out.
+      guard Self.isJSON(request.head.headers.first(name: "Content-Type")) else {
+        return error(
+          415, "the control API takes Content-Type: application/json", reqid: reqid)
+      }
+      guard let text = String(validating: request.body, as: UTF8.self) else {
         return error(400, "the body must be a UTF-8 JSON object", reqid: reqid)
       }
       do {
@@ -40,6 +45,13 @@ extension EmulatorService {
         404, "no such control endpoint (use /_emulator/stats or /_emulator/faults)",
         reqid: reqid)
     }
+  }
+
+  /// Whether a `Content-Type` value is `application/json`, parameters (`; charset=utf-8`) allowed.
+  static func isJSON(_ contentType: String?) -> Bool {
+    guard let contentType else { return false }
+    let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
+    return String(mediaType.filter { $0 != " " && $0 != "\t" }).lowercased() == "application/json"
   }
 
   static func statsJSON(_ stats: EmulatorStats) -> ByteBuffer {

@@ -34,11 +34,13 @@ extension EmulatorService {
     guard let index = bucket.source.index(of: Array(key.utf8)) else {
       return error(404, "no such file or directory", reqid: reqid)
     }
+    guard let body = bucket.source.body(at: index) else {
+      return error(404, "no such file or directory", reqid: reqid)
+    }
     let metadata = bucket.source.metadata(at: index)
     if metadata.status != 0 && (token ?? checkDownloadToken(request)) != .valid {
       return error(403, "file disabled", reqid: reqid)
     }
-    let body = bucket.source.body(at: index)
     var headers = commonHeaders(reqid: reqid)
     headers.append(("Content-Type", metadata.mimeType))
     headers.append(("ETag", "\"" + metadata.hash + "\""))

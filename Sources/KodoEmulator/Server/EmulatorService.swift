@@ -2,6 +2,7 @@ import KodoCore
 import NIOCore
 import NIOHTTP1
 import StorageCore
+import Synchronization
 
 /// A bucket as the service holds it.
 struct BucketStore: Sendable {
@@ -15,11 +16,9 @@ struct BucketStore: Sendable {
 }
 
 /// One request, complete.
-struct IncomingRequest {
+struct IncomingRequest: Sendable {
   var head: HTTPRequestHead
   var body: [UInt8]
-  /// The body went over the limit and was dropped.
-  var bodyTooLarge = false
 }
 
 /// The endpoint a request addresses.
@@ -106,12 +105,17 @@ final class EmulatorService: Sendable {
   let buckets: [String: BucketStore]
   let bucketNames: [String]
   private let hostForURLs: String
-  private let boundPort = Locked(0)
-  private let state = Locked(State())
+  private let boundPort = Mutex(0)
+  private let state = Mutex(State())
   private let reqidNonce: UInt32
 
-  /// The largest request body read; a longer one gets 413.
-  static let maximumBodySize = 1 << 20
+  /// Whether any bucket reads files, so that list, stat and download requests must run off the
+  /// event loops.
+  private let hasFileBuckets: Bool
+  /// Whether the server is bound to a loopback address, so that only loopback `Host` values are
+  /// answered (a defence against DNS rebinding: a web page whose name resolves to 127.0.0.1
+  /// cannot read buckets or schedule faults through the visitor's browser).
+  private let requiresLoopbackHost: Bool
 
   init(configuration: EmulatorConfiguration, buckets: [BucketStore]) {
     self.configuration = configuration
@@ -122,6 +126,17 @@ final class EmulatorService: Sendable {
     hostForURLs =
       configuration.host.contains(":") ? "[" + configuration.host + "]" : configuration.host
     reqidNonce = UInt32.random(in: 0...UInt32.max)
+    hasFileBuckets = buckets.contains { $0.source.readsFiles }
+    requiresLoopbackHost = LoopbackHost.isLoopback(configuration.host)
+  }
+
+  /// Whether handling `request` may read files (then it runs on a thread pool).
+  func mayReadFiles(_ request: IncomingRequest) -> Bool {
+    guard hasFileBuckets else { return false }
+    switch Route(path: RequestTarget(request.head.uri).path) {
+    case .list, .stat, .download: return true
+    default: return false
+    }
   }
 
   /// Records the port bound; called once, before the server is handed out.
@@ -159,7 +174,11 @@ final class EmulatorService: Sendable {
   @discardableResult
   func clearFaults() -> Int {
     state.withLock { state in
-      let count = state.faults.reduce(0) { $0 + $1.count }
+      // Counts come from the control API and may be as large as Int allows: saturate.
+      let count = state.faults.reduce(0) { sum, fault in
+        let (total, overflow) = sum.addingReportingOverflow(max(0, fault.count))
+        return overflow ? Int.max : total
+      }
       state.faults.removeAll()
       return count
     }
@@ -237,6 +256,17 @@ final class EmulatorService: Sendable {
       return Decision(action: .reply(error(400, "invalid request URI", reqid: reqid), .normal))
     }
     let target = RequestTarget(uri)
+    if requiresLoopbackHost,
+      !LoopbackHost.accepts(host: request.head.headers.first(name: "Host"), target: target)
+    {
+      _ = admit(.unknown)
+      return Decision(
+        action: .reply(
+          error(
+            403,
+            "the emulator listens on a loopback address and answers only Host 127.0.0.1, "
+              + "localhost or [::1]", reqid: reqid), .normal))
+    }
     let route = Route(path: target.path)
     let fault = admit(route)
     if case .control(let name) = route {
@@ -285,9 +315,6 @@ final class EmulatorService: Sendable {
   )
     -> Reply
   {
-    if request.bodyTooLarge {
-      return error(413, "request entity too large", reqid: reqid)
-    }
     guard let query = QueryParameters(target.query) else {
       return error(400, "invalid argument", reqid: reqid)
     }
@@ -357,19 +384,29 @@ final class EmulatorService: Sendable {
     _ = admit(.unknown)
     return error(400, "malformed request", reqid: nextReqid())
   }
+
+  /// The answer to a request whose body is over the limit, sent before the body is read.
+  func bodyTooLargeReply() -> Reply {
+    _ = admit(.unknown)
+    return error(413, "request entity too large", reqid: nextReqid())
+  }
 }
 
 /// A request target split into path and raw query, without decoding.
 struct RequestTarget {
   var path: Substring
   var query: Substring
+  /// The authority of an absolute-form target (`http://host:port/path`), which stands for `Host`.
+  var authority: Substring?
 
   init(_ uri: String) {
     var rest = Substring(uri)
     // An absolute-form target (`http://host/path`) addresses the same path.
     if let scheme = rest.range(of: "://"), !rest[..<scheme.lowerBound].contains("/") {
       rest = rest[scheme.upperBound...]
-      rest = rest[(rest.firstIndex(of: "/") ?? rest.endIndex)...]
+      let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+      authority = rest[..<slash]
+      rest = rest[slash...]
     }
     if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
     if let question = rest.firstIndex(of: "?") {

@@ -3,9 +3,9 @@ import NIOHTTP1
 import StorageCore
 
 /// A response the connection handler writes.
-struct Reply {
+struct Reply: Sendable {
   /// A body: bytes in memory, or part of an object read as it is sent.
-  enum Body {
+  enum Body: Sendable {
     case buffer(ByteBuffer)
     case object(ObjectBody, start: Int64, length: Int64)
 
@@ -31,8 +31,13 @@ struct Reply {
   }
 }
 
+extension HTTPResponseStatus {
+  /// 204 and 304, whose answers never have a body (RFC 9110 §6.4.1).
+  var forbidsBody: Bool { code == 204 || code == 304 }
+}
+
 /// How a reply is delivered: as is, or broken on purpose (see `EmulatorFault.Mode`).
-enum Delivery {
+enum Delivery: Sendable {
   case normal
   case truncated
   case shortBody
@@ -40,24 +45,24 @@ enum Delivery {
 }
 
 /// What the connection handler does with one request.
-enum Action {
+enum Action: Sendable {
   case reply(Reply, Delivery)
   case drop
   case hang
 }
 
 /// An action, and how long to wait before it.
-struct Decision {
+struct Decision: Sendable {
   var action: Action
   var delayMilliseconds = 0
 }
 
 extension HTTPResponseStatus {
-  /// A status with Kodo's reason phrases for its own codes; a code outside 100...999 (only
-  /// possible from a programmatic fault) is sent as 500.
+  /// A status with Kodo's reason phrases for its own codes; a code outside 200...999 (only
+  /// possible from a programmatic fault; 1xx answers are interim, not final) is sent as 500.
   static func kodo(_ code: Int) -> HTTPResponseStatus {
     switch code {
-    case ..<100, 1_000...: .internalServerError
+    case ..<200, 1_000...: .internalServerError
     case 573: HTTPResponseStatus(statusCode: 573, reasonPhrase: "Too Many Requests")
     case 579: HTTPResponseStatus(statusCode: 579, reasonPhrase: "Callback Failed")
     case 599: HTTPResponseStatus(statusCode: 599, reasonPhrase: "Server Error")

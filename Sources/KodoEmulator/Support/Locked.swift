@@ -1,20 +1,16 @@
-import Foundation
+import Synchronization
 
-/// A value guarded by a lock, shared between event-loop threads.
-// The value is only ever read or written inside `withLock`, under `lock`; that is what makes the
-// unchecked conformance sound.
-final class Locked<Value>: @unchecked Sendable {
-  private let lock = NSLock()
-  private var value: Value
+/// A `Mutex`-guarded value in a class, for state that copies of a struct or several closures
+/// share (a `Mutex` itself cannot be copied). Final classes hold a `Mutex` directly.
+final class Locked<Value: Sendable>: Sendable {
+  private let mutex: Mutex<Value>
 
   init(_ value: Value) {
-    self.value = value
+    mutex = Mutex(value)
   }
 
   /// Runs `body` with exclusive access to the value.
-  func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-    lock.lock()
-    defer { lock.unlock() }
-    return try body(&value)
+  func withLock<Result: Sendable>(_ body: (inout Value) -> Result) -> Result {
+    mutex.withLock { body(&$0) }
   }
 }
