@@ -111,6 +111,29 @@ import Testing
     }
   }
 
+  @Test func responseOverridesSetHeadersButNeverSplitTheAnswer() async throws {
+    try await with { emulator in
+      let client = try OSSTestClient(emulator)
+      let overridden = try await client.send(
+        OSSRequest(
+          bucket: "memory", key: Self.rich.key,
+          query: [
+            OSSQueryItem("response-content-type", "text/plain"),
+            OSSQueryItem("response-content-disposition", "attachment; filename=\"r.pdf\""),
+          ]))
+      #expect(overridden.status == 200)
+      #expect(overridden.header("Content-Type") == "text/plain")
+      #expect(overridden.header("Content-Disposition") == "attachment; filename=\"r.pdf\"")
+      let injected = try await client.send(
+        OSSRequest(
+          bucket: "memory", key: Self.rich.key,
+          query: [OSSQueryItem("response-content-type", "text/plain\r\nX-Injected: 1")]))
+      #expect(injected.status == 400)
+      #expect(injected.header("X-Injected") == nil)
+      #expect(injected.ossError?.code == "InvalidArgument")
+    }
+  }
+
   @Test func missingKeysAndBucketsAnswerAsOSS() async throws {
     try await with { emulator in
       let client = try OSSTestClient(emulator)

@@ -70,6 +70,14 @@ extension OSSFront {
     }
     for (parameter, header) in Self.overrides {
       guard let value = context.incoming.parameter(parameter) else { continue }
+      // A header value cannot hold control characters (CR and LF would split the answer).
+      guard value.utf8.count <= 1_024,
+        !value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+      else {
+        throw OSSFailure(
+          status: 400, code: "InvalidArgument", message: "Argument \(parameter) is invalid.",
+          fields: ["ArgumentName": parameter])
+      }
       headers.removeAll { $0.0 == header }
       headers.append((header, value))
     }
