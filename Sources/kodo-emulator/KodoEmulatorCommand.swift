@@ -19,12 +19,14 @@ import StorageCore
 struct KodoEmulatorCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "kodo-emulator",
-    abstract: "A local, Kodo-compatible server for demos and for testing scripts.",
+    abstract: "A local Kodo- or OSS-compatible server for demos and for testing scripts.",
     discussion: """
       One base URL serves the uc, rs, rsf and api endpoints (/v4/query, /buckets, /v2/buckets,
       /v2/bucketInfo, /v2/domains, /list, /stat/...); each bucket's objects download from
       http://HOST:PORT/dl/BUCKET/KEY. The first line on stdout is
       'kodo-emulator listening on http://HOST:PORT'. Runs until SIGINT or SIGTERM.
+      With --protocol oss it serves the same buckets as Aliyun OSS does, path style
+      (http://HOST:PORT/BUCKET/KEY), with V1/V4 signatures, presigned URLs and STS.
       See docs/emulator.md for the endpoints, the control API and fault injection.
       """,
     version: KodoVersion.current)

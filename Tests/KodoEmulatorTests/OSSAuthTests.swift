@@ -230,6 +230,18 @@ import Testing
     }
   }
 
+  @Test func theCommandRefusesAnUnknownProtocolOrRegion() async throws {
+    let runner = CLIRunner("kodo-emulator")
+    let protocolResult = try await runner.run(["--protocol", "s3", "--port", "0"])
+    #expect(protocolResult.status == 64)
+    #expect(protocolResult.stderr.contains("--protocol must be kodo or oss"))
+    let regionResult = try await runner.run([
+      "--protocol", "oss", "--region", "oss-cn-hangzhou", "--port", "0",
+    ])
+    #expect(regionResult.status == 64)
+    #expect(regionResult.stderr.contains("not an OSS region ID"))
+  }
+
   @Test func theCommandServesOSSWithTheContractsStartUpLine() async throws {
     let emulator = try await EmulatorProcess([
       "--protocol", "oss", "--synthetic", "many=20", "--region", "eu-central-1",
