@@ -185,6 +185,12 @@ def check_oss2(emulator, version, keys, buckets):
     check(error is not None and error.status == 416 and error.code == "InvalidRange",
           tag + "GetObject out-of-range with x-oss-range-behavior: standard: 416 InvalidRange")
 
+    etag = '"%s"' % bucket.head_object(key).etag
+    error = oss2_error(lambda: bucket.get_object(key, headers={"If-None-Match": etag}))
+    check(isinstance(error, oss2.exceptions.NotModified), tag + "If-None-Match with the ETag: 304 NotModified")
+    error = oss2_error(lambda: bucket.get_object(key, headers={"If-Match": '"0"'}))
+    check(error is not None and error.status == 412, tag + "If-Match with another ETag: 412")
+
     for slash_safe in [False, True]:
         url = bucket.sign_url("GET", "a b/plus+sign.txt", 300, slash_safe=slash_safe)
         status, got = fetch(url)

@@ -134,6 +134,33 @@ import Testing
     }
   }
 
+  @Test func conditionalRequests() async throws {
+    try await with { emulator in
+      let client = try OSSTestClient(emulator)
+      let etag = "\"0123456789ABCDEF0123456789ABCDEF\""
+      let modified = "Sat, 09 Feb 2013 07:41:13 GMT"
+      func status(_ headers: HTTPHeaders, method: String = "GET") async throws -> Int {
+        try await client.send(
+          OSSRequest(method: method, bucket: "memory", key: Self.rich.key, headers: headers)
+        ).status
+      }
+      #expect(try await status(["If-None-Match": etag]) == 304)
+      #expect(try await status(["If-None-Match": etag], method: "HEAD") == 304)
+      #expect(try await status(["If-None-Match": "\"other\""]) == 200)
+      #expect(try await status(["If-Match": etag]) == 200)
+      #expect(try await status(["If-Match": "\"other\""]) == 412)
+      #expect(try await status(["If-Modified-Since": modified]) == 304)
+      #expect(try await status(["If-Modified-Since": "Fri, 08 Feb 2013 00:00:00 GMT"]) == 200)
+      #expect(try await status(["If-Unmodified-Since": "Fri, 08 Feb 2013 00:00:00 GMT"]) == 412)
+      #expect(try await status(["If-Unmodified-Since": modified]) == 200)
+      let notModified = try await client.send(
+        OSSRequest(bucket: "memory", key: Self.rich.key, headers: ["If-None-Match": etag]))
+      #expect(notModified.body.isEmpty)
+      #expect(notModified.header("ETag") == etag)
+      #expect(notModified.header("x-oss-request-id") != nil)
+    }
+  }
+
   @Test func missingKeysAndBucketsAnswerAsOSS() async throws {
     try await with { emulator in
       let client = try OSSTestClient(emulator)

@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import OSSCore
 import StorageCore
@@ -57,6 +58,21 @@ extension OSSFront {
       headers.append(("x-oss-next-append-position", String(position)))
     }
     for (name, value) in view.meta { headers.append(("x-oss-meta-" + name.lowercased(), value)) }
+    if let outcome = Self.preconditions(
+      context.incoming.headers, etag: "\"" + view.etag + "\"", lastModified: view.lastModified)
+    {
+      switch outcome {
+      case .notModified:
+        let kept = headers.filter { ["ETag", "Last-Modified", "Date", "Server"].contains($0.0) }
+        return Reply(
+          status: .notModified, headers: kept + [("x-oss-request-id", context.requestID)],
+          body: .buffer(ByteBuffer()), sendsBody: false)
+      case .failed:
+        throw OSSFailure(
+          status: 412, code: "PreconditionFailed",
+          message: "At least one of the pre-conditions you specified did not hold.")
+      }
+    }
     if mode == .head {
       return Reply(
         status: .ok, headers: headers, body: .object(body, start: 0, length: body.length),
@@ -106,6 +122,42 @@ extension OSSFront {
         status: .partialContent, headers: headers,
         body: .object(body, start: first, length: last - first + 1))
     }
+  }
+
+  /// What a conditional request's headers decide.
+  enum PreconditionOutcome {
+    /// 304: `If-None-Match` matched, or not modified since `If-Modified-Since`.
+    case notModified
+    /// 412: `If-Match` did not match, or modified since `If-Unmodified-Since`.
+    case failed
+  }
+
+  /// `If-Match`, `If-Unmodified-Since`, `If-None-Match` and `If-Modified-Since`, in RFC 9110's
+  /// order; `nil` when they let the request through. An unreadable date is ignored.
+  static func preconditions(_ headers: HTTPHeaders, etag: String, lastModified: Int64)
+    -> PreconditionOutcome?
+  {
+    func matches(_ list: String) -> Bool {
+      list.split(separator: ",").contains { candidate in
+        let tag = candidate.trimmingCharacters(in: .whitespaces)
+        return tag == "*" || tag.caseInsensitiveCompare(etag) == .orderedSame
+      }
+    }
+    if let ifMatch = headers["If-Match"] {
+      if !matches(ifMatch) { return .failed }
+    } else if let since = headers["If-Unmodified-Since"].flatMap(HTTPDate.parse),
+      lastModified > since
+    {
+      return .failed
+    }
+    if let ifNoneMatch = headers["If-None-Match"] {
+      if matches(ifNoneMatch) { return .notModified }
+    } else if let since = headers["If-Modified-Since"].flatMap(HTTPDate.parse),
+      lastModified <= since
+    {
+      return .notModified
+    }
+    return nil
   }
 
   /// Whether a single `bytes=` range reaches past the object: a first byte or an explicit last
