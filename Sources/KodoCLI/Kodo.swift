@@ -1,5 +1,4 @@
 public import ArgumentParser
-import KodoCore
 import StorageCore
 
 /// The `kodo` command: the root of every subcommand.

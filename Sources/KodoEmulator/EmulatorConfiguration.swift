@@ -121,41 +121,24 @@ public struct EmulatorBucket: Sendable {
 }
 
 /// An object given in memory, with every field Kodo can report.
+///
+/// The fields are kept as list and stat write them (`ObjectMetadata`); `fsize` and `hash` (the
+/// qetag) come from the body, once, here.
 public struct EmulatorObject: Sendable, Equatable {
   /// The key (any UTF-8).
-  public var key: String
-  /// The content; `fsize` and `hash` (qetag) come from it.
-  public var body: [UInt8]
-  /// The content type; `nil` picks one from the key's extension.
-  public var mimeType: String?
-  /// Upload time, 100 ns units since the Unix epoch.
-  public var putTime: Int64
-  /// Storage class: 0 standard, 1 IA, 2 archive, 3 deep archive, 4 archive IR, 5 tiering.
-  public var type: Int
-  /// 0 enabled, 1 disabled.
-  public var status: Int
-  /// `md5`, reported as given.
-  public var md5: String?
-  /// `endUser`.
-  public var endUser: String?
-  /// `x-qn-meta`.
-  public var meta: [String: String]
-  /// `restoreStatus`: 1 restoring, 2 restored.
-  public var restoreStatus: Int?
-  /// `lastModify`, 100 ns units.
-  public var lastModify: Int64?
-  /// Lifecycle dates (stat only), Unix seconds.
-  public var expiration: Int64?
-  /// `transitionToIA`, Unix seconds.
-  public var transitionToIA: Int64?
-  /// `transitionToArchiveIR`, Unix seconds.
-  public var transitionToArchiveIR: Int64?
-  /// `transitionToARCHIVE`, Unix seconds.
-  public var transitionToArchive: Int64?
-  /// `transitionToDeepArchive`, Unix seconds.
-  public var transitionToDeepArchive: Int64?
+  public let key: String
+  /// The content.
+  public let body: [UInt8]
+  /// Every other field.
+  let metadata: ObjectMetadata
 
   /// An object; by default a standard, enabled object put at 2024-01-01T00:00:00Z.
+  ///
+  /// `mimeType` `nil` picks one from the key's extension. `putTime` and `lastModify` are 100 ns
+  /// units since the Unix epoch, `expiration` and the `transitionTo…` dates (stat only) Unix
+  /// seconds. `type` is the storage class (0 standard, 1 IA, 2 archive, 3 deep archive,
+  /// 4 archive IR, 5 tiering), `status` 0 enabled or 1 disabled, `restoreStatus` 1 restoring or
+  /// 2 restored; `md5` is reported as given, `meta` (`x-qn-meta`) in key byte order.
   public init(
     key: String, body: [UInt8] = [], mimeType: String? = nil,
     putTime: Int64 = 17_040_672_000_000_000, type: Int = 0, status: Int = 0, md5: String? = nil,
@@ -166,20 +149,15 @@ public struct EmulatorObject: Sendable, Equatable {
   ) {
     self.key = key
     self.body = body
-    self.mimeType = mimeType
-    self.putTime = putTime
-    self.type = type
-    self.status = status
-    self.md5 = md5
-    self.endUser = endUser
-    self.meta = meta
-    self.restoreStatus = restoreStatus
-    self.lastModify = lastModify
-    self.expiration = expiration
-    self.transitionToIA = transitionToIA
-    self.transitionToArchiveIR = transitionToArchiveIR
-    self.transitionToArchive = transitionToArchive
-    self.transitionToDeepArchive = transitionToDeepArchive
+    metadata = ObjectMetadata(
+      fsize: Int64(body.count), hash: QETag.hash(of: body),
+      mimeType: mimeType ?? MimeTypes.forKey(key), putTime: putTime, type: type, status: status,
+      md5: md5, endUser: endUser,
+      meta: meta.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        .map { MetaMember(name: $0.key, value: $0.value) },
+      restoreStatus: restoreStatus, lastModify: lastModify, expiration: expiration,
+      transitionToIA: transitionToIA, transitionToArchiveIR: transitionToArchiveIR,
+      transitionToArchive: transitionToArchive, transitionToDeepArchive: transitionToDeepArchive)
   }
 }
 

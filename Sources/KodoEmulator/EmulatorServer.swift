@@ -146,7 +146,11 @@ public final class EmulatorServer: Sendable {
     var stores = [BucketStore]()
     let startSeconds = configuration.clock.unixSeconds
     for bucket in configuration.buckets {
-      guard isValidBucketName(bucket.name) else { throw .invalidBucketName(bucket.name) }
+      do {
+        try BucketName.validate(bucket.name)
+      } catch {
+        throw .invalidBucketName(bucket.name)
+      }
       guard names.insert(bucket.name).inserted else { throw .duplicateBucket(bucket.name) }
       let isPrivate = configuration.privateBuckets.contains(bucket.name)
       switch bucket.source {
@@ -181,20 +185,6 @@ public final class EmulatorServer: Sendable {
     return stores
   }
 
-  private static func isValidBucketName(_ name: String) -> Bool {
-    let bytes = Array(name.utf8)
-    guard (1...63).contains(bytes.count) else { return false }
-    return bytes.allSatisfy { byte in
-      switch byte {
-      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
-        true
-      default:
-        false
-      }
-    }
-  }
-
   // MARK: Addresses
 
   /// `http://HOST:PORT`: the uc, rs, rsf and api base URL.
@@ -213,6 +203,12 @@ public final class EmulatorServer: Sendable {
 
   /// The protocol served.
   public var wireProtocol: EmulatorProtocol { service.configuration.wireProtocol }
+
+  /// OSS: the region ID signatures must name.
+  public var region: String { service.configuration.region }
+
+  /// OSS: whether signed requests must carry an STS token.
+  public var requiresSecurityToken: Bool { service.configuration.securityToken != nil }
 
   /// Where a bucket's objects are addressed: the download domain on Kodo,
   /// `http://HOST:PORT/BUCKET` (path style) on OSS.

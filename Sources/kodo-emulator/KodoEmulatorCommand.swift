@@ -1,5 +1,4 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import KodoCore
 import KodoEmulator
@@ -21,12 +20,19 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     commandName: "kodo-emulator",
     abstract: "A local Kodo- or OSS-compatible server for demos and for testing scripts.",
     discussion: """
-      One base URL serves the uc, rs, rsf and api endpoints (/v4/query, /buckets, /v2/buckets,
-      /v2/bucketInfo, /v2/domains, /list, /stat/...); each bucket's objects download from
-      http://HOST:PORT/dl/BUCKET/KEY. The first line on stdout is
-      'kodo-emulator listening on http://HOST:PORT'. Runs until SIGINT or SIGTERM.
-      With --protocol oss it serves the same buckets as Aliyun OSS does, path style
-      (http://HOST:PORT/BUCKET/KEY), with V1/V4 signatures, presigned URLs and STS.
+      One base URL serves the uc, rs, rsf and api endpoints (/v4/query, /buckets, /v2/buckets, \
+      /v2/bucketInfo, /v2/domains, /list, /stat/...); each bucket's objects download from \
+      http://HOST:PORT/dl/BUCKET/KEY. The first line on stdout is \
+      'kodo-emulator listening on http://HOST:PORT'; a later 'export' line points kodo at it \
+      (KODO_ENDPOINT and the credentials). Runs until SIGINT or SIGTERM.
+
+      The secret key can also come from --secret-key-file or the environment variable \
+      KODO_EMULATOR_SECRET_KEY, which keep it out of the process list. A secret key given in \
+      any of these ways is never printed.
+
+      With --protocol oss it serves the same buckets as Aliyun OSS does, path style \
+      (http://HOST:PORT/BUCKET/KEY), with V1/V4 signatures, presigned URLs and STS tokens.
+
       See docs/emulator.md for the endpoints, the control API and fault injection.
       """,
     version: KodoVersion.current)
@@ -40,8 +46,17 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
   @Option(help: "The access key requests must be signed with (default: a demo key, printed).")
   var accessKey: String?
 
-  @Option(help: "The secret key requests must be signed with (default: a demo key, printed).")
+  @Option(
+    help: """
+      The secret key requests must be signed with (default: a demo key, printed). Visible in \
+      the process list: --secret-key-file or KODO_EMULATOR_SECRET_KEY are safer.
+      """)
   var secretKey: String?
+
+  @Option(
+    help: ArgumentHelp(
+      "Read the secret key from the first line of FILE.", valueName: "FILE"))
+  var secretKeyFile: String?
 
   @Option(
     name: .customLong("bucket"),
@@ -84,13 +99,27 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     guard (0...65_535).contains(port) else {
       throw ValidationError("--port must be between 0 and 65535, not \(port).")
     }
-    guard (accessKey == nil) == (secretKey == nil) else {
-      throw ValidationError("Give --access-key and --secret-key together, or neither.")
+    guard secretKey == nil || secretKeyFile == nil else {
+      throw ValidationError("Give --secret-key or --secret-key-file, not both.")
+    }
+    let secretSource = secretKeySource
+    if accessKey == nil, let secretSource {
+      throw ValidationError(
+        "A secret key comes from \(secretSource.name): give --access-key with it"
+          + (secretSource == .environment ? " (or unset KODO_EMULATOR_SECRET_KEY)." : "."))
+    }
+    guard accessKey == nil || secretSource != nil else {
+      throw ValidationError(
+        "Give --access-key with a secret key (--secret-key, --secret-key-file or "
+          + "KODO_EMULATOR_SECRET_KEY), or neither.")
+    }
+    guard (0...EmulatorServer.maximumLatencyMilliseconds).contains(latencyMs) else {
+      throw ValidationError(
+        "--latency-ms must be between 0 and \(EmulatorServer.maximumLatencyMilliseconds).")
     }
     guard EmulatorProtocol(rawValue: wireProtocol) != nil else {
       throw ValidationError("--protocol must be kodo or oss, not '\(wireProtocol)'.")
     }
-    guard latencyMs >= 0 else { throw ValidationError("--latency-ms must not be negative.") }
     guard (0...1).contains(failRate) else {
       throw ValidationError("--fail-rate must be between 0 and 1, not \(failRate).")
     }
@@ -130,7 +159,9 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     }
     let name = String(spec[..<equals])
     let rest = String(spec[spec.index(after: equals)...])
-    guard Self.isValidBucketName(name) else {
+    do {
+      try BucketName.validate(name)
+    } catch {
       throw ValidationError(
         "\(flag) \(spec): a bucket name is 1-63 characters of a-z A-Z 0-9 - _.")
     }
@@ -138,14 +169,14 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     return (name, rest)
   }
 
-  private static func isValidBucketName(_ name: String) -> Bool {
-    (1...63).contains(name.utf8.count)
-      && name.utf8.allSatisfy { byte in
-        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
-          || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
-          || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-          || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-      }
+  /// Where the secret key comes from, if not the default.
+  var secretKeySource: SecretKeySource? {
+    if secretKey != nil { return .flag }
+    if let secretKeyFile { return .file(secretKeyFile) }
+    if ProcessInfo.processInfo.environment[SecretKeySource.environmentVariable] != nil {
+      return .environment
+    }
+    return nil
   }
 
   func run() async throws {
@@ -156,10 +187,18 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     configuration.wireProtocol = EmulatorProtocol(rawValue: wireProtocol) ?? .kodo
     configuration.region = region
     configuration.securityToken = securityToken
-    let usesDefaultCredentials = accessKey == nil
-    if let accessKey, let secretKey {
-      configuration.credentials = Credentials(accessKey: accessKey, secretKey: secretKey)
+    let source = secretKeySource
+    if let accessKey, let source {
+      let secret: String
+      do {
+        secret = try source.read(flag: secretKey)
+      } catch {
+        Self.printError(error.message)
+        throw ExitCode(error.status)
+      }
+      configuration.credentials = Credentials(accessKey: accessKey, secretKey: secret)
     }
+    // From here on SIGINT and SIGTERM stop the server cleanly instead of killing the process.
     let stop = TerminationSignals()
     let server: EmulatorServer
     do {
@@ -168,28 +207,10 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
       Self.printError("\(error)")
       throw ExitCode(Self.status(for: error))
     }
-    var lines = ["kodo-emulator listening on " + server.baseURL]
-    for bucket in server.buckets {
-      let objects = bucket.objectCount == 1 ? "1 object" : "\(bucket.objectCount) objects"
-      lines.append(
-        "bucket \(bucket.name): \(server.bucketURL(for: bucket.name)) (\(objects), \(bucket.source), "
-          + (bucket.isPrivate ? "private" : "public") + ")")
-    }
-    if server.buckets.isEmpty {
-      lines.append("no buckets: add some with --bucket NAME=DIR or --synthetic NAME=COUNT")
-    }
-    lines.append("access key: " + server.credentials.accessKey)
-    lines.append(
-      "secret key: "
-        + (usesDefaultCredentials
-          ? EmulatorConfiguration.defaultSecretKey : "(as given with --secret-key)"))
-    if server.wireProtocol == .oss {
-      lines.append("protocol: oss, region " + configuration.region + ", path style")
-      if securityToken != nil { lines.append("security token: (as given with --security-token)") }
-    }
+    let lines = StartupOutput.lines(server: server, secretKeySource: source)
     FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
 
-    await stop.wait()
+    _ = await stop.wait()
     try await server.shutdown()
   }
 
@@ -203,62 +224,31 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     }
   }
 
-  private static func printError(_ message: String) {
+  /// Parses, validates and runs; every error, ArgumentParser's included, is one
+  /// `kodo-emulator: error: …` line on stderr.
+  static func main() async {
+    do {
+      var command = try parseAsRoot()
+      if var command = command as? any AsyncParsableCommand {
+        try await command.run()
+      } else {
+        try command.run()
+      }
+    } catch let code as ExitCode {
+      Foundation.exit(code.rawValue)  // already reported
+    } catch {
+      let code = exitCode(for: error)
+      guard code != .success else {
+        // --help, --version.
+        FileHandle.standardOutput.write(Data((fullMessage(for: error) + "\n").utf8))
+        Foundation.exit(0)
+      }
+      printError(message(for: error) + "\nSee 'kodo-emulator --help'.")
+      Foundation.exit(code.rawValue)
+    }
+  }
+
+  static func printError(_ message: String) {
     FileHandle.standardError.write(Data(("kodo-emulator: error: " + message + "\n").utf8))
-  }
-}
-
-/// Waits for SIGINT or SIGTERM, which stop killing the process once this exists.
-private final class TerminationSignals {
-  private let sources: [any DispatchSourceSignal]
-  private let state = SignalState()
-
-  init() {
-    let queue = DispatchQueue(label: "kodo-emulator.signals")
-    var sources = [any DispatchSourceSignal]()
-    for number in [SIGINT, SIGTERM] {
-      signal(number, SIG_IGN)
-      sources.append(DispatchSource.makeSignalSource(signal: number, queue: queue))
-    }
-    self.sources = sources
-    for source in sources {
-      source.setEventHandler { [state] in state.fire() }
-      source.resume()
-    }
-  }
-
-  /// Returns once a signal has arrived (at once if one already has).
-  func wait() async {
-    await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-      state.register(continuation)
-    }
-  }
-}
-
-/// Whether a signal arrived, and who is waiting for one.
-// Every access to `fired` and `waiter` holds `lock`, which makes the unchecked conformance sound.
-private final class SignalState: @unchecked Sendable {
-  private let lock = NSLock()
-  private var fired = false
-  private var waiter: CheckedContinuation<Void, Never>?
-
-  func fire() {
-    lock.lock()
-    fired = true
-    let waiting = waiter
-    waiter = nil
-    lock.unlock()
-    waiting?.resume()
-  }
-
-  func register(_ continuation: CheckedContinuation<Void, Never>) {
-    lock.lock()
-    if fired {
-      lock.unlock()
-      continuation.resume()
-      return
-    }
-    waiter = continuation
-    lock.unlock()
   }
 }

@@ -142,7 +142,8 @@ struct FaultToleranceTests {
     let emulator = try await EmulatorProcess([
       "--synthetic", "slow=2000", "--seed", Self.seed, "--latency-ms", "150",
     ])
-    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
+    let config = try emulator.configFile()
+    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": config])
     let format = json ? ["--json"] : []
     let running = try kodo.start(
       ["ls", "-r", "--summarize", "--retries", "2", "--page-size", "100"] + format + ["slow"])
@@ -158,7 +159,7 @@ struct FaultToleranceTests {
     #expect(!result.stdout.contains("summary") && !result.stdout.contains("objects,"))
     #expect(!result.stdout.contains(#""type":"next""#))
     let resumeWith =
-      "the listing stopped; resume with: kodo ls -r " + (json ? "--json " : "")
+      "the listing stopped; resume with: kodo ls --config \(config) -r " + (json ? "--json " : "")
       + "--summarize --page-size 100 slow --marker "
     #expect(result.stderr.contains(resumeWith), "the resume command keeps the listing's options")
     let marker = try #require(resumeMarker(in: result.stderr))

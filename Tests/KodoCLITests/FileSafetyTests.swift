@@ -73,9 +73,11 @@ struct FileSafetyTests {
     unlink("c")
   }
 
-  @Test(arguments: [".", "..", "a/..", "a/.", "dir/"])
-  func keysWithoutAFileNameNeedO(_ key: String) async throws {
-    let result = try await InProcess.run(["get", "files", key], environment: environment)
+  @Test(arguments: [".", "..", "a/..", "a/.", "dir/"], [false, true])
+  func keysWithoutAFileNameNeedO(_ key: String, force: Bool) async throws {
+    // --force replaces a file; it never makes a directory (or its parent) the destination.
+    let result = try await InProcess.run(
+      ["get"] + (force ? ["--force"] : []) + ["files", key], environment: environment)
     expectFailure(result, status: 65, containing: "-o PATH")
   }
 

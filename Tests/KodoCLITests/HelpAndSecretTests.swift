@@ -29,6 +29,31 @@ struct HelpGoldenTests {
     }
   }
 
+  /// ArgumentParser adds "(default: X)" to an option with a default value: a help text that
+  /// says it too shows the default twice.
+  @Test(arguments: commands)
+  func noOptionStatesItsDefaultTwice(_ command: [String]) async throws {
+    let result = try await CLIRunner("kodo", environment: ["COLUMNS": "100"]).run(
+      command + ["--help"])
+    #expect(result.status == 0)
+    // One entry per option: its first line starts with "  -", continuation lines are indented
+    // further.
+    var entries: [String] = []
+    for line in result.stdout.split(separator: "\n", omittingEmptySubsequences: false) {
+      if line.hasPrefix("  -") || line.hasPrefix("  <") {
+        entries.append(String(line))
+      } else if line.hasPrefix("    "), !entries.isEmpty {
+        entries[entries.count - 1] += " " + line.trimmingCharacters(in: .whitespaces)
+      } else if !line.hasPrefix("  ") {
+        entries.append("")
+      }
+    }
+    for entry in entries {
+      let count = entry.lowercased().components(separatedBy: "default").count - 1
+      #expect(count <= 1, "\((["kodo"] + command).joined(separator: " ")): \(entry)")
+    }
+  }
+
   @Test func versionAndCompletions() async throws {
     let version = try await CLIRunner().run(["--version"])
     #expect(

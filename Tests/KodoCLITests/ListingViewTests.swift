@@ -66,9 +66,12 @@ struct ListingViewTests {
     let held = HeldOutput(memoryLimit: 1000, directory: directory)
     var expected: [UInt8] = []
     for index in 0..<5000 {
-      let line = Array("object \(index)\n".utf8)
-      expected += line
-      try held.hold { $0 += line }
+      expected += Array("object \(index)\n".utf8)
+      try held.hold {
+        $0.append("object ")
+        $0.append(decimal: Int64(index))
+        $0.appendNewline()
+      }
     }
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory) == ["out"])
     try output.line("first")
@@ -78,6 +81,39 @@ struct ListingViewTests {
     #expect(
       Array(FileManager.default.contents(atPath: path) ?? Data()) == Array("first\n".utf8)
         + expected)
+  }
+
+  /// The text rows `ls` writes for `folders`, with colour on or off.
+  static func folderRows(_ folders: [String], colour: Bool) throws -> String {
+    let directory = try temporaryDirectory()
+    let path = directory + "/out"
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    defer { close(descriptor) }
+    let output = OutputStream(fileDescriptor: descriptor)
+    var renderer = ListRenderer(
+      mode: .text, long: false, humanSizes: true, relativeTo: nil,
+      palette: Palette(terminal: colour, environment: ["TERM": "xterm"]))
+    try renderer.prefixes(folders, to: output)
+    try output.flush()
+    return String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+  }
+
+  @Test func colouredFolderNamesAreQuotedAndEscapedLikePlainOnes() throws {
+    let folders = [" lead/", "mid dle/", "esc\u{1B}[2J/"]
+    let plain = try Self.folderRows(folders, colour: false)
+    let coloured = try Self.folderRows(folders, colour: true)
+    for expected in [#"" lead/""#, "  mid dle/\n", #"  esc\u{1B}[2J/"#] {
+      #expect(plain.contains(expected), "\(plain)")
+    }
+    for expected in [
+      "\u{1B}[1;34m\" lead/\"\u{1B}[0m", "\u{1B}[1;34mmid dle/\u{1B}[0m",
+      "\u{1B}[1;34mesc\\u{1B}[2J/\u{1B}[0m",
+    ] {
+      #expect(coloured.contains(expected), "\(coloured)")
+    }
+    #expect(
+      coloured.replacingOccurrences(of: "\u{1B}[1;34m", with: "")
+        .replacingOccurrences(of: "\u{1B}[0m", with: "") == plain)
   }
 
   @Test func aSummaryCutShortByLimitSaysItIsPartial() async throws {
@@ -102,6 +138,46 @@ struct ListingViewTests {
         "resume with: kodo ls --config \(env.config) -r -l --page-size 3 --limit 1 photos/2024 --marker "
       ),
       "\(result.stderr)")
+  }
+
+  /// The command after "resume with: " on stderr.
+  static func resumeCommand(_ result: CLIRunner.Result) -> String? {
+    guard let range = result.stderr.range(of: "resume with: ") else { return nil }
+    return String(result.stderr[range.upperBound...].prefix { $0 != "\n" })
+  }
+
+  @Test func theResumeCommandKeepsAConfigAndProfileChosenThroughTheEnvironment() async throws {
+    let config = try writeTestConfig(
+      baseURL: env.emulator.baseURL, accessKey: env.emulator.accessKey,
+      secretKey: env.emulator.secretKey, extra: #""profiles":{"p":{}},"#)
+    let result = try await InProcess.run(
+      ["ls", "-r", "--limit", "1", "photos"],
+      environment: ["KODO_CONFIG": config, "KODO_PROFILE": "p"])
+    #expect(result.status == 0, "\(result)")
+    let command = try #require(Self.resumeCommand(result), "\(result)")
+    #expect(
+      command.hasPrefix("kodo ls --config \(config) --profile p -r --limit 1 photos --marker "),
+      "\(command)")
+  }
+
+  @Test func theResumeCommandKeepsAnEndpointFromTheEnvironmentAndPastesIntoAShell() async throws {
+    let credentials = [
+      "QINIU_ACCESS_KEY": env.emulator.accessKey, "QINIU_SECRET_KEY": env.emulator.secretKey,
+    ]
+    let result = try await InProcess.run(
+      ["ls", "-r", "--limit", "1", "photos"],
+      environment: credentials.merging(["KODO_ENDPOINT": env.emulator.baseURL]) { $1 })
+    #expect(result.status == 0, "\(result)")
+    let command = try #require(Self.resumeCommand(result), "\(result)")
+    #expect(
+      command.hasPrefix(
+        "KODO_ENDPOINT=\(env.emulator.baseURL) kodo ls -r --limit 1 photos --marker "),
+      "\(command)")
+    // Pasted into a shell without KODO_ENDPOINT, it lists the next entry from the emulator.
+    let pasted = try await CLIRunner("kodo", environment: credentials).runShell(
+      #"PATH="$(dirname "$KODO"):$PATH"; "# + command)
+    #expect(pasted.status == 0, "\(pasted)")
+    #expect(pasted.lines.count == 1 && pasted.stdout != result.stdout, "\(pasted)")
   }
 
   @Test func aRefusedMarkerSaysToStartAgainAndOffersNoMarker() async throws {

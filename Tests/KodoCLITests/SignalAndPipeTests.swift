@@ -16,7 +16,8 @@ struct SignalAndPipeTests {
     async throws
   {
     let slow = try await EmulatorProcess(["--synthetic", "slow=20000", "--latency-ms", "300"])
-    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try slow.configFile()])
+    let config = try slow.configFile()
+    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": config])
     let format = json ? ["--json"] : []
     let running = try kodo.start(
       ["ls", "-r", "--summarize", "--page-size", "100"] + format + ["slow"])
@@ -34,7 +35,7 @@ struct SignalAndPipeTests {
     expectNoCrash(result)
     #expect(
       result.stderr.contains(
-        "interrupted; resume with: kodo ls -r " + (json ? "--json " : "")
+        "interrupted; resume with: kodo ls --config \(config) -r " + (json ? "--json " : "")
           + "--summarize --page-size 100 slow --marker "))
     #expect(result.lines.count % 100 == 0, "only whole pages are printed")
     #expect(!result.stdout.contains("summary") && !result.stdout.contains(#""type":"next""#))

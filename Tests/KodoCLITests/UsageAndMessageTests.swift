@@ -54,8 +54,9 @@ struct UsageAndMessageTests {
     #expect(result.stderr.contains("Did you mean '--domain'?"), "\(result.stderr)")
   }
 
-  @Test func anUnknownCommandIsNamedWithTheNearestOne() async throws {
-    let result = try await run(["lss", "photos"])
+  @Test(arguments: [["lss", "photos"], ["lss"], ["--json", "lss"]])
+  func anUnknownCommandIsNamedWithTheNearestOne(_ arguments: [String]) async throws {
+    let result = try await run(arguments)
     #expect(result.status == 64)
     #expect(
       result.stderr.hasPrefix("kodo: error: unknown command 'lss'; did you mean 'ls'?"),
@@ -103,6 +104,24 @@ struct UsageAndMessageTests {
           "QINIU_ACCESS_KEY": "ak", "QINIU_SECRET_KEY": "sk", "KODO_ENDPOINT": "ftp://x",
         ]),
       status: 78, containing: "KODO_ENDPOINT must be a base URL")
+  }
+
+  @Test func anInvalidEndpointNeverShowsItsPassword() async throws {
+    let fromEnvironment = try await InProcess.run(
+      ["buckets"],
+      environment: [
+        "QINIU_ACCESS_KEY": "ak", "QINIU_SECRET_KEY": "sk", "KODO_ENDPOINT": "ftp://user:s3cret@x",
+      ])
+    expectFailure(fromEnvironment, status: 78, containing: "KODO_ENDPOINT must be a base URL")
+    #expect(fromEnvironment.stderr.contains("ftp://<redacted>@x"), "\(fromEnvironment)")
+    // No scheme at all: what comes before the @ may still be user:password.
+    let config = try writeTestConfig(baseURL: "user:s3cret@example.com:9000")
+    let fromFile = try await InProcess.run(["buckets"], environment: ["KODO_CONFIG": config])
+    expectFailure(fromFile, status: 78, containing: "must be a base URL")
+    #expect(fromFile.stderr.contains("<redacted>@example.com:9000"), "\(fromFile)")
+    for result in [fromEnvironment, fromFile] {
+      #expect(!result.stderr.contains("s3cret"), "\(result)")
+    }
   }
 
   @Test func missingCredentialsShowTheKeysInline() async throws {
@@ -163,6 +182,8 @@ struct UsageAndMessageTests {
       let result = try await InProcess.run(
         ["buckets", "--retries", "2"], environment: ["KODO_CONFIG": config])
       expectFailure(result, status: 75, containing: "proxy")
+      // A proxy's page is a temporary failure: the request was sent again before giving up.
+      #expect(server.requests.count == 2, "\(server.requests.map(\.head))")
     }
   }
 }

@@ -253,6 +253,11 @@ import Testing
     #expect(
       lines.contains { $0.hasPrefix("bucket many: " + emulator.baseURL + "/many (20 objects") })
     #expect(lines.contains("protocol: oss, region eu-central-1, path style"))
+    #expect(
+      lines.contains(
+        "export KODO_PROVIDER=oss OSS_ENDPOINT=\(emulator.baseURL) OSS_REGION=eu-central-1 "
+          + "OSS_ACCESS_KEY_ID=\(emulator.accessKey)"))
+    #expect(lines.contains("# and OSS_SESSION_TOKEN: the token given with --security-token"))
     #expect(!emulator.output.contains("tok\n"))
   }
 }

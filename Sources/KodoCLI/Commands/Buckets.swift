@@ -27,7 +27,7 @@ struct Buckets: KodoCommand {
         line.string("shared", bucket.shared)
         line.string("remark", bucket.remark)
         line.string("storageClass", bucket.storageClass?.name)
-        try output.write(bytes: line.finish())
+        try output.write(line)
       }
     } else {
       let names = buckets.map { DisplayText(escaping: $0.name) }
@@ -80,7 +80,7 @@ struct Domains: KodoCommand {
         line.string("domain", domain.domain)
         line.string("baseURL", domain.baseURL)
         if domain.kind != "bound" { line.string("kind", domain.kind) }
-        try output.write(bytes: line.finish())
+        try output.write(line)
       } else {
         try output.line(DisplayText(escaping: domain.domain))
       }

@@ -91,7 +91,7 @@ struct Get: KodoCommand {
     if !force && DownloadFile.exists(destination) {
       throw StorageError(
         .invalidInput,
-        "\(DisplayText.quoted(destination.string)) exists; pass --force to replace it")
+        "\(DisplayText(quoting: destination.string)) exists; pass --force to replace it")
     }
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
@@ -113,7 +113,7 @@ struct Get: KodoCommand {
     if let check, let digest, digest != check.expected {
       throw StorageError(
         .protocolError,
-        "the downloaded data's \(check.name) \(digest) does not match the service's \(DisplayText.escaped(check.expected)); nothing was written to \(DisplayText.quoted(destination.string))"
+        "the downloaded data's \(check.name) \(digest) does not match the service's \(DisplayText(escaping: check.expected)); nothing was written to \(DisplayText(quoting: destination.string))"
       )
     }
     try file.commit(replacing: force)
@@ -125,7 +125,7 @@ struct Get: KodoCommand {
       line.string("path", destination.string)
       line.int("size", details.object.size)
       line.string("hash", digest)
-      try out.write(bytes: line.finish())
+      try out.write(line)
       try out.flush()
     } else {
       Diagnostics.note(
@@ -140,7 +140,7 @@ struct Get: KodoCommand {
       guard let name else {
         throw StorageError(
           .invalidInput,
-          "the key \(DisplayText.quoted(key)) gives no usable file name (it is empty, ends in '/', or its last segment is '.' or '..'); name the file with -o PATH"
+          "the key \(DisplayText(quoting: key)) gives no usable file name (it is empty, ends in '/', or its last segment is '.' or '..'); name the file with -o PATH"
         )
       }
       return name

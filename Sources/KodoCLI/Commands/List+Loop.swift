@@ -1,7 +1,6 @@
 import AsyncAlgorithms
 import Foundation
 import StorageCore
-import Synchronization
 
 /// The loops of `ls`: pages from `ListPages` (the next one fetched while the current one is
 /// written), or batches from `ParallelListing`, rendered to the output; where to resume when
@@ -12,14 +11,17 @@ struct Listing {
   let prefix: String
   let output: OutputStream
   let progress: Progress
-  /// The command that resumes this listing, without `--marker`.
-  let resume: [String]
+  /// The command that resumes this listing, without `--marker`, quoted for a shell.
+  let resume: DisplayText
+  /// The most pages in a row without an entry before a listing is taken to be stuck: the core's
+  /// bound (tests lower it to reach it quickly).
+  @TaskLocal static var maximumEmptyPages = ListPages.defaultMaximumEmptyPages
   /// Whether the listing stopped before its end (`--limit`).
   private(set) var stoppedEarly = false
 
   init(
     provider: any StorageProvider, bucket: String, prefix: String, output: OutputStream,
-    progress: Progress, resume: [String]
+    progress: Progress, resume: DisplayText
   ) {
     self.provider = provider
     self.bucket = bucket
@@ -37,6 +39,7 @@ struct Listing {
     let progress = self.progress
     let pages = ListPages(
       request, fetch: provider.pageFetcher, entryLimit: entryLimit,
+      maximumEmptyPages: Self.maximumEmptyPages,
       onEmptyPages: { count in progress.emptyPages(count) })
     // `position` is where the output stands: the marker of the first entry not yet written.
     var position = request.marker
@@ -44,12 +47,8 @@ struct Listing {
     do {
       for try await element in pages.buffer(policy: .bounded(1)) {
         let page = element.page
-        try output.append { renderer.prefixes(page.commonPrefixes, into: &$0) }
-        if let held {
-          try held.hold { renderer.objects(page.items, into: &$0) }
-        } else {
-          try output.append { renderer.objects(page.items, into: &$0) }
-        }
+        try renderer.prefixes(page.commonPrefixes, to: output)
+        try renderer.objects(page.items, to: output, held: held)
         try output.flush()
         progress.add(page.entryCount)
         position = page.nextMarker
@@ -75,7 +74,7 @@ struct Listing {
       var line = JSONLine()
       line.string("type", "next")
       line.string("marker", position)
-      try output.write(bytes: line.finish())
+      try output.write(line)
     } else {
       Diagnostics.note("more entries follow; " + resumeNote(from: position))
     }
@@ -92,7 +91,7 @@ struct Listing {
     defer { Signals.setResumeHint(nil) }
     do {
       try await listing.run { objects in
-        try output.append { renderer.objects(objects, into: &$0) }
+        try renderer.objects(objects, to: output)
         try output.flush()
         progress.add(objects.count)
       }
@@ -115,70 +114,6 @@ struct Listing {
   }
 
   private func resumeNote(from marker: String) -> DisplayText {
-    let words = (resume + ["--marker", marker]).map(ShellQuote.quote)
-    return "resume with: " + DisplayText.joined(words, separator: " ")
-  }
-}
-
-/// Quoting for commands we print for people to paste.
-enum ShellQuote {
-  static func quote(_ text: String) -> DisplayText {
-    let safe = text.unicodeScalars.allSatisfy {
-      ($0.properties.isAlphabetic || ("0"..."9").contains($0)
-        || "-_./:@%+=,".unicodeScalars.contains($0))
-        && !DisplayText.isUnsafe($0)
-    }
-    if safe && !text.isEmpty { return DisplayText(escaping: text) }
-    return "'\(text.replacingOccurrences(of: "'", with: "'\\''"))'"
-  }
-}
-
-/// "listed 120,000 entries (8,500/s)" redrawn on stderr while a long listing goes to a file or a
-/// pipe; told about long runs of empty pages too, so that a listing never looks hung.
-final class Progress: Sendable {
-  private let enabled: Bool
-  private let started = ContinuousClock.now
-  private let state = Mutex(State())
-
-  private struct State {
-    var count = 0
-    var lastDraw = ContinuousClock.now
-    var drawn = false
-  }
-
-  init(enabled: Bool) { self.enabled = enabled }
-
-  func add(_ entries: Int) {
-    guard enabled else { return }
-    let line = state.withLock { state -> DisplayText? in
-      state.count += entries
-      let now = ContinuousClock.now
-      guard now - state.lastDraw > .milliseconds(250) else { return nil }
-      state.lastDraw = now
-      state.drawn = true
-      let elapsed = Self.seconds(now - started)
-      let rate = elapsed > 0 ? Int(Double(state.count) / elapsed) : 0
-      return "listed \(state.count) entries (\(rate)/s)"
-    }
-    if let line { Diagnostics.progress("\r\u{1B}[K" + line) }
-  }
-
-  /// A run of `count` empty pages so far: shown every 100 pages, on a terminal or not.
-  func emptyPages(_ count: Int) {
-    guard count % 100 == 0 else { return }
-    clear()
-    Diagnostics.note("\(count) pages in a row brought no entry; still listing")
-  }
-
-  func clear() {
-    let drawn = state.withLock { state -> Bool in
-      defer { state.drawn = false }
-      return state.drawn
-    }
-    if drawn { Diagnostics.progress("\r\u{1B}[K") }
-  }
-
-  private static func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    "resume with: " + resume + " --marker " + ShellQuote.quote(marker)
   }
 }

@@ -130,17 +130,25 @@ struct List: KodoCommand {
     }
     progress.clear()
     if summarize {
-      try output.append { renderer.summary(partial: listing.stoppedEarly, into: &$0) }
+      try renderer.summary(partial: listing.stoppedEarly, to: output)
     }
     try output.flush()
   }
 
-  /// The command that continues this listing from a marker: everything that changes what is
-  /// listed, from where, and how it is shown.
-  private func resumeCommand(bucket: String, prefix: String, context: Context) -> [String] {
+  /// The command that continues this listing from a marker, quoted for a shell: everything that
+  /// changes what is listed, from where, and how it is shown. A config chosen through the
+  /// environment is carried too, so that the command works where it is pasted: KODO_CONFIG and
+  /// KODO_PROFILE as their flags, KODO_ENDPOINT (which has none) as an assignment before `kodo`.
+  private func resumeCommand(bucket: String, prefix: String, context: Context) -> DisplayText {
+    func nonEmpty(_ value: String?) -> String? { value?.isEmpty == false ? value : nil }
+    let environment = context.environment
     var parts = ["kodo", "ls"]
-    if let config = global.config ?? root.global.config { parts += ["--config", config] }
-    if let profile = global.profile ?? root.global.profile { parts += ["--profile", profile] }
+    if let config = nonEmpty(context.options.config) ?? nonEmpty(environment["KODO_CONFIG"]) {
+      parts += ["--config", config]
+    }
+    if let profile = nonEmpty(context.options.profile) ?? nonEmpty(environment["KODO_PROFILE"]) {
+      parts += ["--profile", profile]
+    }
     if recursive { parts.append("-r") }
     if long { parts.append("-l") }
     if context.options.json { parts.append("--json") }
@@ -149,6 +157,9 @@ struct List: KodoCommand {
     if let pageSize { parts += ["--page-size", String(pageSize)] }
     if let limit { parts += ["--limit", String(limit)] }
     parts.append(prefix.isEmpty ? bucket : bucket + "/" + prefix)
-    return parts
+    let command = DisplayText.joined(parts.map(ShellQuote.quote), separator: " ")
+    guard let endpoint = nonEmpty(environment["KODO_ENDPOINT"]) else { return command }
+    // The value alone is quoted: a quoted assignment is not an assignment.
+    return "KODO_ENDPOINT=" + ShellQuote.quote(RequestEvent.redactedURL(endpoint)) + " " + command
   }
 }

@@ -30,7 +30,7 @@ struct Stat: KodoCommand {
     if context.options.json {
       var line = JSONLine()
       details.appendJSONFields(to: &line)
-      try output.write(bytes: line.finish())
+      try output.write(line)
     } else {
       for row in StatRenderer.describe(details, bucket: bucket) { try output.line(row) }
     }
@@ -51,7 +51,7 @@ enum NotFoundAdvice {
       var failure = error
       if key.hasSuffix("/") {
         failure.message +=
-          "; \(DisplayText.quoted(key)) names a folder: list it with kodo ls \(bucket)/\(key)"
+          "; \(DisplayText(quoting: key)) names a folder: list it with kodo ls \(bucket)/\(key)"
       } else if arguments.count == 1, let slash = key.firstIndex(of: "/") {
         let first = key[..<slash]
         let rest = key[key.index(after: slash)...]

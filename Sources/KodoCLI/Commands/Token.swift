@@ -48,12 +48,10 @@ struct Token: AsyncParsableCommand {
     var body: String?
 
     func execute(_ context: Context) async throws {
-      let credentials = try context.configuration.requireCredentials()
-      try TokenOutput.requireURL(url)
       let request = SignableRequest(
         method: "POST", url: url, contentType: contentType, body: Array((body ?? "").utf8))
-      let authorization = RequestSigning.qboxAuthorization(for: request, credentials: credentials)
-      try TokenOutput.print(context: context, authorization: authorization, date: nil)
+      try TokenOutput.authorize(
+        request, with: RequestSigning.qboxAuthorization, date: nil, context: context)
     }
   }
 
@@ -77,13 +75,13 @@ struct Token: AsyncParsableCommand {
     @Argument(help: "The request URL, exactly as it will be sent.")
     var url: String
 
-    @Option(help: ArgumentHelp("The method (default GET).", valueName: "M"))
+    @Option(help: ArgumentHelp("The method.", valueName: "M"))
     var method: String = "GET"
 
     @Option(
       name: .customLong("content-type"),
       help: ArgumentHelp(
-        "The Content-Type (default application/x-www-form-urlencoded, as Kodo's SDKs send).",
+        "The request's Content-Type, as Kodo's SDKs send it.",
         valueName: "CT"))
     var contentType: String = RequestSigning.formContentType
 
@@ -119,7 +117,7 @@ struct Token: AsyncParsableCommand {
         let name = header[..<colon].trimmingCharacters(in: .whitespaces)
         guard name.lowercased().hasPrefix("x-qiniu-"), name.count > 8 else {
           throw ValidationError(
-            "--header \(DisplayText.quoted(name)) would not be signed: the Qiniu signature covers only X-Qiniu-* headers (besides the method, path, Host, Content-Type and body)"
+            "--header \(DisplayText(quoting: name)) would not be signed: the Qiniu signature covers only X-Qiniu-* headers (besides the method, path, Host, Content-Type and body)"
           )
         }
       }
@@ -129,8 +127,6 @@ struct Token: AsyncParsableCommand {
     }
 
     func execute(_ context: Context) async throws {
-      let credentials = try context.configuration.requireCredentials()
-      try TokenOutput.requireURL(url)
       var signed: [(String, String)] = headers.compactMap { header in
         guard let colon = header.firstIndex(of: ":") else { return nil }
         return (
@@ -148,8 +144,8 @@ struct Token: AsyncParsableCommand {
         method: method, url: url, contentType: contentType.isEmpty ? nil : contentType,
         headers: signed,
         body: Array((body ?? "").utf8))
-      let authorization = RequestSigning.qiniuAuthorization(for: request, credentials: credentials)
-      try TokenOutput.print(context: context, authorization: authorization, date: xQiniuDate)
+      try TokenOutput.authorize(
+        request, with: RequestSigning.qiniuAuthorization, date: xQiniuDate, context: context)
     }
   }
 
@@ -175,7 +171,7 @@ struct Token: AsyncParsableCommand {
 
     @Option(
       help: ArgumentHelp(
-        "How long the token works: seconds, or 90s, 15m, 2h, 7d (default 3600).", valueName: "D"))
+        "How long the token works: seconds, or 90s, 15m, 2h, 7d.", valueName: "D"))
     var expires: String = "3600"
 
     @Option(
@@ -210,7 +206,7 @@ struct Token: AsyncParsableCommand {
         line.string("token", token)
         line.int("deadline", deadline)
         line.raw("policy", json: json)
-        try output.write(bytes: line.finish())
+        try output.write(line)
       } else {
         try output.line(DisplayText(escaping: token))
       }
@@ -220,11 +216,23 @@ struct Token: AsyncParsableCommand {
 }
 
 enum TokenOutput {
+  /// Signs `request` with the configured credentials through `sign` and prints the
+  /// Authorization value (with the X-Qiniu-Date that was signed, if any).
+  static func authorize(
+    _ request: SignableRequest,
+    with sign: (_ request: SignableRequest, _ credentials: Credentials) -> String, date: String?,
+    context: Context
+  ) throws {
+    let credentials = try context.configuration.requireCredentials()
+    try requireURL(request.url)
+    try print(context: context, authorization: sign(request, credentials), date: date)
+  }
+
   static func requireURL(_ url: String) throws(StorageError) {
     let parts = URLParts(url)
     guard parts.isHTTPWithHost else {
       throw StorageError(
-        .invalidInput, "expected an http:// or https:// URL, got \(DisplayText.quoted(url))")
+        .invalidInput, "expected an http:// or https:// URL, got \(DisplayText(quoting: url))")
     }
   }
 
@@ -234,7 +242,7 @@ enum TokenOutput {
       var line = JSONLine()
       line.string("authorization", authorization)
       line.string("xQiniuDate", date)
-      try output.write(bytes: line.finish())
+      try output.write(line)
     } else {
       try output.line(DisplayText(escaping: authorization))
     }

@@ -89,7 +89,7 @@ struct URLCommand: KodoCommand {
         line.string("key", key)
         line.string("url", url)
         line.int("deadline", deadline)
-        try output.write(bytes: line.finish())
+        try output.write(line)
       } else {
         try output.line(DisplayText(escaping: url))
       }

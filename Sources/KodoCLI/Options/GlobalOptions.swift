@@ -1,5 +1,4 @@
 import ArgumentParser
-import KodoCore
 import StorageCore
 
 /// Options every command accepts, before or after the subcommand name.

@@ -8,8 +8,10 @@ import SystemPackage
 ///
 /// The human view of a one-level listing shows every folder before any object: folders are
 /// written as their pages arrive, objects are held here until the level is complete.
+///
+/// Only human text is held (`TerminalText`), so what comes back out went through the escaper.
 final class HeldOutput {
-  private var memory: [UInt8] = []
+  private var memory = TerminalText()
   private var spill: Int32 = -1
   private let memoryLimit: Int
   private let directory: String
@@ -24,9 +26,9 @@ final class HeldOutput {
   }
 
   /// Holds bytes.
-  func hold(_ body: (inout [UInt8]) -> Void) throws(StorageError) {
+  func hold(_ body: (inout TerminalText) -> Void) throws(StorageError) {
     body(&memory)
-    if memory.count >= memoryLimit { try spillMemory() }
+    if memory.bytes.count >= memoryLimit { try spillMemory() }
   }
 
   /// Writes everything held to `output`, in order.
@@ -34,23 +36,16 @@ final class HeldOutput {
     if spill >= 0 {
       try spillMemory()
       let file = FileDescriptor(rawValue: spill)
-      var chunk = [UInt8](repeating: 0, count: 1 << 20)
       do {
         _ = try file.seek(offset: 0, from: .start)
-        while true {
-          let count = try chunk.withUnsafeMutableBytes { try file.read(into: $0) }
-          if count == 0 { break }
-          try output.write(bytes: Array(chunk[..<count]))
-        }
-      } catch let error as Errno {
-        throw Self.ioError("read", error.rawValue)
       } catch {
-        throw error as? StorageError ?? Self.ioError("read", EIO)
+        throw Self.ioError("read", (error as? Errno)?.rawValue ?? EIO)
       }
+      try output.copy(from: file)
       close(spill)
       spill = -1
     } else {
-      try output.write(bytes: memory)
+      try output.append(memory)
       memory.removeAll()
     }
   }
@@ -67,13 +62,13 @@ final class HeldOutput {
       guard descriptor >= 0 else { throw Self.ioError("create", errno) }
       spill = descriptor
     }
-    if let code = FileDescriptorWriter.writeAll(memory, to: spill) {
+    if let code = FileDescriptorWriter.writeAll(memory.bytes, to: spill) {
       throw Self.ioError("write", code)
     }
-    memory.removeAll(keepingCapacity: true)
+    memory.removeAll()
   }
 
-  private static func ioError(_ action: String, _ code: Int32) -> StorageError {
+  static func ioError(_ action: String, _ code: Int32) -> StorageError {
     StorageError(
       .localIO,
       "cannot \(action) the temporary file that holds the listing's objects: \(Errno(rawValue: code))"

@@ -12,7 +12,7 @@ struct JSONLine {
 
   /// Appends one object line to `buffer` in place: the buffer is moved into the line and back,
   /// never copied (a listing writes a million lines into one page buffer).
-  static func append(to buffer: inout [UInt8], _ body: (inout JSONLine) -> Void) {
+  fileprivate static func append(to buffer: inout [UInt8], _ body: (inout JSONLine) -> Void) {
     var line = JSONLine(bytes: [])
     swap(&line.bytes, &buffer)
     line.bytes.append(UInt8(ascii: "{"))
@@ -96,6 +96,28 @@ struct JSONLine {
     bytes.append(UInt8(ascii: "\n"))
   }
 }
+
+/// JSON Lines lines written in place into an output's buffer (`OutputStream.jsonLines`): only
+/// whole lines from `JSONLine` can be added.
+struct JSONLines {
+  private var bytes: [UInt8]
+
+  /// Runs `body` on lines that append to `buffer` in place (moved in and back, never copied).
+  static func append(to buffer: inout [UInt8], _ body: (inout JSONLines) -> Void) {
+    var lines = JSONLines(bytes: [])
+    swap(&lines.bytes, &buffer)
+    body(&lines)
+    swap(&lines.bytes, &buffer)
+  }
+
+  /// Appends one object line.
+  mutating func line(_ body: (inout JSONLine) -> Void) {
+    JSONLine.append(to: &bytes, body)
+  }
+}
+
+@available(*, unavailable)
+extension JSONLines: Sendable {}
 
 extension ObjectEntry {
   /// The contract's object fields (without `type`), appended to a JSON line: the fields both

@@ -6,9 +6,9 @@ import Synchronization
 enum Human {
   /// `66441` → `64.9 KiB`; bytes below 1 KiB as `512 B`; negative sizes (a service's nonsense)
   /// as plain numbers.
-  static func size(_ bytes: Int64) -> String {
+  static func size(_ bytes: Int64) -> DisplayText {
     if bytes < 1024 { return "\(bytes) B" }
-    let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
+    let units: [DisplayText] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
     var value = Double(bytes) / 1024
     var unit = 0
     while value >= 1024 && unit < units.count - 1 {
@@ -21,21 +21,15 @@ enum Human {
   }
 
   /// Appends `text` and spaces up to `width` characters (left-aligned).
-  static func appendPadded(_ text: String, width: Int, to bytes: inout [UInt8]) {
-    bytes.append(contentsOf: text.utf8)
-    let count = text.count
-    if count < width {
-      bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width - count))
-    }
+  static func appendPadded(_ text: DisplayText, width: Int, to output: inout TerminalText) {
+    output.append(text)
+    output.appendSpaces(width - text.text.count)
   }
 
   /// Appends spaces and then `text` to fill `width` characters (right-aligned).
-  static func appendRightAligned(_ text: String, width: Int, to bytes: inout [UInt8]) {
-    let count = text.utf8.count
-    if count < width {
-      bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: width - count))
-    }
-    bytes.append(contentsOf: text.utf8)
+  static func appendRightAligned(_ text: DisplayText, width: Int, to output: inout TerminalText) {
+    output.appendSpaces(width - text.text.utf8.count)
+    output.append(text)
   }
 
   /// `text` padded with spaces to `width` characters.
@@ -89,21 +83,21 @@ enum LocalTime {
     return (CivilTime(unixSeconds: overflow ? unixSeconds : local), offset)
   }
 
-  /// Appends `YYYY-MM-DD HH:MM` (local) as bytes.
-  static func appendDateAndMinute(_ unixSeconds: Int64, to bytes: inout [UInt8]) {
-    appendDateAndMinute(civil(unixSeconds).time, to: &bytes)
+  /// Appends `YYYY-MM-DD HH:MM` (local).
+  static func appendDateAndMinute(_ unixSeconds: Int64, to text: inout TerminalText) {
+    appendDateAndMinute(civil(unixSeconds).time, to: &text)
   }
 
-  fileprivate static func appendDateAndMinute(_ time: CivilTime, to bytes: inout [UInt8]) {
-    DecimalText.append(time.year, minimumDigits: 4, to: &bytes)
-    bytes.append(UInt8(ascii: "-"))
-    DecimalText.append(Int64(time.month), minimumDigits: 2, to: &bytes)
-    bytes.append(UInt8(ascii: "-"))
-    DecimalText.append(Int64(time.day), minimumDigits: 2, to: &bytes)
-    bytes.append(UInt8(ascii: " "))
-    DecimalText.append(Int64(time.hour), minimumDigits: 2, to: &bytes)
-    bytes.append(UInt8(ascii: ":"))
-    DecimalText.append(Int64(time.minute), minimumDigits: 2, to: &bytes)
+  fileprivate static func appendDateAndMinute(_ time: CivilTime, to text: inout TerminalText) {
+    text.append(decimal: time.year, minimumDigits: 4)
+    text.appendLiteral("-")
+    text.append(decimal: Int64(time.month), minimumDigits: 2)
+    text.appendLiteral("-")
+    text.append(decimal: Int64(time.day), minimumDigits: 2)
+    text.appendLiteral(" ")
+    text.append(decimal: Int64(time.hour), minimumDigits: 2)
+    text.appendLiteral(":")
+    text.append(decimal: Int64(time.minute), minimumDigits: 2)
   }
 
   private static func lookUp(_ unixSeconds: Int64, quarter: Int64) -> Int64 {
@@ -118,8 +112,8 @@ enum LocalTime {
 extension CivilTime {
   /// `YYYY-MM-DD HH:MM`.
   fileprivate var dateAndMinute: String {
-    var bytes: [UInt8] = []
-    LocalTime.appendDateAndMinute(self, to: &bytes)
-    return String(decoding: bytes, as: UTF8.self)
+    var text = TerminalText()
+    LocalTime.appendDateAndMinute(self, to: &text)
+    return String(decoding: text.bytes, as: UTF8.self)
   }
 }

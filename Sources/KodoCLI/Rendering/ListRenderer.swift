@@ -1,7 +1,7 @@
 import StorageCore
 
-/// Turns listing entries into output bytes in one of the three formats, at byte level (a listing
-/// may write a million lines): human text, JSON Lines, or NUL-separated keys.
+/// Turns listing entries into output in one of the three formats, at byte level (a listing may
+/// write a million lines): human text (`TerminalText`), JSON Lines, or NUL-separated keys.
 ///
 /// Human text is escaped (`DisplayText`'s rules) and names are shown relative to the folder being
 /// listed: what follows the last `/` of the prefix, as `aws s3 ls` and `mc ls` show them. A name
@@ -36,84 +36,89 @@ struct ListRenderer {
   /// Storage class (20), hash (28) and content type (24), each followed by two spaces.
   private static let longColumnsWidth = 22 + 30 + 26
 
-  mutating func prefixes(_ prefixes: [String], into buffer: inout [UInt8]) {
+  /// Writes folders (common prefixes).
+  mutating func prefixes(_ prefixes: [String], to output: OutputStream) throws(StorageError) {
     folderCount += Int64(prefixes.count)
-    for prefix in prefixes {
-      switch mode {
-      case .json:
-        JSONLine.append(to: &buffer) { line in
-          line.string("type", "prefix")
-          line.string("key", prefix)
+    switch mode {
+    case .json:
+      try output.jsonLines { lines in
+        for prefix in prefixes {
+          lines.line { line in
+            line.string("type", "prefix")
+            line.string("key", prefix)
+          }
         }
-      case .nul:
-        buffer.append(contentsOf: prefix.utf8)
-        buffer.append(0)
-      case .text:
-        Human.appendRightAligned("DIR", width: sizeWidth, to: &buffer)
-        buffer.append(contentsOf: repeatElement(UInt8(ascii: " "), count: 2 + 16 + 2))
-        if long {
-          buffer.append(contentsOf: repeatElement(UInt8(ascii: " "), count: Self.longColumnsWidth))
-        }
-        if palette.enabled {
-          buffer.append(
-            contentsOf: palette.folder(DisplayText(escaping: name(of: prefix))).text.utf8)
-        } else {
-          appendName(of: prefix, to: &buffer)
-        }
-        buffer.append(UInt8(ascii: "\n"))
+      }
+    case .nul:
+      try output.nulSeparated(prefixes)
+    case .text:
+      try output.text { text in
+        for prefix in prefixes { appendFolderRow(prefix, to: &text) }
       }
     }
   }
 
-  mutating func objects(_ objects: [ObjectEntry], into buffer: inout [UInt8]) {
+  /// Writes objects; in text mode into `held` when given (to be written after every folder).
+  mutating func objects(
+    _ objects: [ObjectEntry], to output: OutputStream, held: HeldOutput? = nil
+  ) throws(StorageError) {
     objectCount += Int64(objects.count)
     for object in objects {
       // Sizes are the service's numbers: an absurd total saturates instead of crashing.
       let (sum, overflow) = totalSize.addingReportingOverflow(object.size)
       totalSize = overflow ? (object.size < 0 ? .min : .max) : sum
-      switch mode {
-      case .json:
-        JSONLine.append(to: &buffer) { line in
-          line.string("type", "object")
-          object.appendJSONFields(to: &line)
+    }
+    switch mode {
+    case .json:
+      try output.jsonLines { lines in
+        for object in objects {
+          lines.line { line in
+            line.string("type", "object")
+            object.appendJSONFields(to: &line)
+          }
         }
-      case .nul:
-        buffer.append(contentsOf: object.key.utf8)
-        buffer.append(0)
-      case .text:
-        appendTextRow(object, to: &buffer)
       }
+    case .nul:
+      try output.nulSeparated(objects.lazy.map(\.key))
+    case .text:
+      let rows = { (text: inout TerminalText) in
+        for object in objects { appendObjectRow(object, to: &text) }
+      }
+      if let held { try held.hold(rows) } else { try output.text(rows) }
     }
   }
 
-  private func appendTextRow(_ object: ObjectEntry, to buffer: inout [UInt8]) {
+  private func appendFolderRow(_ prefix: String, to text: inout TerminalText) {
+    Human.appendRightAligned("DIR", width: sizeWidth, to: &text)
+    text.appendSpaces(2 + 16 + 2)
+    if long { text.appendSpaces(Self.longColumnsWidth) }
+    palette.appendFolder(name: name(of: prefix), to: &text)
+    text.appendNewline()
+  }
+
+  private func appendObjectRow(_ object: ObjectEntry, to text: inout TerminalText) {
     if humanSizes {
-      Human.appendRightAligned(Human.size(object.size), width: sizeWidth, to: &buffer)
+      Human.appendRightAligned(Human.size(object.size), width: sizeWidth, to: &text)
     } else {
-      let digits = Self.decimalWidth(object.size)
-      if digits < sizeWidth {
-        buffer.append(contentsOf: repeatElement(UInt8(ascii: " "), count: sizeWidth - digits))
-      }
-      DecimalText.append(object.size, to: &buffer)
+      text.appendSpaces(sizeWidth - Self.decimalWidth(object.size))
+      text.append(decimal: object.size)
     }
-    buffer.append(UInt8(ascii: " "))
-    buffer.append(UInt8(ascii: " "))
-    LocalTime.appendDateAndMinute(object.putTime.unixSeconds, to: &buffer)
-    buffer.append(UInt8(ascii: " "))
-    buffer.append(UInt8(ascii: " "))
+    text.appendLiteral("  ")
+    LocalTime.appendDateAndMinute(object.putTime.unixSeconds, to: &text)
+    text.appendLiteral("  ")
     if long {
-      var storage = object.storageClass.name
+      var storage = DisplayText(escaping: object.storageClass.name)
       if object.status == .disabled { storage += ",disabled" }
-      Human.appendPadded(DisplayText.escaped(storage), width: 20, to: &buffer)
-      buffer.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")])
+      Human.appendPadded(storage, width: 20, to: &text)
+      text.appendLiteral("  ")
       Human.appendPadded(
-        DisplayText.escaped(object.hash ?? object.etag ?? "-"), width: 28, to: &buffer)
-      buffer.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")])
-      Human.appendPadded(DisplayText.escaped(object.mimeType ?? "-"), width: 24, to: &buffer)
-      buffer.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: " ")])
+        DisplayText(escaping: object.hash ?? object.etag ?? "-"), width: 28, to: &text)
+      text.appendLiteral("  ")
+      Human.appendPadded(DisplayText(escaping: object.mimeType ?? "-"), width: 24, to: &text)
+      text.appendLiteral("  ")
     }
-    appendName(of: object.key, to: &buffer)
-    buffer.append(UInt8(ascii: "\n"))
+    text.append(name: name(of: object.key))
+    text.appendNewline()
   }
 
   /// The part of `key` shown in text mode.
@@ -123,24 +128,6 @@ struct ListRenderer {
     else { return Substring(key) }
     let start = key.utf8.index(key.utf8.startIndex, offsetBy: hiddenPrefix.count)
     return key[start...]
-  }
-
-  /// Appends the escaped name; copies its bytes as they are when nothing needs escaping.
-  private func appendName(of key: String, to buffer: inout [UInt8]) {
-    let name = self.name(of: key)
-    let fast = name.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-      guard let first = bytes.first, let last = bytes.last, first != UInt8(ascii: " "),
-        last != UInt8(ascii: " "), !DisplayText.mayNeedEscaping(bytes)
-      else { return false }
-      buffer.append(contentsOf: bytes)
-      return true
-    }
-    guard fast != true else { return }
-    if name.first == " " || name.last == " " || name.isEmpty {
-      buffer.append(contentsOf: DisplayText.quoted(name).utf8)
-    } else {
-      buffer.append(contentsOf: DisplayText.escaped(name).utf8)
-    }
   }
 
   /// The number of characters `value` takes in decimal.
@@ -155,16 +142,16 @@ struct ListRenderer {
   }
 
   /// The closing summary; `partial` when the listing stopped before its end.
-  mutating func summary(partial: Bool, into buffer: inout [UInt8]) {
+  mutating func summary(partial: Bool, to output: OutputStream) throws(StorageError) {
     switch mode {
     case .json:
-      JSONLine.append(to: &buffer) { line in
-        line.string("type", "summary")
-        line.int("prefixes", folderCount)
-        line.int("objects", objectCount)
-        line.int("size", totalSize)
-        if partial { line.bool("partial", true) }
-      }
+      var line = JSONLine()
+      line.string("type", "summary")
+      line.int("prefixes", folderCount)
+      line.int("objects", objectCount)
+      line.int("size", totalSize)
+      if partial { line.bool("partial", true) }
+      try output.write(line)
     case .nul:
       break
     case .text:
@@ -173,8 +160,7 @@ struct ListRenderer {
       var text: DisplayText =
         "\(folders), \(objects), \(totalSize) bytes (\(Human.size(totalSize)))"
       if partial { text += " so far: the listing stopped early, these totals are partial" }
-      buffer.append(contentsOf: palette.bold(text).text.utf8)
-      buffer.append(UInt8(ascii: "\n"))
+      try output.line(palette.bold(text))
     }
   }
 }

@@ -7,7 +7,7 @@ enum StatRenderer {
     let object = details.object
     var rows: [(DisplayText, DisplayText)] = [
       ("Bucket", DisplayText(escaping: bucket)),
-      ("Key", keyText(object.key)),
+      ("Key", DisplayText(name: object.key)),
       ("Size", "\(object.size) bytes (\(Human.size(object.size)))"),
     ]
     if let hash = object.hash { rows.append(("Hash", DisplayText(escaping: hash))) }
@@ -53,12 +53,6 @@ enum StatRenderer {
     }
     let width = rows.map { $0.0.text.count }.max() ?? 0
     return rows.map { Human.padRight($0.0 + ":", width + 1) + " " + $0.1 }
-  }
-
-  /// The key escaped, and quoted when leading or trailing spaces would otherwise be invisible.
-  static func keyText(_ key: String) -> DisplayText {
-    key.first == " " || key.last == " " || key.isEmpty
-      ? DisplayText(quoting: key) : DisplayText(escaping: key)
   }
 
   private static func timeRow(_ time: Timestamp) -> DisplayText {

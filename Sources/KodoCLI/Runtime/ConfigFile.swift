@@ -36,7 +36,7 @@ struct ConfigFile {
     {
       throw StorageError(
         .configuration,
-        "cannot read config file \(DisplayText.quoted(path))\(origin): it is a directory; name the JSON file in it"
+        "cannot read config file \(DisplayText(quoting: path))\(origin): it is a directory; name the JSON file in it"
       )
     }
     do {
@@ -51,7 +51,7 @@ struct ConfigFile {
         reason = "it cannot be read"
       }
       throw StorageError(
-        .configuration, "cannot read config file \(DisplayText.quoted(path))\(origin): \(reason)")
+        .configuration, "cannot read config file \(DisplayText(quoting: path))\(origin): \(reason)")
     }
     var readableByOthers = false
     if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
@@ -89,7 +89,8 @@ struct ConfigFile {
           guard let profileMembers = profile.value.objectMembers else {
             throw StorageError(
               .configuration,
-              "config file \(path): profile \(DisplayText.quoted(profile.name)) must be an object")
+              "config file \(path): profile \(DisplayText(quoting: profile.name)) must be an object"
+            )
           }
           file.profiles[profile.name] = try settings(
             profileMembers, path: path, prefix: "profiles." + profile.name + ".")
@@ -178,14 +179,14 @@ struct ConfigFile {
           default:
             throw StorageError(
               .configuration,
-              "config file \(path): unknown key \"\(prefix)hosts.\(DisplayText.escaped(host.name))\" (hosts are uc, rs, rsf, api)"
+              "config file \(path): unknown key \"\(prefix)hosts.\(DisplayText(escaping: host.name))\" (hosts are uc, rs, rsf, api)"
             )
           }
         }
       default:
         throw StorageError(
           .configuration,
-          "config file \(path): unknown key \"\(prefix)\(DisplayText.escaped(member.name))\" (keys are accessKey, secretKey, bucket, domains, hosts, profiles)"
+          "config file \(path): unknown key \"\(prefix)\(DisplayText(escaping: member.name))\" (keys are accessKey, secretKey, bucket, domains, hosts, profiles)"
         )
       }
     }
@@ -203,8 +204,19 @@ struct ConfigFile {
     guard URLParts.isBaseURL(url) else {
       throw StorageError(
         .configuration,
-        "\(named) must be a base URL with http:// or https:// and a host, got \(DisplayText.quoted(url))"
+        "\(named) must be a base URL with http:// or https:// and a host, got \(DisplayText(quoting: redacted(url)))"
       )
     }
+  }
+
+  /// `url` with any user information (`user:password@`) and credential-carrying query values
+  /// replaced by `<redacted>`, even when it has no scheme.
+  static func redacted(_ url: String) -> String {
+    if url.contains("://") { return RequestEvent.redactedURL(url) }
+    let authorityEnd = url.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
+    guard let at = url[..<authorityEnd].lastIndex(of: "@") else {
+      return RequestEvent.redactedURL(url)
+    }
+    return RequestEvent.redactedURL("<redacted>" + url[at...])
   }
 }

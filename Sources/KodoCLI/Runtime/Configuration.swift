@@ -39,7 +39,7 @@ struct Configuration: Sendable {
   /// The credentials, or a `.configuration` error that says how to supply them.
   func requireCredentials() throws(StorageError) -> Credentials {
     if let credentials { return credentials }
-    let file = self.file.map { DisplayText.quoted($0) } ?? "the config file"
+    let file = self.file.map { DisplayText(quoting: $0) } ?? "the config file"
     if let partial = partialCredentialsSource {
       throw StorageError(
         .configuration,
@@ -103,7 +103,7 @@ struct Configuration: Sendable {
             let known = file.profiles.keys.sorted()
             throw StorageError(
               .configuration,
-              "no profile \(DisplayText.quoted(profileName)) (from \(profileSource)) in \(DisplayText.quoted(path))"
+              "no profile \(DisplayText(quoting: profileName)) (from \(profileSource)) in \(DisplayText(quoting: path))"
                 + (known.isEmpty
                   ? " (it defines no profiles)" : " (profiles: \(known.joined(separator: ", ")))"))
           }
@@ -124,8 +124,8 @@ struct Configuration: Sendable {
     if profileName != nil && configuration.profile == nil {
       throw StorageError(
         .configuration,
-        "profile \(DisplayText.quoted(profileName ?? "")) was asked for (by \(profileSource)), but there is no config file"
-          + (path.map { " at \(DisplayText.quoted($0))" } ?? ""))
+        "profile \(DisplayText(quoting: profileName ?? "")) was asked for (by \(profileSource)), but there is no config file"
+          + (path.map { " at \(DisplayText(quoting: $0))" } ?? ""))
     }
 
     let accessKey = nonEmpty(environment["QINIU_ACCESS_KEY"]) ?? fileAccessKey

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import KodoCore
 import StorageCore
 
 extension StorageError {

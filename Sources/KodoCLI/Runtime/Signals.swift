@@ -16,7 +16,7 @@ enum Signals {
     var task: Task<Void, any Error>?
     var resumeHint: DisplayText?
     var signal: Int32 = 0
-    var sources: [SignalSource] = []
+    var signals: TerminationSignals?
   }
 
   /// 130 after SIGINT, 143 after SIGTERM.
@@ -39,13 +39,8 @@ enum Signals {
     signal(SIGPIPE, SIG_IGN)
     let task = Task { try await body() }
     state.withLock { $0.task = task }
-    for number in [SIGINT, SIGTERM] {
-      signal(number, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-      source.setEventHandler { handle(number) }
-      source.resume()
-      state.withLock { $0.sources.append(SignalSource(source: source)) }
-    }
+    let signals = TerminationSignals { handle($0) }
+    state.withLock { $0.signals = signals }
     try await task.value
   }
 
@@ -62,11 +57,4 @@ enum Signals {
       exit(number == SIGTERM ? 143 : 130)
     }
   }
-}
-
-/// Keeps a dispatch signal source alive for the life of the process.
-///
-/// `@unchecked Sendable`: the source is never touched again after `resume()`; it is only held.
-struct SignalSource: @unchecked Sendable {
-  let source: any DispatchSourceSignal
 }

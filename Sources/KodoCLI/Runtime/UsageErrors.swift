@@ -56,7 +56,8 @@ enum UsageErrors {
         65
       )
     }
-    if message.contains("unexpected argument"), let word = firstWord(arguments),
+    // "Unexpected argument 'lss'" for one word, "2 unexpected arguments: …" for more.
+    if message.lowercased().contains("unexpected argument"), let word = firstWord(arguments),
       !commandNames.contains(word)
     {
       var text = "unknown command '\(word)'"
@@ -77,7 +78,7 @@ enum UsageErrors {
 
   /// The first argument that is not an option or an option's value.
   private static func firstWord(_ arguments: [String]) -> String? {
-    let withValues: Set<String> = ["--config", "--profile", "--provider", "--retries", "--timeout"]
+    let withValues: Set<String> = ["--config", "--profile", "--retries", "--timeout"]
     var skipNext = false
     for argument in arguments {
       if skipNext {

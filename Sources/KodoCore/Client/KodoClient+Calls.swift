@@ -148,27 +148,3 @@ extension KodoClient {
     }
   }
 }
-
-/// Kodo's bucket-name rules, checked before any request is made.
-public enum BucketName {
-  /// Accepts 3–63 characters of `a–z`, `0–9` and `-`, not starting or ending with `-`
-  /// (Kodo's current rule; older buckets may have upper-case letters or `_`, which are accepted).
-  ///
-  /// - Throws: `StorageError` (`.invalidInput`) saying what is wrong.
-  public static func validate(_ name: String) throws(StorageError) {
-    func invalid(_ why: String) -> StorageError {
-      StorageError(.invalidInput, "invalid bucket name \(DisplayText.quoted(name)): \(why)")
-    }
-    guard !name.isEmpty else { throw invalid("it is empty") }
-    guard name.utf8.count <= 63 else { throw invalid("longer than 63 characters") }
-    for byte in name.utf8 {
-      switch byte {
-      case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-        UInt8(ascii: "-"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "_"):
-        continue
-      default:
-        throw invalid("only letters, digits, '-' and '_' are allowed")
-      }
-    }
-  }
-}

@@ -11,8 +11,9 @@ struct ListQuery {
   var limit = 1_000
 }
 
-/// One page of a listing.
-struct ListPage {
+/// One page of a listing, as the emulator computes it (named apart from StorageCore's
+/// `ListPage`, the client's decoded page).
+struct ListSlice {
   /// The objects on the page, in key order: index and key.
   var items: [(index: Int, key: [UInt8])] = []
   /// Common prefixes on the page, in order.
@@ -28,8 +29,8 @@ struct ListPage {
 /// returned; the next page holds the entries after it. A page that reaches the end of the
 /// listing has no marker.
 enum Listing {
-  static func page(of source: some ObjectSource, _ query: ListQuery) -> ListPage {
-    var page = ListPage()
+  static func page(of source: some ObjectSource, _ query: ListQuery) -> ListSlice {
+    var page = ListSlice()
     let count = source.count
     var index = source.lowerBound(query.prefix)
     if let marker = query.marker {

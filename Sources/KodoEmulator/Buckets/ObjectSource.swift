@@ -1,7 +1,14 @@
 import NIOCore
 
-/// One object's metadata as list and stat report it.
-struct ObjectMetadata: Sendable {
+/// One `x-qn-meta` member.
+struct MetaMember: Sendable, Equatable {
+  var name: String
+  var value: String
+}
+
+/// One object's metadata as list and stat report it: the emulator's one list of object fields
+/// (an `EmulatorObject` is a key, a body and these).
+struct ObjectMetadata: Sendable, Equatable {
   var fsize: Int64
   var hash: String
   var mimeType: String
@@ -14,7 +21,7 @@ struct ObjectMetadata: Sendable {
   var md5: String?
   var endUser: String?
   /// `x-qn-meta`, in output order.
-  var meta: [(name: String, value: String)] = []
+  var meta: [MetaMember] = []
   var restoreStatus: Int?
   /// 100 ns units.
   var lastModify: Int64?

@@ -82,25 +82,13 @@ final class SyntheticSource: ObjectSource {
     let sub = index / files % subs
     let file = index % files
     key.append(contentsOf: [0x64, 0x69, 0x72, 0x2D])  // "dir-"
-    Self.appendPadded(dir, width: dirWidth, to: &key)
+    DecimalText.append(Int64(dir), minimumDigits: dirWidth, to: &key)
     key.append(contentsOf: [0x2F, 0x73, 0x75, 0x62, 0x2D])  // "/sub-"
-    Self.appendPadded(sub, width: subWidth, to: &key)
+    DecimalText.append(Int64(sub), minimumDigits: subWidth, to: &key)
     key.append(contentsOf: [0x2F, 0x66, 0x69, 0x6C, 0x65, 0x2D])  // "/file-"
-    Self.appendPadded(file, width: fileWidth, to: &key)
+    DecimalText.append(Int64(file), minimumDigits: fileWidth, to: &key)
     key.append(contentsOf: Self.fileTypes[profile(at: index).typeIndex].ext)
     return key
-  }
-
-  private static func appendPadded(_ value: Int, width: Int, to bytes: inout [UInt8]) {
-    let start = bytes.count
-    bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width))
-    var rest = value
-    var position = start + width - 1
-    while rest > 0 && position >= start {
-      bytes[position] = UInt8(ascii: "0") + UInt8(rest % 10)
-      rest /= 10
-      position -= 1
-    }
   }
 
   // MARK: Per-object profile
@@ -194,10 +182,12 @@ final class SyntheticSource: ObjectSource {
     }
     if (extraWord >> 24) % 40 == 0 {
       metadata.meta = [
-        ("author", "user-" + String((extraWord >> 32) % 100)), ("origin", "synthetic"),
+        MetaMember(name: "author", value: "user-" + String((extraWord >> 32) % 100)),
+        MetaMember(name: "origin", value: "synthetic"),
       ]
       if (extraWord >> 40) % 4 == 0 {
-        metadata.meta.append(("camera", "相机-" + String((extraWord >> 48) % 10)))
+        metadata.meta.append(
+          MetaMember(name: "camera", value: "相机-" + String((extraWord >> 48) % 10)))
       }
     }
     if lifecycleWord % 5 == 0 {

@@ -57,7 +57,9 @@ extension OSSFront {
     if let position = view.nextAppendPosition {
       headers.append(("x-oss-next-append-position", String(position)))
     }
-    for (name, value) in view.meta { headers.append(("x-oss-meta-" + name.lowercased(), value)) }
+    for member in view.meta {
+      headers.append(("x-oss-meta-" + member.name.lowercased(), member.value))
+    }
     if let outcome = Self.preconditions(
       context.incoming.headers, etag: "\"" + view.etag + "\"", lastModified: view.lastModified)
     {

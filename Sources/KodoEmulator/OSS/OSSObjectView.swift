@@ -28,7 +28,7 @@ struct OSSObjectView {
   var objectType: String
   var storageClass: String
   var restore: OSSRestore?
-  var meta: [(name: String, value: String)]
+  var meta: [MetaMember]
   var nextAppendPosition: Int64?
 
   init(key: [UInt8], metadata: ObjectMetadata, index: Int, synthetic seed: UInt64?) {

@@ -143,7 +143,7 @@ extension EmulatorService {
   /// `/stat/<EncodedEntryURI>`.
   func stat(_ entry: Substring, reqid: String) -> Reply {
     guard let decoded = PercentEncoding.decode(String(entry)),
-      let (bucketName, key) = Self.decodeEntry(decoded), let key
+      let (bucketName, key) = EncodedEntryURI.decode(decoded), let key
     else {
       return error(400, "invalid argument", reqid: reqid)
     }
@@ -158,22 +158,6 @@ extension EmulatorService {
     buffer.writeObjectFields(bucket.source.metadata(at: index), forList: false)
     buffer.writeStaticString("}")
     return json(200, buffer, reqid: reqid)
-  }
-}
-
-extension EmulatorService {
-  /// `EncodedEntryURI.decode`, but split on the first `:` byte rather than the first `:`
-  /// character: a key that starts with a combining mark (`bucket:\u{301}x`) forms one grapheme
-  /// with the colon, which `Character` search does not find.
-  static func decodeEntry(_ encoded: String) -> (bucket: String, key: String?)? {
-    guard let bytes = URLSafeBase64.decode(encoded),
-      let text = String(validating: bytes, as: UTF8.self)
-    else { return nil }
-    guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return (text, nil) }
-    return (
-      String(decoding: bytes[..<colon], as: UTF8.self),
-      String(decoding: bytes[(colon + 1)...], as: UTF8.self)
-    )
   }
 }
 
@@ -203,14 +187,8 @@ extension ByteBuffer {
       writeStaticString(",\"status\":")
       writeDecimal(metadata.status)
     }
-    if let md5 = metadata.md5 {
-      writeStaticString(",\"md5\":")
-      writeJSONString(md5)
-    }
-    if let endUser = metadata.endUser {
-      writeStaticString(",\"endUser\":")
-      writeJSONString(endUser)
-    }
+    writeMember(",\"md5\":", metadata.md5)
+    writeMember(",\"endUser\":", metadata.endUser)
     if !metadata.meta.isEmpty {
       writeStaticString(",\"x-qn-meta\":{")
       for (position, member) in metadata.meta.enumerated() {
@@ -221,27 +199,27 @@ extension ByteBuffer {
       }
       writeStaticString("}")
     }
-    if let restoreStatus = metadata.restoreStatus {
-      writeStaticString(",\"restoreStatus\":")
-      writeDecimal(restoreStatus)
-    }
-    if let lastModify = metadata.lastModify {
-      writeStaticString(",\"lastModify\":")
-      writeDecimal(lastModify)
-    }
+    writeMember(",\"restoreStatus\":", metadata.restoreStatus.map(Int64.init))
+    writeMember(",\"lastModify\":", metadata.lastModify)
     guard !forList else { return }
-    let lifecycle: [(StaticString, Int64?)] = [
-      (",\"expiration\":", metadata.expiration),
-      (",\"transitionToIA\":", metadata.transitionToIA),
-      (",\"transitionToArchiveIR\":", metadata.transitionToArchiveIR),
-      (",\"transitionToARCHIVE\":", metadata.transitionToArchive),
-      (",\"transitionToDeepArchive\":", metadata.transitionToDeepArchive),
-    ]
-    for (name, value) in lifecycle {
-      if let value {
-        writeStaticString(name)
-        writeDecimal(value)
-      }
-    }
+    writeMember(",\"expiration\":", metadata.expiration)
+    writeMember(",\"transitionToIA\":", metadata.transitionToIA)
+    writeMember(",\"transitionToArchiveIR\":", metadata.transitionToArchiveIR)
+    writeMember(",\"transitionToARCHIVE\":", metadata.transitionToArchive)
+    writeMember(",\"transitionToDeepArchive\":", metadata.transitionToDeepArchive)
+  }
+
+  /// Writes `name` (`,"member":`) and the string, when there is one.
+  private mutating func writeMember(_ name: StaticString, _ value: String?) {
+    guard let value else { return }
+    writeStaticString(name)
+    writeJSONString(value)
+  }
+
+  /// Writes `name` (`,"member":`) and the number, when there is one.
+  private mutating func writeMember(_ name: StaticString, _ value: Int64?) {
+    guard let value else { return }
+    writeStaticString(name)
+    writeDecimal(value)
   }
 }

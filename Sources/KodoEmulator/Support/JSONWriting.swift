@@ -1,44 +1,47 @@
 import NIOCore
+import StorageCore
 
 /// Hand-written JSON into a `ByteBuffer`: the list and stat answers are on the hot path, so no
 /// encoder, no intermediate strings, and no per-item formatting.
+///
+/// Strings that need no escaping (nearly all) are copied straight into the buffer; the others go
+/// through StorageCore's `JSONText`, the package's one escaping rule.
 extension ByteBuffer {
-  private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-
   /// Writes `bytes` (UTF-8) as a JSON string, quotes included.
   mutating func writeJSONString(_ bytes: some Collection<UInt8>) {
-    writeInteger(UInt8(ascii: "\""))
-    var needsEscape = false
-    for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-    {
-      needsEscape = true
-      break
+    guard Self.isPlain(bytes, lineSeparatorsToo: false) else {
+      var escaped = [UInt8]()
+      JSONText.appendString(utf8: bytes, to: &escaped)
+      writeBytes(escaped)
+      return
     }
-    if !needsEscape {
-      writeBytes(bytes)
-    } else {
-      for byte in bytes {
-        switch byte {
-        case UInt8(ascii: "\""): writeStaticString("\\\"")
-        case UInt8(ascii: "\\"): writeStaticString("\\\\")
-        case UInt8(ascii: "\n"): writeStaticString("\\n")
-        case UInt8(ascii: "\r"): writeStaticString("\\r")
-        case UInt8(ascii: "\t"): writeStaticString("\\t")
-        case 0..<0x20:
-          writeStaticString("\\u00")
-          writeInteger(Self.hexDigits[Int(byte >> 4)])
-          writeInteger(Self.hexDigits[Int(byte & 15)])
-        default:
-          writeInteger(byte)
-        }
-      }
-    }
-    writeInteger(UInt8(ascii: "\""))
+    writeQuoted(bytes)
   }
 
-  /// Writes a string as a JSON string.
+  /// Writes a string as a JSON string (U+2028 and U+2029 escaped too, as `JSONText` does).
   mutating func writeJSONString(_ text: String) {
-    writeJSONString(text.utf8)
+    guard Self.isPlain(text.utf8, lineSeparatorsToo: true) else {
+      var escaped = [UInt8]()
+      JSONText.appendString(text, to: &escaped)
+      writeBytes(escaped)
+      return
+    }
+    writeQuoted(text.utf8)
+  }
+
+  /// Whether `bytes` need no escaping: no control character, `"` or `\` (and, when asked, no
+  /// 0xE2 byte, which starts U+2028 and U+2029).
+  private static func isPlain(_ bytes: some Collection<UInt8>, lineSeparatorsToo: Bool) -> Bool {
+    !bytes.contains { byte in
+      byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+        || (lineSeparatorsToo && byte == 0xE2)
+    }
+  }
+
+  private mutating func writeQuoted(_ bytes: some Collection<UInt8>) {
+    writeInteger(UInt8(ascii: "\""))
+    writeBytes(bytes)
+    writeInteger(UInt8(ascii: "\""))
   }
 
   /// Writes a decimal integer.
