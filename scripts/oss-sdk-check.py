@@ -143,6 +143,9 @@ def check_oss2(emulator, version, keys, buckets):
     info = bucket.get_bucket_info()
     check(info.name == "public" and info.acl.grant == "public-read", tag + "GetBucketInfo")
     check(bucket.get_bucket_location().location == "oss-" + REGION, tag + "GetBucketLocation")
+    check(oss2.Bucket(auth, endpoint, "private", region=REGION).get_bucket_acl().acl == "private",
+          tag + "GetBucketAcl")
+    check(bucket.get_object_acl("plain.txt").acl == "default", tag + "GetObjectAcl")
 
     listed = [o.key for o in oss2.ObjectIterator(bucket, max_keys=3)]
     check(listed == expected_listing(keys)[0], tag + "ListObjects, pages of 3, every hostile key")
@@ -317,6 +320,8 @@ def check_v2(emulator, version, keys, buckets):
     check(info.bucket_info.name == "private" and info.bucket_info.acl == "private", tag + "GetBucketInfo")
     location = client.get_bucket_location(ossv2.GetBucketLocationRequest(bucket="public"))
     check(location.location == "oss-" + REGION, tag + "GetBucketLocation")
+    acl = client.get_bucket_acl(ossv2.GetBucketAclRequest(bucket="public"))
+    check(acl.acl == "public-read", tag + "GetBucketAcl")
 
     for v2 in [False, True]:
         name = "ListObjectsV2" if v2 else "ListObjects"

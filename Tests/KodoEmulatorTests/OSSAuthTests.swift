@@ -96,9 +96,10 @@ import Testing
       let put = try await client.send(OSSRequest(method: "PUT", bucket: "open", key: "new"))
       #expect(put.status == 405)
       #expect(put.ossError?.code == "MethodNotAllowed")
-      let acl = try await client.send(OSSRequest(bucket: "open", query: [OSSQueryItem("acl", nil)]))
-      #expect(acl.status == 501)
-      #expect(acl.ossError?.code == "NotImplemented")
+      let tagging = try await client.send(
+        OSSRequest(bucket: "open", query: [OSSQueryItem("tagging", nil)]))
+      #expect(tagging.status == 501)
+      #expect(tagging.ossError?.code == "NotImplemented")
     }
   }
 

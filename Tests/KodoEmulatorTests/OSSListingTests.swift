@@ -69,6 +69,19 @@ import Testing
           OSSRequest(bucket: "hostile", query: [OSSQueryItem("bucketInfo", nil)])
         ).body)
       #expect(publicInfo.accessControl == "public-read")
+      let acl = try await client.send(
+        OSSRequest(bucket: "locked", query: [OSSQueryItem("acl", "")]))
+      #expect(acl.status == 200)
+      #expect(acl.text.contains("<AccessControlList><Grant>private</Grant></AccessControlList>"))
+      let objectACL = try await client.send(
+        OSSRequest(bucket: "hostile", key: "a b/plus+sign.txt", query: [OSSQueryItem("acl", "")]))
+      #expect(objectACL.text.contains("<Grant>default</Grant>"))
+      let missingACL = try await client.send(
+        OSSRequest(bucket: "hostile", key: "nope", query: [OSSQueryItem("acl", "")]))
+      #expect(missingACL.ossError?.code == "NoSuchKey")
+      let anonymousACL = try await OSSTestClient(emulator, version: nil).send(
+        OSSRequest(bucket: "hostile", key: "a b/plus+sign.txt", query: [OSSQueryItem("acl", "")]))
+      #expect(anonymousACL.status == 403)
       let location = try await client.send(
         OSSRequest(bucket: "hostile", query: [OSSQueryItem("location", "")]))
       #expect(try OSSAnswers.bucketLocation(location.body) == "oss-cn-hangzhou")

@@ -8,6 +8,8 @@ enum OSSOperation {
   case listBuckets
   case bucketInfo(String)
   case bucketLocation(String)
+  case bucketACL(String)
+  case objectACL(String, key: String)
   case listObjects(String)
   case listObjectsV2(String)
   case headObject(String, key: String)
@@ -18,7 +20,7 @@ enum OSSOperation {
 
   /// Bucket sub-resources that name other APIs (the emulator serves none of them).
   private static let otherBucketSubresources: Set<String> = [
-    "acl", "cors", "lifecycle", "logging", "website", "referer", "policy", "tagging",
+    "cors", "lifecycle", "logging", "website", "referer", "policy", "tagging",
     "versioning", "versions", "encryption", "stat", "uploads", "replication", "worm",
     "inventory", "qos", "requestPayment", "transferAcceleration", "accessPoint", "regions",
     "cname", "objectInfo", "resourceGroup", "style", "policyStatus", "httpsConfig",
@@ -26,7 +28,7 @@ enum OSSOperation {
 
   /// Object sub-resources that name other APIs.
   private static let otherObjectSubresources: Set<String> = [
-    "acl", "symlink", "tagging", "restore", "uploadId", "uploads", "append", "x-oss-process",
+    "symlink", "tagging", "restore", "uploadId", "uploads", "append", "x-oss-process",
     "versionId", "partNumber", "cleanRestoredObject",
   ]
 
@@ -41,6 +43,8 @@ enum OSSOperation {
         self = .bucketInfo(bucket)
       } else if names.contains("location") {
         self = .bucketLocation(bucket)
+      } else if names.contains("acl") {
+        self = .bucketACL(bucket)
       } else if !names.isDisjoint(with: Self.otherBucketSubresources) {
         self = .notImplemented(bucket)
       } else if request.parameter("list-type") == "2" {
@@ -50,6 +54,8 @@ enum OSSOperation {
       }
     } else if !names.isDisjoint(with: Self.otherObjectSubresources) {
       self = .notImplemented(bucket)
+    } else if names.contains("acl") {
+      self = .objectACL(bucket, key: request.key)
     } else if names.contains("objectMeta") {
       self = .objectMeta(bucket, key: request.key)
     } else if request.method == "HEAD" {
@@ -64,9 +70,9 @@ enum OSSOperation {
     switch self {
     case .listBuckets: nil
     case .notImplemented(let bucket): bucket
-    case .bucketInfo(let bucket), .bucketLocation(let bucket), .listObjects(let bucket),
-      .listObjectsV2(let bucket), .headObject(let bucket, _), .objectMeta(let bucket, _),
-      .getObject(let bucket, _):
+    case .bucketInfo(let bucket), .bucketLocation(let bucket), .bucketACL(let bucket),
+      .objectACL(let bucket, _), .listObjects(let bucket), .listObjectsV2(let bucket),
+      .headObject(let bucket, _), .objectMeta(let bucket, _), .getObject(let bucket, _):
       bucket
     }
   }
@@ -84,9 +90,9 @@ enum OSSOperation {
   var route: Route {
     switch self {
     case .listBuckets: .buckets
-    case .bucketInfo, .bucketLocation: .bucketInfo
+    case .bucketInfo, .bucketLocation, .bucketACL: .bucketInfo
     case .listObjects, .listObjectsV2: .list
-    case .headObject, .objectMeta: .stat(entry: "")
+    case .headObject, .objectMeta, .objectACL: .stat(entry: "")
     case .getObject: .download(bucket: "", key: "")
     case .notImplemented: .unknown
     }
@@ -294,6 +300,16 @@ final class OSSFront: EmulatorFront {
       return xml(OSSAnswers.bucketInfoXML(summary(of: store, full: true)), context)
     case .bucketLocation:
       return xml(OSSAnswers.bucketLocationXML("oss-" + configuration.region), context)
+    case .bucketACL:
+      return xml(aclXML(store?.isPrivate == true ? "private" : "public-read"), context)
+    case .objectACL(_, let key):
+      guard let store, store.source.index(of: Array(key.utf8)) != nil else {
+        throw OSSFailure(
+          status: 404, code: "NoSuchKey", message: "The specified key does not exist.",
+          ec: "0026-00000001", fields: ["Key": key])
+      }
+      // An object without its own ACL follows its bucket's.
+      return xml(aclXML("default"), context)
     case .listObjects: return try listObjects(store, context, v2: false)
     case .listObjectsV2: return try listObjects(store, context, v2: true)
     case .headObject(_, let key): return try object(store, key: key, context, mode: .head)
@@ -329,6 +345,21 @@ final class OSSFront: EmulatorFront {
     return Reply(
       status: .ok, headers: commonHeaders(context.requestID, now: context.now, xml: true),
       body: .buffer(buffer), sendsBody: context.sendsBody)
+  }
+
+  /// A GetBucketAcl or GetObjectAcl answer.
+  func aclXML(_ grant: String) -> [UInt8] {
+    var writer = XMLWriter()
+    writer.open("AccessControlPolicy")
+    writer.open("Owner")
+    writer.element("ID", owner.id)
+    writer.element("DisplayName", owner.displayName)
+    writer.close("Owner")
+    writer.open("AccessControlList")
+    writer.element("Grant", grant)
+    writer.close("AccessControlList")
+    writer.close("AccessControlPolicy")
+    return writer.bytes
   }
 
   /// An error answer: the XML `<Error>` body, or for HEAD no body and the same document in
