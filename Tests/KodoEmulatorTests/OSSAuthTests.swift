@@ -193,6 +193,13 @@ import Testing
       #expect(unavailable.status == 503)
       #expect(unavailable.ossError?.code == "ServiceUnavailable")
       #expect(unavailable.header("x-oss-request-id") != nil)
+      let xmlBody = "<Error><Code>SlowDown</Code></Error>"
+      emulator.server.scheduleFault(
+        EmulatorFault(endpoint: .buckets, mode: .status(503, body: xmlBody), count: 1))
+      let custom = try await client.send(OSSRequest())
+      #expect(custom.status == 503 && custom.text == xmlBody)
+      #expect(custom.header("Content-Type") == "application/xml")
+      #expect(custom.ossError?.code == "SlowDown")
       emulator.server.scheduleFault(EmulatorFault(endpoint: .download, mode: .drop, count: 1))
       let signer = try #require(client.signer)
       let signed = signer.sign(
@@ -209,7 +216,8 @@ import Testing
         OSSRequest(method: "HEAD", bucket: "open", key: "a b/plus+sign.txt"))
       #expect(bare.status == 200 && bare.header("x-oss-request-id") == nil)
       let stats = emulator.server.stats
-      #expect(stats.list == 1 && stats.download == 1 && stats.stat == 1 && stats.faults == 3)
+      #expect(stats.list == 1 && stats.download == 1 && stats.stat == 1 && stats.faults == 4)
+      #expect(stats.buckets == 1)
     }
     try await with(failRate: 1) { emulator in
       let client = try OSSTestClient(emulator)

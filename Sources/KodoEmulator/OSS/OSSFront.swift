@@ -212,8 +212,12 @@ final class OSSFront: EmulatorFront {
       if let body {
         var buffer = ByteBuffer()
         buffer.writeString(body)
+        // Sent as given: XML when it looks like XML, else the control API's JSON.
+        let isXML = body.first == "<"
         answer = Reply(
-          status: .kodo(status), headers: commonHeaders(requestID, now: now, xml: true),
+          status: .kodo(status),
+          headers: commonHeaders(requestID, now: now, xml: isXML)
+            + (isXML ? [] : [("Content-Type", "application/json")]),
           body: .buffer(buffer), sendsBody: !isHEAD)
       } else {
         answer = reply(
