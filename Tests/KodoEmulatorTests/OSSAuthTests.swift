@@ -282,3 +282,36 @@ extension OSSTestClient {
       headers: [("Host", emulator.hostHeader)] + signed.headers.fields.map { ($0.name, $0.value) })
   }
 }
+
+/// Malformed and odd OSS requests get OSS errors, never a crash or a hang.
+@Suite struct OSSMalformedRequestTests {
+  @Test func oddTargetsGetOSSAnswers() async throws {
+    let configuration = OSSTestClient.configuration([
+      .objects("b", [EmulatorObject(key: "k", body: [1])])
+    ])
+    try await EmulatorHarness.with(configuration) { emulator in
+      let cases: [(target: String, status: Int, code: String?)] = [
+        ("/b/%zz", 400, "InvalidURI"), ("/b/%", 400, "InvalidURI"), ("/%ff/k", 400, "InvalidURI"),
+        ("/b/?max-keys=%", 400, "InvalidURI"), ("/b/k?x=%E4%B8", 400, "InvalidURI"),
+        ("/nobucket/", 404, "NoSuchBucket"), ("/b/k", 200, nil), ("/b/k?", 200, nil),
+        ("/b//k", 404, "NoSuchKey"),
+        ("/b/" + String(repeating: "x", count: 4_000), 404, "NoSuchKey"),
+        ("http://\(emulator.hostHeader)/b/k", 200, nil), ("/b/k#fragment", 200, nil),
+        ("/b/?encoding-type=xml", 403, "AccessDenied"),
+      ]
+      for (target, status, code) in cases {
+        let response = try await emulator.response(
+          to: RawHTTPRequest(
+            method: "GET", target: target, headers: [("Host", emulator.hostHeader)]))
+        #expect(response.status == status, "\(target): \(response.text)")
+        #expect(response.header("x-oss-request-id") != nil, "\(target)")
+        if let code { #expect(response.ossError?.code == code, "\(target)") }
+      }
+      let client = try OSSTestClient(emulator)
+      let badEncoding = try await client.send(
+        OSSRequest(bucket: "b", query: [OSSQueryItem("encoding-type", "xml")]))
+      #expect(badEncoding.status == 400)
+      #expect(badEncoding.ossError?.code == "InvalidArgument")
+    }
+  }
+}
