@@ -37,7 +37,9 @@ import Testing
           #expect(head.header("x-oss-hash-crc64ecma") == String(CRC64.checksum(body)), "\(key)")
           #expect(head.header("x-oss-object-type") == "Normal")
           #expect(head.header("x-oss-storage-class") == "Standard")
-          #expect(head.header("ETag")?.hasPrefix("\"") == true)
+          // Not an MD5 the store knows: the qetag's digest (the SHA-1 of a small body), cut.
+          let tag = Digest.sha1(body).prefix(16).map { String(format: "%02X", $0) }.joined()
+          #expect(head.header("ETag") == "\"" + tag + "\"", "\(key)")
           #expect(head.header("x-oss-request-id") != nil)
           let get = try await client.send(
             OSSRequest(bucket: "hostile", key: key), encodeSlashes: encodeSlashes)

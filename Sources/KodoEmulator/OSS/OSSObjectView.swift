@@ -86,12 +86,36 @@ struct OSSObjectView {
   /// 2030-01-01T00:00:00Z.
   private static let restoredUntil: Int64 = 1_893_456_000
 
-  /// 32 upper-case hex digits from the qetag's digest (or, failing that, from its MD5).
+  /// 32 upper-case hex digits from the qetag's digest (bytes 1 to 16 of its URL-safe base64),
+  /// or, for a tag that is not one, from its MD5.
   private static func derivedTag(_ qetag: String) -> String {
-    if let bytes = URLSafeBase64.decode(qetag), bytes.count >= 17 {
-      return upperHex(Array(bytes[1..<17]))
+    let symbols = Array(qetag.utf8.prefix(24))
+    var bytes = [UInt8]()
+    bytes.reserveCapacity(18)
+    var index = 0
+    while index + 4 <= symbols.count {
+      guard let a = sextet(symbols[index]), let b = sextet(symbols[index + 1]),
+        let c = sextet(symbols[index + 2]), let d = sextet(symbols[index + 3])
+      else { break }
+      bytes.append(a << 2 | b >> 4)
+      bytes.append((b & 0x0F) << 4 | c >> 2)
+      bytes.append((c & 0x03) << 6 | d)
+      index += 4
     }
-    return MD5.hex(Array(qetag.utf8)).uppercased()
+    guard bytes.count == 18 else { return MD5.hex(Array(qetag.utf8)).uppercased() }
+    return upperHex(bytes[1..<17])
+  }
+
+  /// The value of a URL-safe base64 symbol.
+  private static func sextet(_ symbol: UInt8) -> UInt8? {
+    switch symbol {
+    case UInt8(ascii: "A")...UInt8(ascii: "Z"): symbol - UInt8(ascii: "A")
+    case UInt8(ascii: "a")...UInt8(ascii: "z"): symbol - UInt8(ascii: "a") + 26
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): symbol - UInt8(ascii: "0") + 52
+    case UInt8(ascii: "-"): 62
+    case UInt8(ascii: "_"): 63
+    default: nil
+    }
   }
 
   private static func hexBytes(_ text: String) -> [UInt8]? {
@@ -119,16 +143,19 @@ struct OSSObjectView {
     }
   }
 
-  private static func upperHex(_ bytes: [UInt8]) -> String {
-    let digits = Array("0123456789ABCDEF".utf8)
-    var text = [UInt8]()
-    text.reserveCapacity(bytes.count * 2)
-    for byte in bytes {
-      text.append(digits[Int(byte >> 4)])
-      text.append(digits[Int(byte & 15)])
+  private static func upperHex(_ bytes: some Collection<UInt8>) -> String {
+    String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+      var position = 0
+      for byte in bytes {
+        buffer[position] = hexDigits[Int(byte >> 4)]
+        buffer[position + 1] = hexDigits[Int(byte & 15)]
+        position += 2
+      }
+      return position
     }
-    return String(decoding: text, as: UTF8.self)
   }
+
+  private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 }
 
 /// The CRC-64/ECMA of objects, computed on first use and remembered (at most `capacity`).
