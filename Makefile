@@ -16,7 +16,7 @@ RELEASE_FLAGS ?= -c release $(if $(filter Linux,$(shell uname -s)),--static-swif
 BENCH_VENV ?= bench/.venv
 BENCH_FLAGS ?=
 
-.PHONY: all deps build release test demo lint format fuzz install bench bench-deps clean
+.PHONY: all deps build release test demo lint format fuzz install bench bench-deps sdk-check sdk-deps clean
 
 all: build
 
@@ -113,6 +113,32 @@ bench-deps:
 bench: release bench-deps
 	python3 bench/run.py --bin "$$($(SWIFT) build $(RELEASE_FLAGS) --show-bin-path)" \
 	  --python "$(BENCH_VENV)/bin/python" $(BENCH_FLAGS)
+
+# The official SDKs (oss2, alibabacloud-oss-v2, qiniu) in a local, git-ignored virtualenv, for
+# `make sdk-check` only (never for the product or `make test`).
+SDK_VENV ?= bench/.venv-sdk
+
+sdk-deps:
+	@if [ ! -x "$(SDK_VENV)/bin/python" ] || ! "$(SDK_VENV)/bin/python" -c "import oss2, alibabacloud_oss_v2, qiniu" 2>/dev/null; then \
+	  if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c "import ensurepip" 2>/dev/null; then \
+	    if command -v apt-get >/dev/null 2>&1; then \
+	      SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
+	      echo "kodo: installing python3-venv for the SDK check"; \
+	      $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq python3 python3-venv >/dev/null; \
+	    else \
+	      echo "kodo: make sdk-check needs python3 with venv (e.g. apt-get install python3-venv)" >&2; exit 1; \
+	    fi; \
+	  fi; \
+	  rm -rf "$(SDK_VENV)" && python3 -m venv "$(SDK_VENV)" && \
+	  "$(SDK_VENV)/bin/pip" install -q --disable-pip-version-check oss2 alibabacloud-oss-v2 qiniu; \
+	fi
+
+# The official SDKs, unmodified, against the emulator: Aliyun's oss2 and alibabacloud-oss-v2
+# (V1 and V4) on `--protocol oss`, Qiniu's qiniu on the default Kodo protocol. Not part of test.
+sdk-check: deps sdk-deps
+	$(SWIFT) build $(SWIFT_BUILD_FLAGS) --product kodo-emulator
+	"$(SDK_VENV)/bin/python" scripts/oss-sdk-check.py "$$($(SWIFT) build --show-bin-path)/kodo-emulator"
+	"$(SDK_VENV)/bin/python" scripts/sdk-crosscheck.py "$$($(SWIFT) build --show-bin-path)/kodo-emulator"
 
 clean:
 	rm -rf .build

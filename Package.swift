@@ -76,6 +76,7 @@ let package = Package(
       dependencies: [
         "StorageCore",
         "KodoCore",
+        "OSSCore",
         .product(name: "NIOCore", package: "swift-nio"),
         .product(name: "NIOPosix", package: "swift-nio"),
         .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -134,7 +135,7 @@ let package = Package(
     ),
     .testTarget(
       name: "KodoEmulatorTests",
-      dependencies: ["StorageCore", "KodoCore", "KodoEmulator", "KodoTestSupport"],
+      dependencies: ["StorageCore", "KodoCore", "OSSCore", "KodoEmulator", "KodoTestSupport"],
       swiftSettings: strict
     ),
     .testTarget(

@@ -28,6 +28,12 @@ public struct EmulatorConfiguration: Sendable {
   public var seed: UInt64
   /// The emulator's clock: `Date` headers, `X-Qiniu-Date` skew and download deadlines.
   public var clock: WallClock
+  /// The protocol served: Qiniu Kodo's (the default) or Aliyun OSS's.
+  public var wireProtocol: EmulatorProtocol = .kodo
+  /// OSS: the region ID V4 signatures must name, and buckets report (`cn-hangzhou`).
+  public var region = "cn-hangzhou"
+  /// OSS: the STS token every signed request must carry, or `nil` for long-term credentials.
+  public var securityToken: String?
   /// What one client may hold; tests shrink them.
   package var limits = EmulatorLimits()
 
@@ -50,6 +56,14 @@ public struct EmulatorConfiguration: Sendable {
     self.seed = seed
     self.clock = clock
   }
+}
+
+/// The protocol an emulator speaks over the same buckets, faults and server.
+public enum EmulatorProtocol: String, Sendable, CaseIterable {
+  /// Qiniu Kodo: uc, rs, rsf and api endpoints, downloads under `/dl/BUCKET/`.
+  case kodo
+  /// Aliyun OSS, path style: `http://HOST:PORT/BUCKET/KEY`.
+  case oss
 }
 
 /// The bounds that keep clients from holding the emulator's connections, memory or threads.

@@ -43,6 +43,9 @@ public struct EmulatorFault: Sendable, Equatable {
     case noReqid
     /// The normal answer's head, then nothing (the connection stays open until shutdown).
     case stallAfterHeaders
+    /// The answer of a server whose clock is off by `seconds`: its `Date` header (and on OSS
+    /// the time signatures are checked against, and an error's `ServerTime`) is shifted.
+    case skewedDate(seconds: Int64)
 
     /// The name used by the control API.
     public var name: String {
@@ -55,6 +58,7 @@ public struct EmulatorFault: Sendable, Equatable {
       case .hang: "hang"
       case .noReqid: "no-reqid"
       case .stallAfterHeaders: "stall-after-headers"
+      case .skewedDate: "skewed-date"
       }
     }
   }
@@ -75,7 +79,8 @@ public struct EmulatorFault: Sendable, Equatable {
 
   /// Parses the control API's JSON: `{"endpoint":"list","mode":"status","status":503,"count":2}`;
   /// `endpoint` defaults to `*`, `count` to 1, `status` to 503; `error` sets the error message
-  /// and `body` the whole body of a `status` fault.
+  /// and `body` the whole body of a `status` fault; `skew` (seconds, default 3600, at most ten
+  /// years either way) the clock offset of a `skewed-date` fault.
   ///
   /// - Throws: `EmulatorFault.ParseError` naming the problem.
   public static func parse(json text: String) throws(ParseError) -> EmulatorFault {
@@ -94,6 +99,7 @@ public struct EmulatorFault: Sendable, Equatable {
     var count = 1
     var errorMessage: String?
     var body: String?
+    var skew: Int64 = 3_600
     for member in members {
       switch (member.name, member.value) {
       case ("endpoint", .string(let name)):
@@ -119,6 +125,11 @@ public struct EmulatorFault: Sendable, Equatable {
         count = parsed
       case ("error", .string(let message)): errorMessage = message
       case ("body", .string(let text)): body = text
+      case ("skew", .number(let number)):
+        guard let parsed = Int64(number), parsed.magnitude <= 315_360_000 else {
+          throw ParseError(message: "skew must be a whole number of seconds within ten years")
+        }
+        skew = parsed
       default:
         throw ParseError(message: "unexpected member '\(member.name)'")
       }
@@ -139,11 +150,12 @@ public struct EmulatorFault: Sendable, Equatable {
     case "hang": mode = .hang
     case "no-reqid": mode = .noReqid
     case "stall-after-headers": mode = .stallAfterHeaders
+    case "skewed-date": mode = .skewedDate(seconds: skew)
     case nil: throw ParseError(message: "mode is required")
     case .some(let name):
       throw ParseError(
         message: "unknown mode '\(name)' (use status, drop, html, truncated, short-body, hang, "
-          + "no-reqid or stall-after-headers)")
+          + "no-reqid, stall-after-headers or skewed-date)")
     }
     return EmulatorFault(endpoint: endpoint, mode: mode, count: count)
   }

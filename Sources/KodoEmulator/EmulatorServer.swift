@@ -2,6 +2,7 @@ import KodoCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import OSSCore
 public import StorageCore
 
 /// A running emulator: one HTTP/1.1 listener serving the uc, rs, rsf and api endpoints, the
@@ -61,6 +62,11 @@ public final class EmulatorServer: Sendable {
       throw .invalidConfiguration("port \(configuration.port) is outside 0...65535")
     }
     let service = EmulatorService(configuration: configuration, buckets: stores)
+    let front: any EmulatorFront =
+      switch configuration.wireProtocol {
+      case .kodo: service
+      case .oss: OSSFront(service: service)
+      }
     let connections = Locked([ObjectIdentifier: any Channel]())
     let limits = configuration.limits
     let maximumConnections = ConnectionLimit.effective(limits.maximumConnections)
@@ -92,7 +98,7 @@ public final class EmulatorServer: Sendable {
         return channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
           try channel.pipeline.syncOperations.addHandler(
-            ConnectionHandler(service: service, limits: limits))
+            ConnectionHandler(service: front, limits: limits))
         }
       }
     let listener: any Channel
@@ -125,6 +131,12 @@ public final class EmulatorServer: Sendable {
   {
     guard configuration.failRate >= 0 && configuration.failRate <= 1 else {
       throw .invalidConfiguration("the fail rate must be between 0 and 1")
+    }
+    if configuration.wireProtocol == .oss {
+      guard (try? OSSRegion.id(configuration.region)) == configuration.region else {
+        throw .invalidConfiguration(
+          "'\(configuration.region)' is not an OSS region ID such as cn-hangzhou")
+      }
     }
     guard (0...maximumLatencyMilliseconds).contains(configuration.latencyMilliseconds) else {
       throw .invalidConfiguration(
@@ -187,6 +199,24 @@ public final class EmulatorServer: Sendable {
   /// A bucket's download domain, `http://HOST:PORT/dl/BUCKET` (also for unknown names).
   public func downloadDomain(for bucket: String) -> String {
     service.downloadDomain(for: bucket)
+  }
+
+  /// The protocol served.
+  public var wireProtocol: EmulatorProtocol { service.configuration.wireProtocol }
+
+  /// OSS: the region ID signatures must name.
+  public var region: String { service.configuration.region }
+
+  /// OSS: whether signed requests must carry an STS token.
+  public var requiresSecurityToken: Bool { service.configuration.securityToken != nil }
+
+  /// Where a bucket's objects are addressed: the download domain on Kodo,
+  /// `http://HOST:PORT/BUCKET` (path style) on OSS.
+  public func bucketURL(for bucket: String) -> String {
+    switch service.configuration.wireProtocol {
+    case .kodo: downloadDomain(for: bucket)
+    case .oss: baseURL + "/" + bucket
+    }
   }
 
   /// The buckets, sorted by name.

@@ -18,7 +18,7 @@ import StorageCore
 struct KodoEmulatorCommand: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "kodo-emulator",
-    abstract: "A local, Kodo-compatible server for demos and for testing scripts.",
+    abstract: "A local Kodo- or OSS-compatible server for demos and for testing scripts.",
     discussion: """
       One base URL serves the uc, rs, rsf and api endpoints (/v4/query, /buckets, /v2/buckets, \
       /v2/bucketInfo, /v2/domains, /list, /stat/...); each bucket's objects download from \
@@ -29,6 +29,9 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
       The secret key can also come from --secret-key-file or the environment variable \
       KODO_EMULATOR_SECRET_KEY, which keep it out of the process list. A secret key given in \
       any of these ways is never printed.
+
+      With --protocol oss it serves the same buckets as Aliyun OSS does, path style \
+      (http://HOST:PORT/BUCKET/KEY), with V1/V4 signatures, presigned URLs and STS tokens.
 
       See docs/emulator.md for the endpoints, the control API and fault injection.
       """,
@@ -80,6 +83,18 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
   @Option(help: "Seed for synthetic buckets and the fail-rate sequence.")
   var seed: UInt64 = 0
 
+  @Option(
+    name: .customLong("protocol"),
+    help: ArgumentHelp(
+      "The protocol to speak: kodo, or oss (Aliyun OSS, path style).", valueName: "kodo|oss"))
+  var wireProtocol = "kodo"
+
+  @Option(help: "OSS: the region ID V4 signatures must name.")
+  var region = "cn-hangzhou"
+
+  @Option(help: "OSS: the STS security token every signed request must carry.")
+  var securityToken: String?
+
   func validate() throws {
     guard (0...65_535).contains(port) else {
       throw ValidationError("--port must be between 0 and 65535, not \(port).")
@@ -101,6 +116,9 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     guard (0...EmulatorServer.maximumLatencyMilliseconds).contains(latencyMs) else {
       throw ValidationError(
         "--latency-ms must be between 0 and \(EmulatorServer.maximumLatencyMilliseconds).")
+    }
+    guard EmulatorProtocol(rawValue: wireProtocol) != nil else {
+      throw ValidationError("--protocol must be kodo or oss, not '\(wireProtocol)'.")
     }
     guard (0...1).contains(failRate) else {
       throw ValidationError("--fail-rate must be between 0 and 1, not \(failRate).")
@@ -166,6 +184,9 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     var configuration = EmulatorConfiguration(
       host: host, port: port, buckets: try buckets(), privateBuckets: Set(privateBuckets),
       latencyMilliseconds: latencyMs, failRate: failRate, seed: seed)
+    configuration.wireProtocol = EmulatorProtocol(rawValue: wireProtocol) ?? .kodo
+    configuration.region = region
+    configuration.securityToken = securityToken
     let source = secretKeySource
     if let accessKey, let source {
       let secret: String

@@ -76,16 +76,24 @@ enum StartupOutput {
     for bucket in server.buckets {
       let objects = bucket.objectCount == 1 ? "1 object" : "\(bucket.objectCount) objects"
       lines.append(
-        "bucket \(bucket.name): \(bucket.downloadDomain) (\(objects), \(bucket.source), "
+        "bucket \(bucket.name): \(server.bucketURL(for: bucket.name)) (\(objects), \(bucket.source), "
           + (bucket.isPrivate ? "private" : "public") + ")")
     }
     if server.buckets.isEmpty {
       lines.append("no buckets: add some with --bucket NAME=DIR or --synthetic NAME=COUNT")
     }
+    let isOSS = server.wireProtocol == .oss
+    if isOSS {
+      lines.append("protocol: oss, region " + server.region + ", path style")
+    }
     let accessKey = server.credentials.accessKey
     lines.append("access key: " + accessKey)
     let export =
-      "export KODO_ENDPOINT=" + server.baseURL + " QINIU_ACCESS_KEY=" + shellQuoted(accessKey)
+      isOSS
+      ? "export KODO_PROVIDER=oss OSS_ENDPOINT=" + server.baseURL + " OSS_REGION="
+        + shellQuoted(server.region) + " OSS_ACCESS_KEY_ID=" + shellQuoted(accessKey)
+      : "export KODO_ENDPOINT=" + server.baseURL + " QINIU_ACCESS_KEY=" + shellQuoted(accessKey)
+    let secretVariable = isOSS ? "OSS_ACCESS_KEY_SECRET" : "QINIU_SECRET_KEY"
     if let secretKeySource {
       let given =
         switch secretKeySource {
@@ -95,11 +103,14 @@ enum StartupOutput {
         }
       lines.append("secret key: " + given)
       lines.append(export)
-      lines.append("# and QINIU_SECRET_KEY: the secret key you gave the emulator")
+      lines.append("# and \(secretVariable): the secret key you gave the emulator")
     } else {
       let secretKey = EmulatorConfiguration.defaultSecretKey
       lines.append("secret key: " + secretKey)
-      lines.append(export + " QINIU_SECRET_KEY=" + shellQuoted(secretKey))
+      lines.append(export + " " + secretVariable + "=" + shellQuoted(secretKey))
+    }
+    if isOSS && server.requiresSecurityToken {
+      lines.append("# and OSS_SESSION_TOKEN: the token given with --security-token")
     }
     return lines
   }

@@ -2,9 +2,9 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 
-/// The per-connection glue between NIO's HTTP/1.1 codec and `EmulatorService`: collects one
-/// request, asks the service what to do, and does it (including the deliberate breakages of
-/// fault injection).
+/// The per-connection glue between NIO's HTTP/1.1 codec and the protocol front end (Kodo or
+/// OSS): collects one request, asks the front end what to do, and does it (including the
+/// deliberate breakages of fault injection).
 ///
 /// It also keeps a client from holding the emulator: a connection that has not sent a complete
 /// request within the request timeout is closed, and a body over the limit gets 413 and a close
@@ -17,7 +17,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   /// Object bodies are sent in chunks of this size, each after the previous one was written.
   private static let chunkSize = 256 * 1024
 
-  private let service: EmulatorService
+  private let service: any EmulatorFront
   private let limits: EmulatorLimits
   private var head: HTTPRequestHead?
   private var body: [UInt8] = []
@@ -28,7 +28,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   /// Closes the connection when no complete request arrives in time.
   private var requestDeadline: Scheduled<Void>?
 
-  init(service: EmulatorService, limits: EmulatorLimits) {
+  init(service: any EmulatorFront, limits: EmulatorLimits) {
     self.service = service
     self.limits = limits
   }

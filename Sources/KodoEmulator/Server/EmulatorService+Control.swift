@@ -89,6 +89,10 @@ extension EmulatorService {
           buffer.writeJSONString(body)
         }
       }
+      if case .skewedDate(let seconds) = fault.mode {
+        buffer.writeStaticString(",\"skew\":")
+        buffer.writeString(String(seconds))
+      }
       buffer.writeStaticString(",\"count\":")
       buffer.writeDecimal(fault.count)
       buffer.writeStaticString("}")

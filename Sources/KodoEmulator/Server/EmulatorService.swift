@@ -204,7 +204,7 @@ final class EmulatorService: Sendable {
   }
 
   /// Counts a request and takes the fault that applies to it, if any.
-  private func admit(_ route: Route) -> EmulatorFault.Mode? {
+  func admit(_ route: Route) -> EmulatorFault.Mode? {
     state.withLock { state in
       switch route {
       case .control: state.stats.control += 1
@@ -289,10 +289,7 @@ final class EmulatorService: Sendable {
       return Decision(action: .reply(reply, .normal), delayMilliseconds: delay)
     case .html:
       var buffer = ByteBuffer()
-      buffer.writeString(
-        "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
-          + "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
-          + "</body>\r\n</html>\r\n")
+      buffer.writeString(Self.proxyErrorPage)
       let reply = Reply(
         status: .badGateway,
         headers: commonHeaders(reqid: reqid) + [("Content-Type", "text/html")],
@@ -301,11 +298,14 @@ final class EmulatorService: Sendable {
     case .truncated: delivery = .truncated
     case .shortBody: delivery = .shortBody
     case .stallAfterHeaders: delivery = .stallAfterHeaders
-    case .noReqid, nil: break
+    case .noReqid, .skewedDate, nil: break
     }
     var reply = answer(route, target: target, request: request, reqid: reqid)
     if case .noReqid = fault {
       reply.headers.removeAll { $0.0 == "X-Reqid" }
+    }
+    if case .skewedDate(let seconds) = fault {
+      reply.setDate(configuration.clock.unixSeconds &+ seconds)
     }
     return Decision(action: .reply(reply, delivery), delayMilliseconds: delay)
   }
@@ -353,6 +353,12 @@ final class EmulatorService: Sendable {
   }
 
   // MARK: Reply helpers
+
+  /// The page of the `html` fault: what a proxy in front of the service sends.
+  static let proxyErrorPage =
+    "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n"
+    + "<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n"
+    + "</body>\r\n</html>\r\n"
 
   /// `X-Reqid`, `Date` and `Server`, which every answer carries.
   func commonHeaders(reqid: String) -> [(String, String)] {

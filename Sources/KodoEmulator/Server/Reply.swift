@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import StorageCore
 
 /// A response the connection handler writes.
 struct Reply: Sendable {
@@ -22,6 +23,12 @@ struct Reply: Sendable {
   var body: Body
   /// `false` for `HEAD`: the head announces the length, no body follows.
   var sendsBody = true
+
+  /// Replaces the `Date` header with `unixSeconds`.
+  mutating func setDate(_ unixSeconds: Int64) {
+    headers.removeAll { $0.0 == "Date" }
+    headers.append(("Date", HTTPDate.format(unixSeconds: unixSeconds)))
+  }
 }
 
 extension HTTPResponseStatus {

@@ -20,7 +20,8 @@ package struct XMLWriter {
 
   /// `</name>`.
   package mutating func close(_ name: StaticString) {
-    bytes += "</".utf8
+    bytes.append(UInt8(ascii: "<"))
+    bytes.append(UInt8(ascii: "/"))
     append(name)
     bytes.append(UInt8(ascii: ">"))
   }
@@ -52,19 +53,32 @@ package struct XMLWriter {
   /// character references (XML 1.0 does not allow the latter at all: OSS's answers avoid them
   /// with `encoding-type=url`).
   package mutating func escape(_ text: String) {
-    for byte in text.utf8 {
-      switch byte {
-      case UInt8(ascii: "&"): bytes += "&amp;".utf8
-      case UInt8(ascii: "<"): bytes += "&lt;".utf8
-      case UInt8(ascii: ">"): bytes += "&gt;".utf8
-      case UInt8(ascii: "\""): bytes += "&quot;".utf8
-      case 0x09, 0x0A: bytes.append(byte)
-      case 0..<0x20:
-        bytes += "&#".utf8
-        bytes += String(byte).utf8
-        bytes.append(UInt8(ascii: ";"))
-      default: bytes.append(byte)
+    var text = text
+    text.withUTF8 { utf8 in
+      // Runs of bytes that need no escaping are copied at once (most text has none).
+      var start = 0
+      for index in utf8.indices {
+        let byte = utf8[index]
+        let replacement: StaticString
+        switch byte {
+        case UInt8(ascii: "&"): replacement = "&amp;"
+        case UInt8(ascii: "<"): replacement = "&lt;"
+        case UInt8(ascii: ">"): replacement = "&gt;"
+        case UInt8(ascii: "\""): replacement = "&quot;"
+        case 0x09, 0x0A, 0x20...: continue
+        default:
+          bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+          bytes += "&#".utf8
+          bytes += String(byte).utf8
+          bytes.append(UInt8(ascii: ";"))
+          start = index + 1
+          continue
+        }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+        append(replacement)
+        start = index + 1
       }
+      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.endIndex]))
     }
   }
 

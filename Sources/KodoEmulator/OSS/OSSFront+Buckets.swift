@@ -1,0 +1,108 @@
+import OSSCore
+import StorageCore
+
+extension OSSFront {
+  /// `max-keys`: absent → 100; otherwise a whole number in 1...1000.
+  static func maxKeys(_ text: String?) throws(OSSFailure) -> Int {
+    guard let text else { return 100 }
+    guard text.utf8.count <= 4, let value = Int(text), (1...1_000).contains(value) else {
+      throw OSSFailure(
+        status: 400, code: "InvalidArgument", message: "Argument max-keys is invalid.",
+        fields: ["ArgumentName": "max-keys", "ArgumentValue": text])
+    }
+    return value
+  }
+
+  /// `GET /`: the buckets, by name, after `marker`, starting with `prefix`, `max-keys` a page.
+  func listBuckets(_ context: AnswerContext) throws(OSSFailure) -> Reply {
+    let query = context.incoming
+    let prefix = Array((query.parameter("prefix") ?? "").utf8)
+    let marker = Array((query.parameter("marker") ?? "").utf8)
+    let maxKeys = try Self.maxKeys(query.parameter("max-keys"))
+    let names = service.bucketNames.filter { name in
+      let bytes = Array(name.utf8)
+      return ByteOrder.hasPrefix(bytes, prefix) && ByteOrder.compare(bytes, marker) > 0
+    }
+    let page = names.prefix(maxKeys)
+    let truncated = names.count > maxKeys
+    let result = OSSListBucketsResult(
+      prefix: query.parameter("prefix"), marker: query.parameter("marker"),
+      maxKeys: query.parameter("max-keys").map { _ in Int64(maxKeys) }, isTruncated: truncated,
+      nextMarker: truncated ? page.last : nil, owner: owner,
+      buckets: page.map { summary(of: service.buckets[$0], name: $0, full: false) })
+    return xml(OSSAnswers.listBucketsXML(result), context)
+  }
+
+  /// A bucket as ListBuckets (or, `full`, GetBucketInfo) describes it. Its endpoints are the
+  /// emulator's own address, where its requests go.
+  func summary(of store: BucketStore?, name: String? = nil, full: Bool) -> OSSBucketSummary {
+    OSSBucketSummary(
+      name: store?.name ?? name ?? "", creationDate: store.map { Timestamp(unixSeconds: $0.ctime) },
+      location: "oss-" + configuration.region, region: configuration.region,
+      extranetEndpoint: service.authority, intranetEndpoint: service.authority,
+      storageClass: "Standard", dataRedundancyType: full ? "LRS" : nil,
+      accessControl: full ? (store?.isPrivate == true ? "private" : "public-read") : nil,
+      owner: full ? owner : nil)
+  }
+
+  /// `GET /BUCKET/` (ListObjects) and `GET /BUCKET/?list-type=2` (ListObjectsV2), over the
+  /// store's listing: objects and common prefixes in byte order, both counted by `max-keys`.
+  func listObjects(_ store: BucketStore?, _ context: AnswerContext, v2: Bool)
+    throws(OSSFailure) -> Reply
+  {
+    guard let store else {
+      throw OSSFailure(status: 404, code: "NoSuchBucket", message: "The bucket does not exist.")
+    }
+    let query = context.incoming
+    let encodingType = query.parameter("encoding-type")
+    if let encodingType, encodingType != "url" {
+      throw OSSFailure(
+        status: 400, code: "InvalidArgument", message: "The encoding type is invalid.",
+        fields: ["ArgumentName": "encoding-type", "ArgumentValue": encodingType])
+    }
+    let maxKeys = try Self.maxKeys(query.parameter("max-keys"))
+    let prefix = query.parameter("prefix") ?? ""
+    let delimiter = query.parameter("delimiter") ?? ""
+    var listQuery = ListQuery(
+      prefix: Array(prefix.utf8), delimiter: Array(delimiter.utf8), marker: nil, limit: maxKeys)
+    let token = v2 ? query.parameter("continuation-token").flatMap { $0.isEmpty ? nil : $0 } : nil
+    if let token {
+      guard let key = ListMarker.decode(token) else {
+        throw OSSFailure(
+          status: 400, code: "InvalidArgument", message: "The continuation token is invalid.",
+          fields: ["ArgumentName": "continuation-token", "ArgumentValue": token])
+      }
+      listQuery.marker = key
+    } else if let start = query.parameter(v2 ? "start-after" : "marker"), !start.isEmpty {
+      listQuery.marker = Array(start.utf8)
+    }
+    let page = Listing.page(of: store.source, listQuery)
+    let fetchOwner = !v2 || query.parameter("fetch-owner") == "true"
+    let seed = store.source is SyntheticSource ? configuration.seed : nil
+    let objects = page.items.map { item in
+      let view = OSSObjectView(
+        key: item.key, metadata: store.source.metadata(at: item.index), index: item.index,
+        synthetic: seed)
+      return OSSObjectSummary(
+        key: view.key, lastModified: Timestamp(unixSeconds: view.lastModified), size: view.size,
+        etag: view.etag, type: view.objectType, storageClass: view.storageClass,
+        owner: fetchOwner ? owner : nil, restore: view.restore)
+    }
+    let next = page.nextMarker.map { String(decoding: $0, as: UTF8.self) }
+    var result = OSSListObjectsResult(
+      name: store.name, prefix: prefix, delimiter: delimiter, maxKeys: Int64(maxKeys),
+      encodingType: encodingType, isTruncated: page.nextMarker != nil,
+      objects: objects,
+      commonPrefixes: page.commonPrefixes.map { String(decoding: $0, as: UTF8.self) })
+    if v2 {
+      result.continuationToken = token
+      result.startAfter = query.parameter("start-after").flatMap { $0.isEmpty ? nil : $0 }
+      result.keyCount = Int64(objects.count + result.commonPrefixes.count)
+      result.nextContinuationToken = page.nextMarker.map(ListMarker.encode)
+    } else {
+      result.marker = query.parameter("marker") ?? ""
+      result.nextMarker = next
+    }
+    return xml(OSSAnswers.listObjectsXML(result), context)
+  }
+}

@@ -1,0 +1,18 @@
+/// A protocol front end: what the server asks to turn one complete request into a decision.
+///
+/// Every front end works over the same shared parts, held by `EmulatorService`: the buckets
+/// (the store and its listing), the request counters, the fault engine (scheduled faults,
+/// `--fail-rate`, `--latency-ms`), the limits and the control API. `EmulatorService` itself is
+/// the Kodo front end; `OSSFront` answers as Aliyun OSS does.
+protocol EmulatorFront: Sendable {
+  /// Decides what to answer to `request`.
+  func handle(_ request: IncomingRequest) -> Decision
+  /// Whether handling `request` may read files (then it runs on a thread pool).
+  func mayReadFiles(_ request: IncomingRequest) -> Bool
+  /// The answer to a request the HTTP decoder rejected (bad syntax, oversized headers).
+  func malformedRequestReply() -> Reply
+  /// The answer to a request whose body is over the limit, sent before the body is read.
+  func bodyTooLargeReply() -> Reply
+}
+
+extension EmulatorService: EmulatorFront {}
