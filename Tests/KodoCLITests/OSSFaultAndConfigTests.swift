@@ -68,6 +68,37 @@ struct OSSFaultAndConfigTests {
     }
   }
 
+  /// stat's JSON on OSS: every field the contract lists, from HeadObject's headers.
+  @Test func statJSONCarriesEveryOSSField() async throws {
+    let script: ScriptedHTTPServer.Script = { _ in
+      let headers: HTTPHeaders = [
+        "x-oss-request-id": "scripted", "Last-Modified": "Mon, 02 Jun 2025 10:00:00 GMT",
+        "ETag": "\"5EB63BBBE01EEED093CB22BB8F5ACDC3\"", "Content-Type": "text/plain",
+        "Content-Length": "11", "Content-MD5": "XrY7u+Ae7tCTyyK7j1rNww==",
+        "x-oss-hash-crc64ecma": "5981764153023615706", "x-oss-object-type": "Appendable",
+        "x-oss-storage-class": "ColdArchive", "x-oss-meta-author": "Zhang San",
+        "x-oss-restore": "ongoing-request=\"true\"",
+      ]
+      return .respond(ScriptedHTTPServer.Response(status: 200, headers: headers, body: []))
+    }
+    try await ScriptedHTTPServer.withServer(script: script) { server in
+      let result = try await env.run(
+        ["stat", "--json", "photos", "k.txt"], environment: ["OSS_ENDPOINT": server.baseURL])
+      #expect(result.status == 0, "\(result)")
+      let record = try #require(try OSSEnvironment.jsonLines(result).first)
+      #expect(record["etag"] as? String == "5EB63BBBE01EEED093CB22BB8F5ACDC3")
+      #expect(record["md5"] as? String == "5eb63bbbe01eeed093cb22bb8f5acdc3")
+      #expect(record["crc64"] as? String == "5981764153023615706")
+      #expect(record["objectType"] as? String == "appendable")
+      #expect(record["storageClass"] as? String == "cold_archive")
+      #expect(record["mimeType"] as? String == "text/plain")
+      #expect((record["meta"] as? [String: String]) == ["author": "Zhang San"])
+      #expect(record["restoreStatus"] as? String == "restoring")
+      #expect(record["putTime"] as? String == "2025-06-02T10:00:00Z")
+      #expect(record["hash"] == nil && record["status"] == nil)
+    }
+  }
+
   /// STS: the token is sent (the emulator insists on it), and never shown, not even with -v.
   @Test func stsCredentialsWorkAndTheTokenAndSecretAreNeverPrinted() async throws {
     let token = "sts-token-\(UUID().uuidString)"
