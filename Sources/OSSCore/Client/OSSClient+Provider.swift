@@ -163,9 +163,10 @@ extension OSSClient: DomainListing {
     let info = try OSSAnswers.bucketInfo(
       response.body, requestID: response.headers[OSSErrors.requestIDHeader])
     var domains: [BucketDomain] = []
-    func add(_ domain: String, _ baseURL: String, _ kind: String) {
+    func add(_ baseURL: String, _ kind: String) {
       guard !domains.contains(where: { $0.baseURL == baseURL }) else { return }
-      domains.append(BucketDomain(domain: domain, baseURL: baseURL, kind: kind))
+      domains.append(
+        BucketDomain(domain: Self.withoutScheme(baseURL), baseURL: baseURL, kind: kind))
     }
     let configured = options.addressing.endpoint
     for (host, kind) in [(info.extranetEndpoint, "public"), (info.intranetEndpoint, "internal")] {
@@ -174,16 +175,24 @@ extension OSSClient: DomainListing {
       guard let endpoint = try? OSSEndpoint(scheme + "://" + host) else { continue }
       let base = bucketBaseURL(
         bucket, OSSAddressing(endpoint: endpoint, pathStyle: options.addressing.pathStyle))
-      add(URLParts(base).authority, base, kind)
+      add(base, kind)
     }
     let base = bucketBaseURL(bucket)
     if !domains.contains(where: { $0.baseURL == base }) {
       domains.insert(
-        BucketDomain(domain: URLParts(base).authority, baseURL: base, kind: "endpoint"), at: 0)
+        BucketDomain(domain: Self.withoutScheme(base), baseURL: base, kind: "endpoint"), at: 0)
     }
     if let custom = options.customDomains[bucket] {
-      add(custom.authority, custom.baseURL, "custom")
+      add(custom.baseURL, "custom")
     }
     return domains
+  }
+}
+
+extension OSSClient {
+  /// `https://host/path` → `host/path`: a domain as `domains` names it.
+  static func withoutScheme(_ baseURL: String) -> String {
+    guard let range = baseURL.range(of: "://") else { return baseURL }
+    return String(baseURL[range.upperBound...])
   }
 }
