@@ -9,6 +9,9 @@ import Testing
 /// as the emulator's export line does.
 final class OSSEnvironment: Sendable {
   static let shared = Task { try await OSSEnvironment() }
+  /// A second emulator for the tests that schedule faults, so that no other suite's request
+  /// takes a fault meant for them (suites run in parallel).
+  static let forFaults = Task { try await OSSEnvironment() }
 
   static func get() async throws -> OSSEnvironment { try await shared.value }
 

@@ -10,7 +10,7 @@ import Testing
 struct OSSFaultAndConfigTests {
   let env: OSSEnvironment
 
-  init() async throws { env = try await OSSEnvironment.get() }
+  init() async throws { env = try await OSSEnvironment.forFaults.value }
 
   @Test func retryableFailuresAreRetriedAndASkewedClockIsCorrected() async throws {
     try await env.emulator.scheduleFault(endpoint: "list", mode: "status", count: 2, status: 503)
