@@ -74,13 +74,13 @@ struct Token: AsyncParsableCommand {
     @Argument(help: "The request URL, exactly as it will be sent.")
     var url: String
 
-    @Option(help: ArgumentHelp("The method (default GET).", valueName: "M"))
+    @Option(help: ArgumentHelp("The method.", valueName: "M"))
     var method: String = "GET"
 
     @Option(
       name: .customLong("content-type"),
       help: ArgumentHelp(
-        "The Content-Type (default application/x-www-form-urlencoded, as Kodo's SDKs send).",
+        "The request's Content-Type, as Kodo's SDKs send it.",
         valueName: "CT"))
     var contentType: String = RequestSigning.formContentType
 
@@ -169,7 +169,7 @@ struct Token: AsyncParsableCommand {
 
     @Option(
       help: ArgumentHelp(
-        "How long the token works: seconds, or 90s, 15m, 2h, 7d (default 3600).", valueName: "D"))
+        "How long the token works: seconds, or 90s, 15m, 2h, 7d.", valueName: "D"))
     var expires: String = "3600"
 
     @Option(
