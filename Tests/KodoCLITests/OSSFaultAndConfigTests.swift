@@ -152,6 +152,12 @@ struct OSSFaultAndConfigTests {
       config: #"{"provider":"kodo","profiles":{"ali":{"provider":"oss","region":"cn-hangzhou"}}}"#,
       ["ls", "--profile", "ali", "photos/dir/"], environment: ["KODO_PROVIDER": ""])
     #expect(profile.status == 0, "\(profile)")
+    // A Kodo top level with hosts does not spoil an OSS profile.
+    let mixed = try await env.run(
+      config:
+        #"{"hosts":{"uc":"http://127.0.0.1:1"},"profiles":{"ali":{"provider":"oss","region":"cn-hangzhou"}}}"#,
+      ["ls", "--profile", "ali", "photos/dir/"], environment: ["KODO_PROVIDER": ""])
+    #expect(mixed.status == 0, "\(mixed)")
     // Keys that mean nothing to the chosen provider name themselves.
     let hosts = try await env.run(
       config: #"{"provider":"oss","hosts":{"uc":"http://127.0.0.1:1"}}"#, ["ls", "photos"])

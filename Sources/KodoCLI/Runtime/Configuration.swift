@@ -116,7 +116,14 @@ struct Configuration: Sendable {
                 + (known.isEmpty
                   ? " (it defines no profiles)" : " (profiles: \(known.joined(separator: ", ")))"))
           }
-          settings = settings.overridden(by: profile)
+          var base = settings
+          if let provider = profile.provider, provider != (base.provider ?? "kodo") {
+            // A profile for the other service: the top level's keys of its own service are
+            // not the profile's mistake.
+            base.oss.keys = []
+            base.kodoOnlyKeys = []
+          }
+          settings = base.overridden(by: profile)
           configuration.profile = profileName
         }
         fileAccessKey = settings.accessKey
