@@ -27,6 +27,29 @@ struct OSSFaultAndConfigTests {
     try await env.emulator.clearFaults()
   }
 
+  /// With a third of the requests failing (5xx, 429-like or dropped), a paged listing and a
+  /// download still come out exact: every failure is retried.
+  @Test func aFailRateIsRetriedThrough() async throws {
+    let flaky = try await EmulatorProcess([
+      "--protocol", "oss", "--synthetic", "many=600", "--fail-rate", "0.3", "--seed", "5",
+    ])
+    defer { flaky.stop() }
+    var variables = env.variables
+    variables["OSS_ENDPOINT"] = flaky.baseURL
+    variables["OSS_ACCESS_KEY_ID"] = flaky.accessKey
+    variables["OSS_ACCESS_KEY_SECRET"] = flaky.secretKey
+    let kodo = CLIRunner("kodo", environment: variables)
+    let listed = try await kodo.run([
+      "ls", "-r", "-0", "--page-size", "50", "--retries", "10", "many",
+    ])
+    #expect(listed.status == 0, "\(listed)")
+    let keys = listed.stdoutBytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+    #expect(keys.count == 600 && Set(keys).count == 600)
+    #expect(keys == keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+    let stats = try await flaky.stats()
+    #expect((stats["faults"] ?? 0) > 0, "the fail rate failed some requests: \(stats)")
+  }
+
   /// A download cut short after some bytes reached a pipe resumes with a Range from where it
   /// stopped (`x-oss-range-behavior: standard`), so the output is the object exactly once.
   @Test func anInterruptedCatResumesWhereItStopped() async throws {
