@@ -41,16 +41,7 @@ final class OSSEnvironment: Sendable {
 
   private init() async throws {
     root = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-oss-\(UUID())").path
-    for (bucket, files) in [("photos", Self.photos), ("vault", Self.vault)] {
-      for (key, bytes) in files {
-        let path = root + "/" + bucket + "/" + key
-        try FileManager.default.createDirectory(
-          atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
-          throw EmulatorStartFailure(output: "cannot create \(path)")
-        }
-      }
-    }
+    try CLIEnvironment.writeTree(root: root, [("photos", Self.photos), ("vault", Self.vault)])
     emulator = try await EmulatorProcess([
       "--protocol", "oss", "--bucket", "photos=\(root)/photos", "--bucket", "vault=\(root)/vault",
       "--private", "vault", "--synthetic", "many=2500", "--seed", "3",
@@ -63,6 +54,17 @@ final class OSSEnvironment: Sendable {
       "KODO_PROVIDER": "oss", "OSS_ENDPOINT": emulator.baseURL, "OSS_REGION": "cn-hangzhou",
       "OSS_ACCESS_KEY_ID": emulator.accessKey, "OSS_ACCESS_KEY_SECRET": emulator.secretKey,
     ]
+  }
+
+  /// A runner configured by the environment for another OSS emulator (`OSS_SESSION_TOKEN` set
+  /// when `token` is given).
+  func runner(for other: EmulatorProcess, token: String? = nil) -> CLIRunner {
+    var variables = self.variables
+    variables["OSS_ENDPOINT"] = other.baseURL
+    variables["OSS_ACCESS_KEY_ID"] = other.accessKey
+    variables["OSS_ACCESS_KEY_SECRET"] = other.secretKey
+    if let token { variables["OSS_SESSION_TOKEN"] = token }
+    return CLIRunner("kodo", environment: variables)
   }
 
   /// Runs kodo configured by the environment only (V4), with `environment` on top.

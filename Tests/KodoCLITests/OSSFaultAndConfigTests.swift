@@ -34,11 +34,7 @@ struct OSSFaultAndConfigTests {
       "--protocol", "oss", "--synthetic", "many=600", "--fail-rate", "0.3", "--seed", "5",
     ])
     defer { flaky.stop() }
-    var variables = env.variables
-    variables["OSS_ENDPOINT"] = flaky.baseURL
-    variables["OSS_ACCESS_KEY_ID"] = flaky.accessKey
-    variables["OSS_ACCESS_KEY_SECRET"] = flaky.secretKey
-    let kodo = CLIRunner("kodo", environment: variables)
+    let kodo = env.runner(for: flaky)
     let listed = try await kodo.run([
       "ls", "-r", "-0", "--page-size", "50", "--retries", "10", "many",
     ])
@@ -129,15 +125,9 @@ struct OSSFaultAndConfigTests {
       "--protocol", "oss", "--security-token", token, "--synthetic", "many=30",
     ])
     defer { sts.stop() }
-    var variables = env.variables
-    variables["OSS_ENDPOINT"] = sts.baseURL
-    variables["OSS_ACCESS_KEY_ID"] = sts.accessKey
-    variables["OSS_ACCESS_KEY_SECRET"] = sts.secretKey
-    let kodo = CLIRunner("kodo", environment: variables)
-    let without = try await kodo.run(["ls", "many"])
+    let without = try await env.runner(for: sts).run(["ls", "many"])
     expectFailure(without, status: 77)
-    variables["OSS_SESSION_TOKEN"] = token
-    let withToken = CLIRunner("kodo", environment: variables)
+    let withToken = env.runner(for: sts, token: token)
     let first = try await withToken.run(["ls", "-r", "-0", "--limit", "1", "many"])
     #expect(first.status == 0, "\(first)")
     let key = String(decoding: first.stdoutBytes.prefix { $0 != 0 }, as: UTF8.self)
