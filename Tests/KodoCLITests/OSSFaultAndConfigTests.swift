@@ -118,6 +118,30 @@ struct OSSFaultAndConfigTests {
     }
   }
 
+  /// An answer that is not OSS's XML is 76; a HEAD refusal names OSS's code from `x-oss-err`.
+  @Test func unreadableAnswersAre76AndHeadErrorsNameTheirCode() async throws {
+    let error = Data(
+      "<Error><Code>AccessDenied</Code><Message>no</Message><RequestId>R9</RequestId></Error>".utf8
+    ).base64EncodedString()
+    let script: ScriptedHTTPServer.Script = { request in
+      if request.method == "HEAD" {
+        return .respond(
+          ScriptedHTTPServer.Response(
+            status: 403, headers: ["x-oss-request-id": "R9", "x-oss-err": error], body: []))
+      }
+      return .respond(.text("<html>not OSS</html>", headers: ["x-oss-request-id": "R8"]))
+    }
+    try await ScriptedHTTPServer.withServer(script: script) { server in
+      let listing = try await env.run(
+        ["ls", "photos"], environment: ["OSS_ENDPOINT": server.baseURL])
+      expectFailure(listing, status: 76, containing: "R8")
+      let stat = try await env.run(
+        ["stat", "photos", "k"], environment: ["OSS_ENDPOINT": server.baseURL])
+      expectFailure(stat, status: 77, containing: "AccessDenied")
+      #expect(stat.stderr.contains("request id R9"), "\(stat)")
+    }
+  }
+
   /// STS: the token is sent (the emulator insists on it), and never shown, not even with -v.
   @Test func stsCredentialsWorkAndTheTokenAndSecretAreNeverPrinted() async throws {
     let token = "sts-token-\(UUID().uuidString)"
