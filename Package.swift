@@ -63,6 +63,7 @@ let package = Package(
       dependencies: [
         "StorageCore",
         "KodoCore",
+        "OSSCore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
@@ -140,7 +141,7 @@ let package = Package(
     ),
     .testTarget(
       name: "KodoCLITests",
-      dependencies: ["StorageCore", "KodoCore", "KodoCLI", "KodoTestSupport"],
+      dependencies: ["StorageCore", "KodoCore", "OSSCore", "KodoCLI", "KodoTestSupport"],
       swiftSettings: strict
     ),
   ]

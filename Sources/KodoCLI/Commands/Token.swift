@@ -215,14 +215,21 @@ struct Token: AsyncParsableCommand {
 
 enum TokenOutput {
   /// The provider, which has to sign tokens (it needs the credentials, but sends nothing).
-  static func signer(_ context: Context) throws(StorageError) -> any TokenSigning {
-    try context.provider((any TokenSigning).self, for: "tokens to sign")
+  /// On a provider that signs no tokens (OSS), a usage error (64): the subcommands are Kodo's.
+  static func signer(_ context: Context) throws -> any TokenSigning {
+    let provider = try context.provider()
+    guard let signer = provider as? any TokenSigning else {
+      throw ValidationError(
+        "token qbox, token qiniu and token upload are Kodo's; \(provider.serviceName) has no such tokens (choose Kodo with --provider kodo)"
+      )
+    }
+    return signer
   }
 
   /// Signs `request` (whose URL has to be http(s) with a host) in `scheme` and prints the
   /// Authorization value, with `date` (the signed X-Qiniu-Date) under `--json`.
   static func sign(_ request: SignableRequest, scheme: String, date: String?, context: Context)
-    throws(StorageError)
+    throws
   {
     let signer = try signer(context)
     guard URLParts(request.url).isHTTPWithHost else {
