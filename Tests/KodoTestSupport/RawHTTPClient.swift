@@ -104,10 +104,35 @@ public enum RawHTTPClient {
     host: String = "127.0.0.1", port: Int,
     _ body: (RawHTTPConnection) async throws -> Result
   ) async throws -> Result {
+    try await withConnection(host: host, port: port, sendingOnConnect: nil, body)
+  }
+
+  /// Sends one request on a new connection and reads one response.
+  ///
+  /// The request is written from the event loop as soon as the connection is up, not when this
+  /// task next gets a thread: on a busy test run that can be long enough for a server's request
+  /// timeout to close a connection that has sent nothing.
+  public static func send(
+    _ request: RawHTTPRequest, host: String = "127.0.0.1", port: Int,
+    timeout: Duration = .seconds(30)
+  ) async throws -> RawHTTPResult {
+    try await withConnection(host: host, port: port, sendingOnConnect: request.bytes) {
+      connection in
+      try await connection.readResponse(isHEAD: request.method == "HEAD", timeout: timeout)
+    }
+  }
+
+  private static func withConnection<Result: Sendable>(
+    host: String, port: Int, sendingOnConnect bytes: [UInt8]?,
+    _ body: (RawHTTPConnection) async throws -> Result
+  ) async throws -> Result {
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .connect(host: host, port: port) { channel in
         channel.eventLoop.makeCompletedFuture {
-          try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+          if let bytes {
+            try channel.pipeline.syncOperations.addHandler(SendOnConnect(bytes))
+          }
+          return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
         }
       }
     let underlying = channel.channel
@@ -117,19 +142,28 @@ public enum RawHTTPClient {
       return try await body(connection)
     }
   }
+}
 
-  /// Sends one request on a new connection and reads one response.
-  public static func send(
-    _ request: RawHTTPRequest, host: String = "127.0.0.1", port: Int,
-    timeout: Duration = .seconds(30)
-  ) async throws -> RawHTTPResult {
-    try await withConnection(host: host, port: port) { connection in
-      try await connection.send(request.bytes)
-      return try await connection.readResponse(
-        isHEAD: request.method == "HEAD", timeout: timeout)
-    }
+/// Writes the given bytes once the connection is up, from the event loop.
+private final class SendOnConnect: ChannelInboundHandler, RemovableChannelHandler {
+  typealias InboundIn = ByteBuffer
+  typealias InboundOut = ByteBuffer
+  typealias OutboundOut = ByteBuffer
+
+  private let bytes: [UInt8]
+
+  init(_ bytes: [UInt8]) {
+    self.bytes = bytes
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes)), promise: nil)
+    context.fireChannelActive()
   }
 }
+
+@available(*, unavailable)
+extension SendOnConnect: Sendable {}
 
 /// One open connection; use it from one task.
 public final class RawHTTPConnection {
