@@ -140,7 +140,10 @@ let package = Package(
     ),
     .testTarget(
       name: "KodoCLITests",
-      dependencies: ["StorageCore", "KodoCore", "KodoCLI", "KodoTestSupport"],
+      dependencies: [
+        "StorageCore", "KodoCore", "KodoCLI", "KodoTestSupport",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
       swiftSettings: strict
     ),
   ]
