@@ -210,4 +210,62 @@ struct VerbTests {
       #expect(found == expected, "page size \(pageSize)")
     }
   }
+
+  // MARK: cat --range, get -o -
+
+  @Test func catWritesTheBytesOfARange() async throws {
+    let big = try #require(Self.photos["big/five-mib.bin"])
+    let size = big.count
+    let cases: [(String, ArraySlice<UInt8>)] = [
+      ("0-0", big[0...0]),
+      ("100-4099", big[100...4099]),
+      ("\(size - 10)-", big[(size - 10)...]),
+      ("-17", big[(size - 17)...]),
+      ("5-\(size * 2)", big[5...]),
+      ("-\(size + 5)", big[...]),
+    ]
+    for (range, expected) in cases {
+      // `--range=-17`: with a space, ArgumentParser takes -17 for an option.
+      let result = try await env.run(["cat", "--range=" + range, "photos", "big/five-mib.bin"])
+      #expect(result.status == 0, "\(range): \(result.stderr)")
+      // Compared as a Bool: a failed comparison of two 5 MiB arrays takes ages to describe.
+      let same = result.stdoutBytes == Array(expected)
+      #expect(same, "\(range): \(result.stdoutBytes.count) bytes, expected \(expected.count)")
+    }
+    for bad in ["", "-", "5", "9-3", "a-b", "-0", "\(size)-"] {
+      let result = try await env.run(["cat", "--range=" + bad, "photos", "big/five-mib.bin"])
+      #expect(result.status == 65, "\(bad): \(result)")
+      #expect(result.stdoutBytes.isEmpty)
+    }
+    let empty = try await env.run(["cat", "--range", "0-", "photos", "empty.bin"])
+    #expect(empty.status == 65, "\(empty)")
+    let whole = try await env.run(["get", "-o", "-", "photos", "a.txt"])
+    #expect(whole.status == 0)
+    #expect(whole.stdoutBytes == Self.photos["a.txt"])
+  }
+
+  // MARK: ls --include/--exclude
+
+  @Test func lsShowsTheObjectsThePatternsKeep() async throws {
+    for extra in [[], ["--parallel", "2"]] {
+      let result = try await env.run(
+        ["ls", "-r", "-0", "photos", "--include", "**/*.txt", "--include", "*.json"]
+          + ["--exclude", "odd/**"] + extra)
+      #expect(result.status == 0, "\(result)")
+      let keys = result.stdoutBytes.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+      #expect(
+        keys
+          == Self.keys { key, _ in
+            (key.hasSuffix(".txt") || (!key.contains("/") && key.hasSuffix(".json")))
+              && !key.hasPrefix("odd/")
+          }, "\(extra)")
+    }
+    // One level: folders stay, objects are filtered.
+    let level = try await env.run(["ls", "--json", "photos", "--exclude", "*.txt"])
+    let lines = try CLIEnvironment.jsonLines(level)
+    #expect(lines.filter { $0["type"] as? String == "prefix" }.count == 4)
+    #expect(
+      lines.filter { $0["type"] as? String == "object" }.compactMap { $0["key"] as? String }
+        == ["b.json", "empty.bin"])
+  }
 }

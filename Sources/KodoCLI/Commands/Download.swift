@@ -9,10 +9,13 @@ struct Cat: KodoCommand {
     discussion: """
       A download that fails before any byte was written is retried; once bytes have reached \
       stdout, it is not (stdout is never rewound or truncated, so `kodo cat KEY >> file` is \
-      safe).
+      safe). --range START-END writes only those bytes (offsets from 0, both included, as in \
+      HTTP): START- runs to the end, -COUNT is the last COUNT bytes (write it --range=-COUNT).
 
       Examples:
         kodo cat logs 2024-06-01/app.log | grep ERROR
+        kodo cat --range 0-99 photos a.txt             # the first 100 bytes
+        kodo cat --range=-1024 logs 2024-06-01/app.log # the last KiB
         kodo cat photos 2024/beach.jpg > beach.jpg
       """
   )
@@ -21,27 +24,37 @@ struct Cat: KodoCommand {
   @ParentCommand var root: Kodo
   @OptionGroup var download: DownloadOptions
 
+  @Option(
+    help: ArgumentHelp(
+      "Only these bytes: START-END (both included), START- or -COUNT.", valueName: "START-END"))
+  var range: String?
+
   @OptionGroup var object: ObjectArguments
 
   func execute(_ context: Context) async throws {
+    let range = try self.range.map { text throws(StorageError) in try RangeText(text) }
     let (bucket, key) = try object.resolve(context)
     try await Self.stream(
-      bucket: bucket, key: key, context: context, download: download, arguments: object.arguments)
+      bucket: bucket, key: key, context: context, download: download, arguments: object.arguments,
+      range: range)
   }
 
   /// Streams the object to stdout (`cat`, and `get -o -`).
   static func stream(
-    bucket: String, key: String, context: Context, download: DownloadOptions, arguments: [String]
+    bucket: String, key: String, context: Context, download: DownloadOptions, arguments: [String],
+    range: RangeText? = nil
   ) async throws {
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
     let details = try await NotFoundAdvice.stat(
       provider, bucket: bucket, key: key, arguments: arguments)
     let output = context.runtime.standardOutput
+    let bytes = try range?.resolve(size: details.object.size)
     _ = try await provider.download(
       DownloadRequest(
         bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
-        expectedSize: details.object.size),
+        expectedSize: bytes.map { $0.upperBound - $0.lowerBound + 1 } ?? details.object.size,
+        range: bytes),
       to: output, rewind: Rewind.toCurrentOffset(of: output))
   }
 }

@@ -15,6 +15,8 @@ struct Listing {
   /// The most pages in a row without an entry before a listing is taken to be stuck: the core's
   /// bound (tests lower it to reach it quickly).
   @TaskLocal static var maximumEmptyPages = ListPages.defaultMaximumEmptyPages
+  /// `--include`/`--exclude`: which objects are shown (folders always are).
+  var patterns = KeyPatterns.none
   /// Whether the listing stopped before its end (`--limit`).
   private(set) var stoppedEarly = false
 
@@ -49,7 +51,9 @@ struct Listing {
       for try await element in pages {
         let page = element.page
         try renderer.prefixes(page.commonPrefixes, to: output)
-        try renderer.objects(page.items, to: output, held: held)
+        try renderer.objects(
+          patterns.isEmpty ? page.items : page.items.filter { patterns.keeps($0.key) }, to: output,
+          held: held)
         try output.flush()
         progress.add(page.entryCount)
         position = page.nextMarker
@@ -91,8 +95,10 @@ struct Listing {
     Signals.setResumeHint("interrupted; " + cannotResume)
     defer { Signals.setResumeHint(nil) }
     do {
+      let patterns = self.patterns
       try await listing.run { objects in
-        try renderer.objects(objects, to: output)
+        try renderer.objects(
+          patterns.isEmpty ? objects : objects.filter { patterns.keeps($0.key) }, to: output)
         try output.flush()
         progress.add(objects.count)
       }
