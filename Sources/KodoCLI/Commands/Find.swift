@@ -21,6 +21,7 @@ struct Find: KodoCommand {
         kodo find logs/2024/ --older 30d --storage-class standard -0 | xargs -0 -n1 echo
         kodo find photos --path '**/raw/*.dng' --newer 2024-06-01T00:00:00Z --summarize
         kodo find --json photos --mime 'image/*' --exclude '**/thumbs/**'
+        kodo find logs --larger 100M --sort size --reverse
       """
   )
 
@@ -63,6 +64,7 @@ struct Find: KodoCommand {
   var mime: String?
 
   @OptionGroup var patterns: PatternOptions
+  @OptionGroup var sorting: SortOptions
 
   @Flag(name: .customShort("l"), help: "Long form: also the storage class, hash and MIME type.")
   var long = false
@@ -95,6 +97,7 @@ struct Find: KodoCommand {
   var parallel: Int?
 
   func validate() throws {
+    try sorting.validate(limit: limit, marker: marker)
     if let pageSize, !(1...1000).contains(pageSize) {
       throw ValidationError("--page-size must be between 1 and 1000")
     }
@@ -153,7 +156,7 @@ struct Find: KodoCommand {
         humanSizes: output.isTerminal, relativeTo: nil,
         palette: Palette(terminal: output.isTerminal, environment: context.environment)),
       output: output, progress: Progress(enabled: Diagnostics.isTerminal), filter: filter,
-      limit: limit)
+      limit: limit, sorter: sorting.sorter(context: context))
     defer { search.progress.clear() }
     let request = ListRequest(
       bucket: bucket, prefix: prefix, marker: marker, limit: pageSize ?? 1000)
@@ -169,6 +172,7 @@ struct Find: KodoCommand {
       throw NotFoundAdvice.forListing(failure, bucket: bucket, target: target, context: context)
     }
     search.progress.clear()
+    try search.drain()
     if let next = search.next {
       if json {
         var line = JSONLine()
@@ -193,14 +197,16 @@ final class Search {
   let progress: Progress
   let filter: ObjectFilter
   let limit: Int?
+  let sorter: ExternalSorter?
   private(set) var matched = 0
   /// Where the search resumes after `--limit` stopped it (`nil`: it did not stop early).
   private(set) var next: String?
 
   init(
     renderer: ListRenderer, output: OutputStream, progress: Progress, filter: ObjectFilter,
-    limit: Int?
+    limit: Int?, sorter: ExternalSorter?
   ) {
+    self.sorter = sorter
     self.renderer = renderer
     self.output = output
     self.progress = progress
@@ -224,12 +230,21 @@ final class Search {
     }
     progress.add(objects.count, matched: kept.count)
     matched += kept.count
-    if !kept.isEmpty {
+    if let sorter {
+      try sorter.add(kept)
+    } else if !kept.isEmpty {
       progress.clear()
       try renderer.objects(kept, to: output)
       try output.flush()
     }
     return !stop
+  }
+
+  /// Writes what the sorter holds.
+  func drain() throws(StorageError) {
+    try sorter?.drain { (batch: [ObjectEntry]) throws(StorageError) in
+      try renderer.objects(batch, to: output)
+    }
   }
 
   /// The marker that resumes right after `last` in `element`'s page: the page's own when `last`
@@ -270,5 +285,31 @@ struct PatternOptions: ParsableArguments {
 
   func keyPatterns() throws(StorageError) -> KeyPatterns {
     try KeyPatterns(include: include, exclude: exclude)
+  }
+}
+
+/// `--sort` and `--reverse`.
+struct SortOptions: ParsableArguments {
+  @Option(
+    help: ArgumentHelp(
+      "Order the objects by name, size or time (any number, in bounded memory).",
+      valueName: "ORDER"))
+  var sort: ListingOrder?
+
+  @Flag(help: "With --sort: largest, newest or last name first.")
+  var reverse = false
+
+  func validate(limit: Int?, marker: String?) throws {
+    if reverse && sort == nil { throw ValidationError("--reverse needs --sort") }
+    if sort != nil && (limit != nil || marker != nil) {
+      throw ValidationError("--sort cannot be combined with --limit or --marker")
+    }
+  }
+
+  func sorter(context: Context) -> ExternalSorter? {
+    guard let sort else { return nil }
+    return ExternalSorter(
+      order: sort, reverse: reverse,
+      directory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")
   }
 }

@@ -16,7 +16,9 @@ struct List: KodoCommand {
       lists that many top-level folders at once, with the same output in the same order. \
       --include and --exclude (globs on the whole key: * and ? within one / segment, ** across \
       them) choose which objects are shown; folders always are, and --limit counts what was \
-      listed before the patterns.
+      listed before the patterns. --sort name|size|time (with --reverse) orders the objects \
+      (after the folders) in bounded memory, through temporary files for large listings; the \
+      output starts when the listing ends.
 
       Examples:
         kodo ls photos                      # the top level of bucket photos
@@ -76,8 +78,10 @@ struct List: KodoCommand {
   var parallel: Int?
 
   @OptionGroup var patterns: PatternOptions
+  @OptionGroup var sorting: SortOptions
 
   func validate() throws {
+    try sorting.validate(limit: limit, marker: marker)
     if let pageSize, !(1...1000).contains(pageSize) {
       throw ValidationError("--page-size must be between 1 and 1000")
     }
@@ -116,6 +120,7 @@ struct List: KodoCommand {
       provider: provider, bucket: bucket, prefix: prefix, output: output, progress: progress,
       resume: resumeCommand(bucket: bucket, prefix: prefix, context: context))
     listing.patterns = try patterns.keyPatterns()
+    listing.sorter = sorting.sorter(context: context)
     do {
       if let parallel {
         try await listing.parallel(
@@ -136,6 +141,9 @@ struct List: KodoCommand {
       throw NotFoundAdvice.forListing(failure, bucket: bucket, target: target, context: context)
     }
     progress.clear()
+    try listing.sorter?.drain { (batch: [ObjectEntry]) throws(StorageError) in
+      try renderer.objects(batch, to: output)
+    }
     if summarize {
       try renderer.summary(partial: listing.stoppedEarly, to: output)
     }
