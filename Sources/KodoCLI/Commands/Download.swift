@@ -69,10 +69,17 @@ struct Get: KodoCommand {
       destination is written through. An existing file is kept unless --force. -o - writes to \
       stdout.
 
+      get -r BUCKET/PREFIX DIR writes every object under the prefix into DIR (the path is what \
+      follows the prefix's last /), --parallel N at a time (default 4). A file already there \
+      with the object's size and hash is kept, so running it again resumes; a key that would \
+      land outside DIR (.., ., empty segments) is reported and skipped, and the exit status is \
+      then 65.
+
       Examples:
         kodo get photos 2024/beach.jpg                # writes ./beach.jpg
         kodo get photos 2024/beach.jpg -o /tmp/b.jpg
         kodo get --force logs 2024-06-01/app.log
+        kodo get -r --parallel 8 photos/2024/ ./photos-2024
       """
   )
 
@@ -90,9 +97,45 @@ struct Get: KodoCommand {
   @Flag(help: "Replace an existing file.")
   var force = false
 
+  @Flag(
+    name: .shortAndLong,
+    help: "BUCKET/PREFIX DIR: every object under the prefix into DIR (see above).")
+  var recursive = false
+
+  @Option(
+    help: ArgumentHelp("With -r: N transfers at once, 1-64 (default 4).", valueName: "N"))
+  var parallel: Int?
+
   @OptionGroup var object: ObjectArguments
 
+  func validate() throws {
+    if let parallel {
+      guard recursive else { throw ValidationError("--parallel needs -r/--recursive") }
+      guard (1...64).contains(parallel) else {
+        throw ValidationError("--parallel must be between 1 and 64")
+      }
+    }
+    if recursive && output != nil {
+      throw ValidationError("with -r the directory is the second argument, not -o")
+    }
+  }
+
   func execute(_ context: Context) async throws {
+    if recursive {
+      guard object.arguments.count == 2 else {
+        throw ValidationError("get -r takes BUCKET/PREFIX DIR")
+      }
+      let (bucket, prefix) = try BucketPath.split(object.arguments[0], context: context)
+      let provider = try context.provider()
+      try provider.validateBucketName(bucket)
+      try await RecursiveGet(
+        provider: provider, bucket: bucket, prefix: prefix,
+        directory: FilePath(object.arguments[1]),
+        domain: download.choice(bucket: bucket, context: context), parallel: parallel ?? 4,
+        json: context.options.json
+      ).run()
+      return
+    }
     let (bucket, key) = try object.resolve(context)
     if output == "-" {
       try await Cat.stream(
