@@ -63,6 +63,7 @@ let package = Package(
       dependencies: [
         "StorageCore",
         "KodoCore",
+        "OSSCore",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
@@ -141,7 +142,7 @@ let package = Package(
     .testTarget(
       name: "KodoCLITests",
       dependencies: [
-        "StorageCore", "KodoCore", "KodoCLI", "KodoTestSupport",
+        "StorageCore", "KodoCore", "OSSCore", "KodoCLI", "KodoTestSupport",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: strict

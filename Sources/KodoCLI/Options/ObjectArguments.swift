@@ -51,7 +51,8 @@ enum BucketPath {
   /// Splits at the first `/`; an empty or missing target is the configured bucket's root.
   static func split(_ target: String?, context: Context) throws -> (bucket: String, prefix: String)
   {
-    guard let target, !target.isEmpty else { return (try context.bucket(nil), "") }
+    guard let given = target, !given.isEmpty else { return (try context.bucket(nil), "") }
+    let target = try context.strippingScheme(given)
     if let slash = target.firstIndex(of: "/") {
       return (String(target[..<slash]), String(target[target.index(after: slash)...]))
     }
