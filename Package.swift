@@ -141,7 +141,10 @@ let package = Package(
     ),
     .testTarget(
       name: "KodoCLITests",
-      dependencies: ["StorageCore", "KodoCore", "OSSCore", "KodoCLI", "KodoTestSupport"],
+      dependencies: [
+        "StorageCore", "KodoCore", "OSSCore", "KodoCLI", "KodoTestSupport",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
       swiftSettings: strict
     ),
   ]

@@ -5,7 +5,8 @@ import StorageCore
 struct ObjectArguments: ParsableArguments {
   @Argument(
     help: ArgumentHelp(
-      "[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"
+      "[BUCKET] KEY: the bucket (default: the configured one) and the key; stat takes BUCKET KEY... too.",
+      valueName: "BUCKET KEY"
     ))
   var arguments: [String] = []
 
@@ -17,6 +18,31 @@ struct ObjectArguments: ParsableArguments {
     let (bucket, key) = try context.bucketAndKey(arguments)
     guard !key.isEmpty else { throw StorageError(.invalidInput, "the key is empty") }
     return (bucket, key)
+  }
+
+  /// The bucket and one or more non-empty keys: `KEY` (in the configured bucket) or
+  /// `BUCKET KEY…`.
+  func resolveMany(_ context: Context) throws -> (bucket: String, keys: [String]) {
+    try Self.bucketAndKeys(arguments, context: context)
+  }
+
+  /// `KEY` (in the configured bucket) or `BUCKET KEY…`, every key non-empty.
+  static func bucketAndKeys(_ arguments: [String], context: Context) throws -> (
+    bucket: String, keys: [String]
+  ) {
+    let bucket: String
+    let keys: [String]
+    switch arguments.count {
+    case 0: throw ValidationError("expected [BUCKET] KEY, or BUCKET KEY...")
+    case 1: (bucket, keys) = (try context.bucket(nil), arguments)
+    default: (bucket, keys) = (arguments[0], Array(arguments.dropFirst()))
+    }
+    if let empty = keys.firstIndex(where: \.isEmpty) {
+      throw StorageError(
+        .invalidInput,
+        keys.count == 1 ? "the key is empty" : "key \(empty + 1) of \(keys.count) is empty")
+    }
+    return (bucket, keys)
   }
 }
 

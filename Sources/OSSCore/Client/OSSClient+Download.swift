@@ -8,7 +8,8 @@ extension OSSClient {
   /// the pipeline. One that stopped after writing bytes that cannot be taken back is resumed
   /// where it stopped, with a single `Range: bytes=N-` and `x-oss-range-behavior: standard` (so
   /// that a range OSS cannot serve is an error and never the whole object again), at most as
-  /// many times as the retry policy allows attempts.
+  /// many times as the retry policy allows attempts. A request's `range` is asked for the same
+  /// way, from its first byte.
   public func download(
     _ request: DownloadRequest, to fileDescriptor: Int32, rewind: (@Sendable () -> Bool)?
   ) async throws(StorageError) -> DownloadResult {
@@ -22,8 +23,12 @@ extension OSSClient {
     while true {
       var headers = HTTPHeaders()
       var expected = request.expectedSize
-      if written > 0 {
-        headers.add("Range", "bytes=\(written)-")
+      // A requested range (`cat --range`) and a resumption both ask for bytes from an offset.
+      let ranged = written > 0 || request.range != nil
+      if ranged {
+        let start = (request.range?.lowerBound ?? 0) + written
+        let end = request.range.map { String($0.upperBound) } ?? ""
+        headers.add("Range", "bytes=\(start)-\(end)")
         headers.add("x-oss-range-behavior", "standard")
         expected = request.expectedSize.map { $0 - written }
       }
@@ -38,10 +43,10 @@ extension OSSClient {
             try await transport.download(http, to: fileDescriptor, expectedLength: remaining)
           },
           mayRetry: { error in error.writtenBytes == 0 || canRewind?() == true })
-        if written > 0 && response.status != 206 {
+        if ranged && response.status != 206 {
           throw StorageError(
             .protocolError,
-            "OSS answered the resumed \(what) with HTTP \(response.status), not 206 Partial Content",
+            "OSS answered the ranged \(what) with HTTP \(response.status), not 206 Partial Content",
             requestID: response.headers[OSSErrors.requestIDHeader])
         }
         return DownloadResult(
