@@ -68,7 +68,7 @@ struct ExecutableTests {
 
   @Test func theExportLinePointsKodoAtTheEmulator() async throws {
     let (running, lines, _) = try await start(["--synthetic", "photos=3"])
-    defer { running.send(SIGKILL) }
+    defer { if running.process.isRunning { running.send(SIGKILL) } }
     let export = try #require(lines.last)
     var environment = [String: String]()
     for assignment in export.dropFirst("export ".count).split(separator: " ") {

@@ -146,7 +146,7 @@ import Testing
   }
 
   @Test func connectionsThatSendNoCompleteRequestAreClosed() async throws {
-    let configuration = limited { $0.requestTimeoutMilliseconds = 200 }
+    let configuration = limited { $0.requestTimeoutMilliseconds = 500 }
     try await EmulatorHarness.with(configuration) { emulator in
       let host = "Host: \(emulator.hostHeader)\r\n"
       // Nothing sent; half a request; a request and then nothing more on a kept-alive connection.
@@ -156,7 +156,8 @@ import Testing
       ]
       for input in inputs {
         let result = try await RawHTTPClient.withConnection(port: emulator.port) { connection in
-          if !input.isEmpty { try await connection.send(input) }
+          // On a busy machine the server may close before the bytes are sent: the same outcome.
+          if !input.isEmpty { try? await connection.send(input) }
           return try await connection.readResponse(timeout: .seconds(60))
         }
         guard case .closed(let received) = result else {
@@ -165,15 +166,20 @@ import Testing
         }
         #expect(received.isEmpty)
       }
-      let afterAnAnswer = try await RawHTTPClient.withConnection(port: emulator.port) {
-        connection in
-        try await connection.send(emulator.request("GET", "/buckets"))
-        let first = try await connection.readResponse(timeout: .seconds(60))
-        #expect(first.response?.status == 200)
-        return try await connection.readResponse(timeout: .seconds(60))
+      // A kept-alive connection after its answer. The request must go out within the timeout;
+      // should a busy machine delay it that long, the attempt is repeated.
+      var afterAnAnswer: RawHTTPResult?
+      for _ in 0..<10 where afterAnAnswer == nil {
+        afterAnAnswer = try await RawHTTPClient.withConnection(port: emulator.port) {
+          connection in
+          try? await connection.send(emulator.request("GET", "/buckets"))
+          let first = try await connection.readResponse(timeout: .seconds(60))
+          guard first.response?.status == 200 else { return nil }
+          return try await connection.readResponse(timeout: .seconds(60))
+        }
       }
       guard case .closed = afterAnAnswer else {
-        Issue.record("kept alive: \(afterAnAnswer.summary)")
+        Issue.record("kept alive: \(afterAnAnswer?.summary ?? "no answer in 10 attempts")")
         return
       }
     }
