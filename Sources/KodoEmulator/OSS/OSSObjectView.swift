@@ -54,7 +54,6 @@ struct OSSObjectView {
       default: restore = nil
       }
     }
-    let tag = Self.derivedTag(metadata.hash)
     let md5 = metadata.md5.flatMap(Self.hexBytes)
     var parts = 0
     objectType = "Normal"
@@ -72,6 +71,7 @@ struct OSSObjectView {
     if objectType == "Normal", let md5 {
       etag = Self.upperHex(md5)
     } else {
+      let tag = Self.derivedTag(metadata.hash)
       etag = parts > 0 ? tag + "-" + String(parts) : tag
     }
     contentMD5 = md5.map { Data($0).base64EncodedString() }
