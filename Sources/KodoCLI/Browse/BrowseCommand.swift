@@ -76,7 +76,7 @@ struct Browse: KodoCommand {
     let outcome = try await Runtime.$current.withValue(quiet) {
       try await loop(
         &state, events: events, send: send, runner: runner, terminal: terminal,
-        json: context.options.json)
+        json: context.options.json, repaint: { continuation.yield(.signal(0)) })
     }
     terminal.close()
     switch outcome {
@@ -108,7 +108,8 @@ struct Browse: KodoCommand {
   private func loop(
     _ state: inout State, events: AsyncStream<BrowseEvent>,
     send: @escaping @Sendable (Message) -> Void,
-    runner: EffectRunner, terminal: Terminal, json: Bool
+    runner: EffectRunner, terminal: Terminal, json: Bool,
+    repaint: @escaping @Sendable () -> Void
   ) async throws -> Outcome {
     var shown: Screen?
     for effect in state.update(.start) { runner.run(effect) }
@@ -130,6 +131,12 @@ struct Browse: KodoCommand {
         switch number {
         case SIGWINCH:
           effects += state.update(.resize(terminal.size))
+          // A terminal may still be reflowing its grid when the signal arrives: paint it
+          // whole once more a moment later.
+          Task {
+            try? await Task.sleep(for: .milliseconds(150))
+            repaint()
+          }
         case SIGHUP:
           terminal.close()
           TemporaryFiles.removeAll()

@@ -170,10 +170,9 @@ enum TerminalRestore {
     atexit { TerminalRestore.restoreNow() }
     for number in crashSignals {
       var action = sigaction()
-      action.__sigaction_handler.sa_sigaction = { number, _, _ in
+      action.__sigaction_handler.sa_sigaction = { number, info, context in
         TerminalRestore.restoreNow()
-        TerminalRestore.reinstallPrevious(number)
-        raise(number)
+        TerminalRestore.chain(number, info, context)
       }
       action.sa_flags = Int32(SA_SIGINFO)
       sigemptyset(&action.sa_mask)
@@ -199,12 +198,20 @@ enum TerminalRestore {
     tcsetattr(input, TCSAFLUSH, &settings)
   }
 
-  fileprivate static func reinstallPrevious(_ number: Int32) {
-    if number >= 0, number < 65, hasPrevious[Int(number)] {
-      var old = previous[Int(number)]
-      sigaction(number, &old, nil)
-    } else {
-      signal(number, SIG_DFL)
+  /// Runs the handler that was there before (Swift's backtracer), then dies of the signal:
+  /// with the default action back, the re-raised signal (or the faulting instruction, run
+  /// again) ends the process with the signal's status.
+  fileprivate static func chain(
+    _ number: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?
+  ) {
+    let index = Int(number)
+    if index >= 0, index < 65, hasPrevious[index],
+      previous[index].sa_flags & Int32(SA_SIGINFO) != 0,
+      let handler = previous[index].__sigaction_handler.sa_sigaction
+    {
+      handler(number, info, context)
     }
+    signal(number, SIG_DFL)
+    raise(number)
   }
 }
