@@ -250,3 +250,19 @@ struct BrowseRefusalTests {
     #expect(result.stdout.isEmpty)
   }
 }
+
+/// `--synthetic NAME=COUNT:flat`: one folder of COUNT objects, for the browser's scale goals.
+@Suite("flat synthetic bucket")
+struct FlatSyntheticTests {
+  @Test func everyObjectIsInOneFolder() async throws {
+    let emulator = try await EmulatorProcess(["--synthetic", "flat=2500:flat"])
+    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
+    let top = try await kodo.run(["ls", "flat"])
+    #expect(top.status == 0)
+    #expect(top.lines.count == 1 && top.stdout.contains("dir-000/"), "\(top)")
+    let level = try await kodo.run(["ls", "--json", "flat/dir-000/sub-00/"])
+    #expect(level.status == 0)
+    #expect(level.lines.count == 2500)
+    #expect(level.lines.allSatisfy { !$0.contains(#""prefix""#) })
+  }
+}
