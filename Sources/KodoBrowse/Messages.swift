@@ -14,6 +14,8 @@ public enum Message: Sendable {
   case copied(what: String, Result<String, Failure>)
   case downloadProgress(name: String, bytes: Int64, total: Int64)
   case downloadFinished(name: String, Result<String, Failure>)
+  /// A diagnostic (a warning, a note) for the status line, already escaped.
+  case note(String)
 }
 
 /// A failure's message, already fit to show.

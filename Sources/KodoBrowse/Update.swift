@@ -41,6 +41,8 @@ extension State {
         self.message = "copied \(what) (OSC 52): " + text
       case .failure(let failure): self.message = "copy failed: " + failure.message
       }
+    case .note(let text):
+      self.message = text
     case .downloadProgress(let name, let bytes, let total):
       download = (name, bytes, total)
     case .downloadFinished(let name, let result):

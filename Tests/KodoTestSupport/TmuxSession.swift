@@ -31,7 +31,9 @@ public final class TmuxSession: @unchecked Sendable {
       script += "export \(name)=\(Self.quote(value))\n"
     }
     script += "sh -c 'echo $$ > pid; exec \"$0\" \"$@\"' \(command)\n"
-    script += "echo $? > exit.tmp; mv exit.tmp exit\nstty -a > stty\nexec sleep 600\n"
+    // `stty` first: a test reads it once `exit` appears.
+    script +=
+      "status=$?\nstty -a > stty\necho $status > exit.tmp; mv exit.tmp exit\nexec sleep 600\n"
     try script.write(toFile: directory + "/run.sh", atomically: true, encoding: .utf8)
     let result = try await tmux(
       "-f /dev/null new-session -d -s main -x \(width) -y \(height) 'sh run.sh'"

@@ -72,7 +72,9 @@ struct Browse: KodoCommand {
     terminal.watchSignals { continuation.yield(.signal($0)) }
     // Diagnostics go to the status line while the screen is ours.
     var quiet = runtime
-    quiet.diagnosticsSink = { _, text in send(.copied(what: "", .failure(Failure(text.text)))) }
+    quiet.diagnosticsSink = { level, text in
+      send(.note((level == .error ? "error: " : level == .warning ? "warning: " : "") + text.text))
+    }
     let outcome = try await Runtime.$current.withValue(quiet) {
       try await loop(
         &state, events: events, send: send, runner: runner, terminal: terminal,
