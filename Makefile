@@ -96,7 +96,7 @@ install: release
 
 # The Python SDK in a local, git-ignored virtualenv (python3-venv from apt when it is missing).
 bench-deps:
-	@if [ ! -x "$(BENCH_VENV)/bin/python" ] || ! "$(BENCH_VENV)/bin/python" -c "import qiniu" 2>/dev/null; then \
+	@if [ ! -x "$(BENCH_VENV)/bin/python" ] || ! "$(BENCH_VENV)/bin/python" -c "import qiniu, oss2" 2>/dev/null; then \
 	  if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c "import ensurepip" 2>/dev/null; then \
 	    if command -v apt-get >/dev/null 2>&1; then \
 	      SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
@@ -107,7 +107,7 @@ bench-deps:
 	    fi; \
 	  fi; \
 	  rm -rf "$(BENCH_VENV)" && python3 -m venv "$(BENCH_VENV)" && \
-	  "$(BENCH_VENV)/bin/pip" install -q --disable-pip-version-check qiniu; \
+	  "$(BENCH_VENV)/bin/pip" install -q --disable-pip-version-check qiniu oss2; \
 	fi
 
 # kodo against the official Python SDK on one emulator; writes bench/results.md. Not part of test.

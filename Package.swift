@@ -66,6 +66,7 @@ let package = Package(
       dependencies: [
         "StorageCore",
         "KodoCore",
+        "OSSCore",
         "KodoBrowse",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
@@ -149,7 +150,10 @@ let package = Package(
     ),
     .testTarget(
       name: "KodoCLITests",
-      dependencies: ["StorageCore", "KodoCore", "KodoCLI", "KodoTestSupport"],
+      dependencies: [
+        "StorageCore", "KodoCore", "OSSCore", "KodoCLI", "KodoTestSupport",
+        .product(name: "PropertyBased", package: "swift-property-based"),
+      ],
       swiftSettings: strict
     ),
   ]

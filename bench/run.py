@@ -27,6 +27,8 @@ import threading
 import time
 import urllib.request
 
+import oss_bench
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
 OUT = os.path.join(BENCH, "out")
@@ -283,6 +285,7 @@ def main():
     parser.add_argument("--objects", type=int, default=1_000_000)
     parser.add_argument("--output", default=os.path.join(BENCH, "results.md"))
     parser.add_argument("--compare-bin", help="another build's folder, measured side by side")
+    parser.add_argument("--no-oss", action="store_true", help="skip the OSS rows (oss2 needed)")
     options = parser.parse_args()
 
     # The commit the binaries were just built from (read now: edits made during the run do not
@@ -295,6 +298,9 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     sdk_version = subprocess.run(
         [options.python, "-c", "import qiniu; print(qiniu.__version__)"], capture_output=True,
+        text=True, check=True).stdout.strip()
+    oss2_version = "not measured" if options.no_oss else subprocess.run(
+        [options.python, "-c", "import oss2; print(oss2.__version__)"], capture_output=True,
         text=True, check=True).stdout.strip()
     swift_version = subprocess.run(["swift", "--version"], capture_output=True,
                                    text=True).stdout.splitlines()[0]
@@ -347,6 +353,11 @@ def main():
     finally:
         main_emulator.stop()
         slow_emulator.stop()
+    oss_rows, oss_checks, oss_ok = [], [], True
+    if not options.no_oss:
+        oss_rows, oss_checks, oss_ok = oss_bench.run(
+            measure, median_run, sha256_of, progress, Emulator, emulator_binary, kodo,
+            options.python, env, options.runs, options.objects, scratch, BENCH)
 
     n = "{:,}".format(options.objects)
     per_page_ms = kodo_list.emulator_cpu / max(pages, 1) * 1000
@@ -382,6 +393,7 @@ def main():
         ("5. … emulator CPU over the whole kodo listing", "%.2f s" % kodo_list.emulator_cpu,
          "%.2f s" % sdk_list.emulator_cpu, None, "", None),
     ]
+    rows += oss_rows
     if compared:
         for label, name in (("list", "1. list, `ls -r --json`"), ("sign", "2. sign, `url --stdin`")):
             ours, theirs = compared[label]
@@ -410,7 +422,7 @@ def main():
         "cores)" % (kodo_list.emulator_cpu / kodo_list.wall * 100, os.cpu_count()),
         "a process that does nothing (`/bin/true`) takes %.1f ms to start from this script"
         % true_ms,
-    ]
+    ] + oss_checks
     report = "\n".join([
         "# kodo benchmarks",
         "",
@@ -420,7 +432,8 @@ def main():
         "- date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "- commit: %s" % commit,
         "- machine: %s" % machine(),
-        "- %s; %s; qiniu SDK %s" % (swift_version, python_version, sdk_version),
+        "- %s; %s; qiniu SDK %s; oss2 %s" % (swift_version, python_version, sdk_version,
+                                              oss2_version),
         "- runs: median of %d (start-up: of %d); server: kodo-emulator (release build) on "
         "127.0.0.1" % (options.runs, options.startup_runs),
         "",
@@ -441,7 +454,7 @@ def main():
         print("- " + check)
     print()
     print("bench: wrote %s" % os.path.relpath(options.output, ROOT))
-    return 0 if same_list and same_urls and same_parallel else 1
+    return 0 if same_list and same_urls and same_parallel and oss_ok else 1
 
 
 if __name__ == "__main__":

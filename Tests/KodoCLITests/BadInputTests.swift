@@ -85,7 +85,7 @@ struct BadInputTests {
     ["ls", "--page-size=1.5", "b"], ["ls", "--limit=0", "b"], ["ls", "--bogus", "b"],
     ["--bogus", "ls", "b"], ["stat", "-x", "b", "k"], ["url", "--deadline=-1", "b", "k"],
     ["url", "--deadline=soon", "b", "k"], ["token", "qiniu", "--bogus", "http://h/"],
-    ["frobnicate"], ["stat"], ["stat", "a", "b", "c"], ["ls", "-r", "-0", "--json", "b"],
+    ["frobnicate"], ["stat"], ["cat", "a", "b", "c"], ["ls", "-r", "-0", "--json", "b"],
     ["--retries", "0", "ls", "b"], ["--retries", "21", "ls", "b"], ["--timeout", "0", "ls", "b"],
     ["ls", "--parallel", "4", "b"], ["url", "--stdin", "a", "b"],
   ]

@@ -39,7 +39,18 @@ final class CLIEnvironment: Sendable {
 
   private init() async throws {
     root = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-cli-\(UUID())").path
-    for (bucket, files) in [("photos", Self.photos), ("logs", Self.logs)] {
+    try Self.writeTree(root: root, [("photos", Self.photos), ("logs", Self.logs)])
+    emulator = try await EmulatorProcess([
+      "--bucket", "photos=\(root)/photos", "--bucket", "logs=\(root)/logs", "--private", "logs",
+      "--synthetic", "big=12000", "--seed", "7",
+    ])
+    config = try emulator.configFile(bucket: "photos")
+    kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": config])
+  }
+
+  /// Writes each bucket's files under `root/BUCKET/KEY`, for `--bucket NAME=DIR`.
+  static func writeTree(root: String, _ buckets: [(String, [String: [UInt8]])]) throws {
+    for (bucket, files) in buckets {
       for (key, bytes) in files {
         let path = root + "/" + bucket + "/" + key
         try FileManager.default.createDirectory(
@@ -49,12 +60,6 @@ final class CLIEnvironment: Sendable {
         }
       }
     }
-    emulator = try await EmulatorProcess([
-      "--bucket", "photos=\(root)/photos", "--bucket", "logs=\(root)/logs", "--private", "logs",
-      "--synthetic", "big=12000", "--seed", "7",
-    ])
-    config = try emulator.configFile(bucket: "photos")
-    kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": config])
   }
 
   /// Runs kodo with the emulator's config.

@@ -189,5 +189,11 @@ struct ConfigurationTests {
     let config = try Configuration.load(
       configFlag: example, profileFlag: "staging", environment: [:])
     #expect(config.credentials?.accessKey == "STAGING_ACCESS_KEY")
+    let aliyun = try Configuration.load(
+      configFlag: example, profileFlag: "aliyun", environment: [:])
+    #expect(aliyun.provider == "oss" && aliyun.oss.region == "cn-hangzhou")
+    #expect(aliyun.oss.signatureVersion == "v4" && aliyun.oss.pathStyle == false)
+    #expect(aliyun.kodoOnlyKeys.isEmpty, "the top level's hosts are Kodo's, not the profile's")
+    #expect(aliyun.domains["my-oss-bucket"] == "https://static.example.com")
   }
 }

@@ -82,6 +82,3 @@ func temporaryDirectory() throws -> String {
   try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
   return path
 }
-
-/// Seconds since `start`.
-func seconds(since start: Date) -> Double { Date().timeIntervalSince(start) }

@@ -169,26 +169,3 @@ struct SignalTests {
     #expect(firstPart.count % 100 == 0, "only whole pages are printed")
   }
 }
-
-extension CLIRunner {
-  /// Runs `script` with bash, `$KODO` set to this runner's binary.
-  func runShell(_ script: String) throws -> Result {
-    var shell = CLIRunner("kodo", environment: environment)
-    shell.environment["KODO"] = executable
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/bin/bash")
-    process.arguments = ["-c", script]
-    process.environment = shell.environment
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Result(
-      status: process.terminationStatus, stdoutBytes: Array(stdout),
-      stderr: String(decoding: stderr, as: UTF8.self))
-  }
-}

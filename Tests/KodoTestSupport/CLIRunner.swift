@@ -105,12 +105,14 @@ public struct CLIRunner: Sendable {
     process.standardError = err
     process.standardInput = input
     let running = Running(process: process, stdout: out, stderr: err)
+    process.terminationHandler = { _ in running.markExited() }
     try process.run()
     if let stdin {
-      DispatchQueue.global().async {
+      // A thread of its own: the write blocks while the pipe is full (see `Running`).
+      Thread {
         input.fileHandleForWriting.write(Data(stdin))
         try? input.fileHandleForWriting.close()
-      }
+      }.start()
     } else {
       try? input.fileHandleForWriting.close()
     }
@@ -118,12 +120,19 @@ public struct CLIRunner: Sendable {
   }
 
   /// A process that was started; collects its output as it arrives.
+  ///
+  /// Each pipe is read on a thread of its own, never with `DispatchQueue.global()`: on Linux
+  /// that queue's threads are the ones Swift concurrency's global executor runs every task on,
+  /// and a read blocks for as long as the process lives. A few running processes would then hold
+  /// every thread of the pool, and every other test in the process would stall (an in-process
+  /// emulator's clients long enough for its request timeout to close their connections).
   public final class Running: @unchecked Sendable {
     // The collected buffers are guarded by `lock`; `process` is only used from the test's task.
     public let process: Process
     private let lock = NSLock()
     private var out: [UInt8] = []
     private var err: [UInt8] = []
+    private var exitTime: Date?
     private let group = DispatchGroup()
 
     init(process: Process, stdout: Pipe, stderr: Pipe) {
@@ -134,7 +143,7 @@ public struct CLIRunner: Sendable {
 
     private func collect(_ handle: FileHandle, isStdout: Bool) {
       group.enter()
-      DispatchQueue.global().async {
+      Thread {
         while true {
           let data = handle.availableData
           if data.isEmpty { break }
@@ -147,7 +156,19 @@ public struct CLIRunner: Sendable {
           self.lock.unlock()
         }
         self.group.leave()
-      }
+      }.start()
+    }
+
+    /// Foundation's process monitor saw the exit (on a thread of its own).
+    fileprivate func markExited() {
+      lock.withLock { exitTime = Date() }
+    }
+
+    /// When the process exited, as Foundation's process monitor saw it (`nil` while it runs):
+    /// unlike the time `wait()` returns, it does not include how long this task waited for a
+    /// thread of the cooperative pool, which on a busy test run can be many seconds.
+    public var exitedAt: Date? {
+      lock.withLock { exitTime }
     }
 
     /// stdout so far.

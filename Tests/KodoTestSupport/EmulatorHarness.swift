@@ -30,11 +30,29 @@ public struct EmulatorHarness: Sendable {
   /// The running server.
   public let server: EmulatorServer
 
+  /// How long the harness's emulators wait for a request on an open connection, unless the
+  /// configuration chose its own limit: ten minutes.
+  ///
+  /// The emulator's default (30 s) is a guard against clients that hold connections, and a wall
+  /// clock: here it would time the test process, not the client. Swift Testing runs every test
+  /// at once on the cooperative pool (two threads on a 2-core machine); a test that opened a
+  /// connection early in the run may not get a thread back to send its request until the
+  /// CPU-bound tests queued before it are done, which on a loaded machine has taken over 30 s,
+  /// and the emulator then closed the idle connection (`I/O on closed channel` at the write).
+  /// Tests of the limit itself set their own (`HardeningTests`).
+  public static let requestTimeoutMilliseconds = 600_000
+
   /// Starts an emulator (on a free port unless the configuration names one).
   public static func start(_ configuration: EmulatorConfiguration = EmulatorConfiguration())
     async throws -> EmulatorHarness
   {
-    EmulatorHarness(server: try await EmulatorServer.start(configuration))
+    var configuration = configuration
+    if configuration.limits.requestTimeoutMilliseconds
+      == EmulatorLimits().requestTimeoutMilliseconds
+    {
+      configuration.limits.requestTimeoutMilliseconds = requestTimeoutMilliseconds
+    }
+    return EmulatorHarness(server: try await EmulatorServer.start(configuration))
   }
 
   /// Starts an emulator, runs `body`, and shuts the emulator down, whether `body` throws or not.

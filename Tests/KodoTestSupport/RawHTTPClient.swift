@@ -104,32 +104,107 @@ public enum RawHTTPClient {
     host: String = "127.0.0.1", port: Int,
     _ body: (RawHTTPConnection) async throws -> Result
   ) async throws -> Result {
+    try await withConnection(host: host, port: port, sendingOnConnect: nil, body)
+  }
+
+  /// Sends one request on a new connection and reads one response.
+  ///
+  /// The request is written from the event loop as soon as the connection is up, not when this
+  /// task next gets a thread: on a busy test run that can be long enough for a server's request
+  /// timeout to close a connection that has sent nothing.
+  public static func send(
+    _ request: RawHTTPRequest, host: String = "127.0.0.1", port: Int,
+    timeout: Duration = .seconds(30)
+  ) async throws -> RawHTTPResult {
+    try await withConnection(host: host, port: port, sendingOnConnect: request.bytes) {
+      connection in
+      try await connection.readResponse(isHEAD: request.method == "HEAD", timeout: timeout)
+    }
+  }
+
+  private static func withConnection<Result: Sendable>(
+    host: String, port: Int, sendingOnConnect bytes: [UInt8]?,
+    _ body: (RawHTTPConnection) async throws -> Result
+  ) async throws -> Result {
+    let arrived = ArrivedBytes()
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .connect(host: host, port: port) { channel in
         channel.eventLoop.makeCompletedFuture {
-          try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+          try channel.pipeline.syncOperations.addHandler(RecordArrivals(arrived))
+          if let bytes {
+            try channel.pipeline.syncOperations.addHandler(SendOnConnect(bytes))
+          }
+          return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
         }
       }
     let underlying = channel.channel
     return try await channel.executeThenClose { inbound, outbound in
       let connection = RawHTTPConnection(
-        iterator: inbound.makeAsyncIterator(), outbound: outbound, channel: underlying)
+        iterator: inbound.makeAsyncIterator(), outbound: outbound, channel: underlying,
+        arrived: arrived)
       return try await body(connection)
     }
   }
+}
 
-  /// Sends one request on a new connection and reads one response.
-  public static func send(
-    _ request: RawHTTPRequest, host: String = "127.0.0.1", port: Int,
-    timeout: Duration = .seconds(30)
-  ) async throws -> RawHTTPResult {
-    try await withConnection(host: host, port: port) { connection in
-      try await connection.send(request.bytes)
-      return try await connection.readResponse(
-        isHEAD: request.method == "HEAD", timeout: timeout)
-    }
+/// Every byte the event loop has read on a connection, as it arrives; for the watchdog, which
+/// must not take a response that has arrived, but not yet been read by a task still waiting for
+/// a thread, for a timeout.
+// `bytes` is only touched under `lock`, which makes the unchecked conformance sound.
+final class ArrivedBytes: @unchecked Sendable {
+  private let lock = NSLock()
+  private var bytes: [UInt8] = []
+
+  func append(_ buffer: ByteBuffer) {
+    lock.withLock { bytes.append(contentsOf: buffer.readableBytesView) }
+  }
+
+  /// The bytes from `offset` on.
+  func suffix(from offset: Int) -> [UInt8] {
+    lock.withLock { offset < bytes.count ? Array(bytes[offset...]) : [] }
   }
 }
+
+/// Copies what the connection reads into an `ArrivedBytes`, on the event loop.
+private final class RecordArrivals: ChannelInboundHandler, RemovableChannelHandler {
+  typealias InboundIn = ByteBuffer
+  typealias InboundOut = ByteBuffer
+
+  private let arrived: ArrivedBytes
+
+  init(_ arrived: ArrivedBytes) {
+    self.arrived = arrived
+  }
+
+  func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    arrived.append(unwrapInboundIn(data))
+    context.fireChannelRead(data)
+  }
+}
+
+@available(*, unavailable)
+extension RecordArrivals: Sendable {}
+
+/// Writes the given bytes once the connection is up, from the event loop.
+private final class SendOnConnect: ChannelInboundHandler, RemovableChannelHandler {
+  typealias InboundIn = ByteBuffer
+  typealias InboundOut = ByteBuffer
+  typealias OutboundOut = ByteBuffer
+
+  private let bytes: [UInt8]
+
+  init(_ bytes: [UInt8]) {
+    self.bytes = bytes
+  }
+
+  func channelActive(context: ChannelHandlerContext) {
+    context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: bytes)), promise: nil)
+    context.fireChannelActive()
+  }
+}
+
+@available(*, unavailable)
+extension SendOnConnect: Sendable {}
 
 /// One open connection; use it from one task.
 public final class RawHTTPConnection {
@@ -138,14 +213,19 @@ public final class RawHTTPConnection {
   private let channel: any Channel
   private var buffered: [UInt8] = []
   private var isClosed = false
+  private let arrived: ArrivedBytes
+  /// The bytes of the responses returned so far.
+  private var consumed = 0
 
   init(
     iterator: NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator,
-    outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel
+    outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>, channel: any Channel,
+    arrived: ArrivedBytes
   ) {
     self.iterator = iterator
     self.outbound = outbound
     self.channel = channel
+    self.arrived = arrived
   }
 
   /// Writes bytes as they are.
@@ -164,8 +244,14 @@ public final class RawHTTPConnection {
   {
     let timer = TimeoutFlag()
     let channel = self.channel
+    let arrived = self.arrived
+    let consumed = self.consumed
     let watchdog = Task {
       try await Task.sleep(for: timeout)
+      // On a busy test run this task may be scheduled long before the reader: a response whose
+      // bytes are all here is not a timeout (closing would break the next request).
+      let pending = arrived.suffix(from: consumed)
+      if (try? RawHTTPConnection.parse(pending, isHEAD: isHEAD, atEnd: false)) != nil { return }
       timer.fire()
       channel.close(promise: nil)
     }
@@ -191,6 +277,19 @@ public final class RawHTTPConnection {
 
   /// A complete response at the start of the buffer (consumed), or `nil` if more bytes are needed.
   private func parse(isHEAD: Bool, atEnd: Bool) throws -> RawHTTPResponse? {
+    guard let (response, length) = try Self.parse(buffered, isHEAD: isHEAD, atEnd: atEnd) else {
+      return nil
+    }
+    buffered.removeFirst(length)
+    consumed += length
+    return response
+  }
+
+  /// A complete response at the start of `buffered` and its length in bytes, or `nil` if more
+  /// bytes are needed.
+  private static func parse(_ buffered: [UInt8], isHEAD: Bool, atEnd: Bool) throws
+    -> (RawHTTPResponse, Int)?
+  {
     let separator: [UInt8] = [13, 10, 13, 10]
     guard let headEnd = Self.find(separator, in: buffered) else { return nil }
     let headText = String(decoding: buffered[..<headEnd], as: UTF8.self)
@@ -226,8 +325,10 @@ public final class RawHTTPConnection {
       bodyLength = buffered.count - bodyStart
     }
     let body = Array(buffered[bodyStart..<bodyStart + bodyLength])
-    buffered.removeFirst(bodyStart + bodyLength)
-    return RawHTTPResponse(status: status, reason: reason, headers: headers, body: body)
+    return (
+      RawHTTPResponse(status: status, reason: reason, headers: headers, body: body),
+      bodyStart + bodyLength
+    )
   }
 
   private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {

@@ -156,6 +156,76 @@ struct TransportBoundsTests {
     }
   }
 
+  /// Reads the pipe `descriptor` to its end on a thread of its own (never the cooperative pool's),
+  /// starting only once the pipe is (nearly) full, so that the writer has met a full pipe; closes
+  /// it.
+  static func drain(_ descriptor: Int32) async -> [UInt8] {
+    await withCheckedContinuation { continuation in
+      Thread {
+        let deadline = Date().addingTimeInterval(30)
+        var queued: CInt = 0
+        while ioctl(descriptor, UInt(FIONREAD), &queued) == 0, queued < 60_000, Date() < deadline {
+          usleep(1000)
+        }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+          let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+          if count > 0 {
+            received += chunk[..<count]
+          } else if count == 0 || errno != EINTR {
+            break
+          }
+        }
+        close(descriptor)
+        continuation.resume(returning: received)
+      }.start()
+    }
+  }
+
+  @Test func aFullNonBlockingDestinationIsWaitedOut() async throws {
+    let stored = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+    let script: Server.Script = { _ in .respond(Server.Response(body: stored)) }
+    try await Server.withServer(script: script) { server in
+      var ends: [Int32] = [0, 0]
+      #expect(pipe(&ends) == 0)
+      // A pipe holds far less than the body: the writes meet EAGAIN and must wait for room.
+      let (readEnd, writeEnd) = (ends[0], ends[1])
+      #expect(fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK) == 0)
+      async let drained = Self.drain(readEnd)
+      let outcome: Result<HTTPResponse, any Error>
+      do {
+        outcome = .success(
+          try await CurlTransport(configuration: Self.small).download(
+            HTTPRequest(url: server.url("/dl/a")), to: writeEnd,
+            expectedLength: Int64(stored.count)))
+      } catch {
+        outcome = .failure(error)
+      }
+      // Closed whatever happened, so that the reader sees the end.
+      close(writeEnd)
+      let received = await drained
+      let response = try outcome.get()
+      #expect(response.streamedByteCount == Int64(stored.count))
+      #expect(received == stored)
+    }
+  }
+
+  @Test func aDestinationThatCannotBeWrittenSaysWhy() async throws {
+    let script: Server.Script = { _ in .respond(Server.Response(body: Array("abc".utf8))) }
+    try await Server.withServer(script: script) { server in
+      let descriptor = open("/dev/null", O_RDONLY)
+      defer { close(descriptor) }
+      let error = await Self.failure {
+        _ = try await CurlTransport(configuration: Self.small).download(
+          HTTPRequest(url: server.url("/dl/a")), to: descriptor, expectedLength: 3)
+      }
+      #expect(error?.kind == .localIO, "\(String(describing: error))")
+      #expect(error?.message == "cannot write the download: Bad file descriptor")
+      #expect(error?.writtenBytes == 0)
+    }
+  }
+
   @Test func aHugeHeaderLineIsABadAnswer() async throws {
     let line = "X-Big: " + String(repeating: "h", count: 1 << 20) + "\r\n"
     let script: Server.Script = { _ in

@@ -9,10 +9,13 @@ struct Cat: KodoCommand {
     discussion: """
       A download that fails before any byte was written is retried; once bytes have reached \
       stdout, it is not (stdout is never rewound or truncated, so `kodo cat KEY >> file` is \
-      safe).
+      safe). --range START-END writes only those bytes (offsets from 0, both included, as in \
+      HTTP): START- runs to the end, -COUNT is the last COUNT bytes (write it --range=-COUNT).
 
       Examples:
         kodo cat logs 2024-06-01/app.log | grep ERROR
+        kodo cat --range 0-99 photos a.txt             # the first 100 bytes
+        kodo cat --range=-1024 logs 2024-06-01/app.log # the last KiB
         kodo cat photos 2024/beach.jpg > beach.jpg
       """
   )
@@ -21,27 +24,37 @@ struct Cat: KodoCommand {
   @ParentCommand var root: Kodo
   @OptionGroup var download: DownloadOptions
 
+  @Option(
+    help: ArgumentHelp(
+      "Only these bytes: START-END (both included), START- or -COUNT.", valueName: "START-END"))
+  var range: String?
+
   @OptionGroup var object: ObjectArguments
 
   func execute(_ context: Context) async throws {
+    let range = try self.range.map { text throws(StorageError) in try RangeText(text) }
     let (bucket, key) = try object.resolve(context)
     try await Self.stream(
-      bucket: bucket, key: key, context: context, download: download, arguments: object.arguments)
+      bucket: bucket, key: key, context: context, download: download, arguments: object.arguments,
+      range: range)
   }
 
   /// Streams the object to stdout (`cat`, and `get -o -`).
   static func stream(
-    bucket: String, key: String, context: Context, download: DownloadOptions, arguments: [String]
+    bucket: String, key: String, context: Context, download: DownloadOptions, arguments: [String],
+    range: RangeText? = nil
   ) async throws {
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
     let details = try await NotFoundAdvice.stat(
       provider, bucket: bucket, key: key, arguments: arguments)
     let output = context.runtime.standardOutput
+    let bytes = try range?.resolve(size: details.object.size)
     _ = try await provider.download(
       DownloadRequest(
         bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
-        expectedSize: details.object.size),
+        expectedSize: bytes.map { $0.upperBound - $0.lowerBound + 1 } ?? details.object.size,
+        range: bytes),
       to: output, rewind: Rewind.toCurrentOffset(of: output))
   }
 }
@@ -56,10 +69,17 @@ struct Get: KodoCommand {
       destination is written through. An existing file is kept unless --force. -o - writes to \
       stdout.
 
+      get -r BUCKET/PREFIX DIR writes every object under the prefix into DIR (the path is what \
+      follows the prefix's last /), --parallel N at a time (default 4). A file already there \
+      with the object's size and hash is kept, so running it again resumes; a key that would \
+      land outside DIR (.., ., empty segments) is reported and skipped, and the exit status is \
+      then 65.
+
       Examples:
         kodo get photos 2024/beach.jpg                # writes ./beach.jpg
         kodo get photos 2024/beach.jpg -o /tmp/b.jpg
         kodo get --force logs 2024-06-01/app.log
+        kodo get -r --parallel 8 photos/2024/ ./photos-2024
       """
   )
 
@@ -77,9 +97,45 @@ struct Get: KodoCommand {
   @Flag(help: "Replace an existing file.")
   var force = false
 
+  @Flag(
+    name: .shortAndLong,
+    help: "BUCKET/PREFIX DIR: every object under the prefix into DIR (see above).")
+  var recursive = false
+
+  @Option(
+    help: ArgumentHelp("With -r: N transfers at once, 1-64 (default 4).", valueName: "N"))
+  var parallel: Int?
+
   @OptionGroup var object: ObjectArguments
 
+  func validate() throws {
+    if let parallel {
+      guard recursive else { throw ValidationError("--parallel needs -r/--recursive") }
+      guard (1...64).contains(parallel) else {
+        throw ValidationError("--parallel must be between 1 and 64")
+      }
+    }
+    if recursive && output != nil {
+      throw ValidationError("with -r the directory is the second argument, not -o")
+    }
+  }
+
   func execute(_ context: Context) async throws {
+    if recursive {
+      guard object.arguments.count == 2 else {
+        throw ValidationError("get -r takes BUCKET/PREFIX DIR")
+      }
+      let (bucket, prefix) = try BucketPath.split(object.arguments[0], context: context)
+      let provider = try context.provider()
+      try provider.validateBucketName(bucket)
+      try await RecursiveGet(
+        provider: provider, bucket: bucket, prefix: prefix,
+        directory: FilePath(object.arguments[1]),
+        domain: download.choice(bucket: bucket, context: context), parallel: parallel ?? 4,
+        json: context.options.json
+      ).run()
+      return
+    }
     let (bucket, key) = try object.resolve(context)
     if output == "-" {
       try await Cat.stream(

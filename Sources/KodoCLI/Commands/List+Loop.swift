@@ -15,6 +15,10 @@ struct Listing {
   /// The most pages in a row without an entry before a listing is taken to be stuck: the core's
   /// bound (tests lower it to reach it quickly).
   @TaskLocal static var maximumEmptyPages = ListPages.defaultMaximumEmptyPages
+  /// `--include`/`--exclude`: which objects are shown (folders always are).
+  var patterns = KeyPatterns.none
+  /// `--sort`: objects go here instead of to the output, to be written when the listing ends.
+  var sorter: ExternalSorter?
   /// Whether the listing stopped before its end (`--limit`).
   private(set) var stoppedEarly = false
 
@@ -49,7 +53,12 @@ struct Listing {
       for try await element in pages {
         let page = element.page
         try renderer.prefixes(page.commonPrefixes, to: output)
-        try renderer.objects(page.items, to: output, held: held)
+        let objects = patterns.isEmpty ? page.items : page.items.filter { patterns.keeps($0.key) }
+        if let sorter {
+          try sorter.add(objects)
+        } else {
+          try renderer.objects(objects, to: output, held: held)
+        }
         try output.flush()
         progress.add(page.entryCount)
         position = page.nextMarker
@@ -91,8 +100,11 @@ struct Listing {
     Signals.setResumeHint("interrupted; " + cannotResume)
     defer { Signals.setResumeHint(nil) }
     do {
+      let patterns = self.patterns
+      let sorter = self.sorter
       try await listing.run { objects in
-        try renderer.objects(objects, to: output)
+        let kept = patterns.isEmpty ? objects : objects.filter { patterns.keeps($0.key) }
+        if let sorter { try sorter.add(kept) } else { try renderer.objects(kept, to: output) }
         try output.flush()
         progress.add(objects.count)
       }

@@ -13,7 +13,12 @@ struct List: KodoCommand {
       -0 keep the service's order instead: each page's folders, then its objects. With --limit \
       the listing stops after N entries and says where to resume: on stderr as "--marker TOKEN", \
       or as a final {"type":"next","marker":…} line with --json. --parallel (1-64, with -r) \
-      lists that many top-level folders at once, with the same output in the same order.
+      lists that many top-level folders at once, with the same output in the same order. \
+      --include and --exclude (globs on the whole key: * and ? within one / segment, ** across \
+      them) choose which objects are shown; folders always are, and --limit counts what was \
+      listed before the patterns. --sort name|size|time (with --reverse) orders the objects \
+      (after the folders) in bounded memory, through temporary files for large listings; the \
+      output starts when the listing ends.
 
       Examples:
         kodo ls photos                      # the top level of bucket photos
@@ -22,6 +27,7 @@ struct List: KodoCommand {
         kodo ls -r --limit 1000 logs        # the first 1000 objects, then the resume marker
         kodo ls -r --marker TOKEN logs      # resume exactly there
         kodo ls -r -0 logs | xargs -0 -n1 echo
+        kodo ls -r photos --include '**/*.jpg' --exclude '**/thumbs/**'
       """,
     aliases: ["list"]
   )
@@ -71,7 +77,11 @@ struct List: KodoCommand {
       valueName: "N"))
   var parallel: Int?
 
+  @OptionGroup var patterns: PatternOptions
+  @OptionGroup var sorting: SortOptions
+
   func validate() throws {
+    try sorting.validate(limit: limit, marker: marker)
     if let pageSize, !(1...1000).contains(pageSize) {
       throw ValidationError("--page-size must be between 1 and 1000")
     }
@@ -109,6 +119,8 @@ struct List: KodoCommand {
     var listing = Listing(
       provider: provider, bucket: bucket, prefix: prefix, output: output, progress: progress,
       resume: resumeCommand(bucket: bucket, prefix: prefix, context: context))
+    listing.patterns = try patterns.keyPatterns()
+    listing.sorter = sorting.sorter(context: context)
     do {
       if let parallel {
         try await listing.parallel(
@@ -129,6 +141,9 @@ struct List: KodoCommand {
       throw NotFoundAdvice.forListing(failure, bucket: bucket, target: target, context: context)
     }
     progress.clear()
+    try listing.sorter?.drain { (batch: [ObjectEntry]) throws(StorageError) in
+      try renderer.objects(batch, to: output)
+    }
     if summarize {
       try renderer.summary(partial: listing.stoppedEarly, to: output)
     }
@@ -156,6 +171,8 @@ struct List: KodoCommand {
     if summarize { parts.append("--summarize") }
     if let pageSize { parts += ["--page-size", String(pageSize)] }
     if let limit { parts += ["--limit", String(limit)] }
+    for pattern in patterns.include { parts += ["--include", pattern] }
+    for pattern in patterns.exclude { parts += ["--exclude", pattern] }
     parts.append(prefix.isEmpty ? bucket : bucket + "/" + prefix)
     let command = DisplayText.joined(parts.map(ShellQuote.quote), separator: " ")
     guard let endpoint = nonEmpty(environment["KODO_ENDPOINT"]) else { return command }

@@ -3,15 +3,18 @@ import StorageCore
 
 struct Stat: KodoCommand {
   static let configuration = CommandConfiguration(
-    abstract: "Show every field the service keeps about one object.",
+    abstract: "Show every field the service keeps about an object (or several).",
     discussion: """
       Times are shown both in local time and exactly as the service stores them (Kodo's putTime \
-      in 100 ns units).
+      in 100 ns units). With several keys, one record per key in the order given; a key that \
+      does not exist is reported on stderr, the others are still shown, and the exit status is \
+      66.
 
       Examples:
         kodo stat photos 2024/beach.jpg
         kodo stat 2024/beach.jpg              # in the configured default bucket
         kodo stat --json photos 2024/beach.jpg | jq .size
+        kodo stat --json photos a.txt b.txt c.txt
       """
   )
 
@@ -21,20 +24,55 @@ struct Stat: KodoCommand {
   @OptionGroup var object: ObjectArguments
 
   func execute(_ context: Context) async throws {
-    let (bucket, key) = try object.resolve(context)
+    let (bucket, keys) = try object.resolveMany(context)
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
-    let details = try await NotFoundAdvice.stat(
-      provider, bucket: bucket, key: key, arguments: object.arguments)
     let output = OutputStream.standardOutput()
-    if context.options.json {
-      var line = JSONLine()
-      details.appendJSONFields(to: &line)
-      try output.write(line)
-    } else {
-      for row in StatRenderer.describe(details, bucket: bucket) { try output.line(row) }
+    let json = context.options.json
+    var missing = 0
+    var printed = 0
+    for key in keys {
+      let result = await Self.result {
+        () throws(StorageError) in
+        try await NotFoundAdvice.stat(
+          provider, bucket: bucket, key: key, arguments: object.arguments)
+      }
+      let details: ObjectDetails
+      switch result {
+      case .success(let found):
+        details = found
+      case .failure(let error) where error.kind == .notFound && keys.count > 1:
+        // One missing key among several: said on stderr, the others still printed.
+        try output.flush()
+        _ = ErrorReporting.report(error, notes: [], json: json)
+        missing += 1
+        continue
+      case .failure(let error):
+        throw error
+      }
+      if json {
+        var line = JSONLine()
+        details.appendJSONFields(to: &line)
+        try output.write(line)
+      } else {
+        if printed > 0 { try output.line("") }
+        for row in StatRenderer.describe(details, bucket: bucket) { try output.line(row) }
+      }
+      printed += 1
+      try output.flush()
     }
     try output.flush()
+    if missing > 0 { throw ExitCode(66) }
+  }
+
+  private static func result(
+    _ body: () async throws(StorageError) -> ObjectDetails
+  ) async -> Result<ObjectDetails, StorageError> {
+    do {
+      return .success(try await body())
+    } catch {
+      return .failure(error)
+    }
   }
 }
 

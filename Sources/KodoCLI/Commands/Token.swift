@@ -74,13 +74,13 @@ struct Token: AsyncParsableCommand {
     @Argument(help: "The request URL, exactly as it will be sent.")
     var url: String
 
-    @Option(help: ArgumentHelp("The method (default GET).", valueName: "M"))
+    @Option(help: ArgumentHelp("The method.", valueName: "M"))
     var method: String = "GET"
 
     @Option(
       name: .customLong("content-type"),
       help: ArgumentHelp(
-        "The Content-Type (default application/x-www-form-urlencoded, as Kodo's SDKs send).",
+        "The request's Content-Type, as Kodo's SDKs send it.",
         valueName: "CT"))
     var contentType: String = RequestSigning.formContentType
 
@@ -116,7 +116,7 @@ struct Token: AsyncParsableCommand {
         let name = header[..<colon].trimmingCharacters(in: .whitespaces)
         guard name.lowercased().hasPrefix("x-qiniu-"), name.count > 8 else {
           throw ValidationError(
-            "--header \(DisplayText.quoted(name)) would not be signed: the Qiniu signature covers only X-Qiniu-* headers (besides the method, path, Host, Content-Type and body)"
+            "--header \(DisplayText(quoting: name)) would not be signed: the Qiniu signature covers only X-Qiniu-* headers (besides the method, path, Host, Content-Type and body)"
           )
         }
       }
@@ -169,7 +169,7 @@ struct Token: AsyncParsableCommand {
 
     @Option(
       help: ArgumentHelp(
-        "How long the token works: seconds, or 90s, 15m, 2h, 7d (default 3600).", valueName: "D"))
+        "How long the token works: seconds, or 90s, 15m, 2h, 7d.", valueName: "D"))
     var expires: String = "3600"
 
     @Option(
@@ -215,14 +215,21 @@ struct Token: AsyncParsableCommand {
 
 enum TokenOutput {
   /// The provider, which has to sign tokens (it needs the credentials, but sends nothing).
-  static func signer(_ context: Context) throws(StorageError) -> any TokenSigning {
-    try context.provider((any TokenSigning).self, for: "tokens to sign")
+  /// On a provider that signs no tokens (OSS), a usage error (64): the subcommands are Kodo's.
+  static func signer(_ context: Context) throws -> any TokenSigning {
+    let provider = try context.provider()
+    guard let signer = provider as? any TokenSigning else {
+      throw ValidationError(
+        "token qbox, token qiniu and token upload are Kodo's; \(provider.serviceName) has no such tokens (choose Kodo with --provider kodo)"
+      )
+    }
+    return signer
   }
 
   /// Signs `request` (whose URL has to be http(s) with a host) in `scheme` and prints the
   /// Authorization value, with `date` (the signed X-Qiniu-Date) under `--json`.
   static func sign(_ request: SignableRequest, scheme: String, date: String?, context: Context)
-    throws(StorageError)
+    throws
   {
     let signer = try signer(context)
     guard URLParts(request.url).isHTTPWithHost else {

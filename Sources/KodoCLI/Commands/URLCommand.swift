@@ -16,6 +16,7 @@ struct URLCommand: KodoCommand {
       Examples:
         kodo url photos 2024/beach.jpg
         kodo url --expires 7d photos 2024/beach.jpg
+        kodo url photos a.jpg b.jpg c.jpg       # one URL per key, in order
         kodo url --public --domain https://cdn.example.com photos 2024/beach.jpg
         kodo ls -r -0 photos/2024/ | tr '\\0' '\\n' | kodo url --stdin photos
       """
@@ -44,7 +45,9 @@ struct URLCommand: KodoCommand {
   var stdin = false
 
   @Argument(
-    help: ArgumentHelp("[BUCKET] KEY, or only [BUCKET] with --stdin.", valueName: "BUCKET KEY"))
+    help: ArgumentHelp(
+      "[BUCKET] KEY, BUCKET KEY... (one URL per key, in order), or only [BUCKET] with --stdin.",
+      valueName: "BUCKET KEY"))
   var arguments: [String] = []
 
   func validate() throws {
@@ -63,15 +66,14 @@ struct URLCommand: KodoCommand {
   func execute(_ context: Context) async throws {
     let expirySeconds = try DurationParser.seconds(expires ?? "3600")
     let bucket: String
-    var key: String?
+    var keys: [String] = []
     if stdin {
       guard arguments.count <= 1 else {
         throw ValidationError("with --stdin, give only the bucket (or nothing)")
       }
       bucket = try context.bucket(arguments.first)
     } else {
-      (bucket, key) = try context.bucketAndKey(arguments)
-      guard key?.isEmpty == false else { throw StorageError(.invalidInput, "the key is empty") }
+      (bucket, keys) = try ObjectArguments.bucketAndKeys(arguments, context: context)
     }
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
@@ -94,8 +96,8 @@ struct URLCommand: KodoCommand {
         try output.line(DisplayText(escaping: url))
       }
     }
-    if let key {
-      try emit(key)
+    if !stdin {
+      for key in keys { try emit(key) }
     } else {
       var reader = LineReader(fileDescriptor: context.runtime.standardInput)
       var number = 0

@@ -10,6 +10,12 @@ struct GlobalOptions: ParsableArguments {
     name: .long, help: ArgumentHelp("Use profile NAME from the config file.", valueName: "NAME"))
   var profile: String?
 
+  @Option(
+    name: .long,
+    help: ArgumentHelp(
+      "The service: kodo (Qiniu Kodo) or oss (Aliyun OSS); also oss://BUCKET.", valueName: "NAME"))
+  var provider: String?
+
   @Flag(name: .long, help: "Write JSON Lines (one compact object per line) to stdout.")
   var json = false
 
@@ -35,6 +41,7 @@ struct GlobalOptions: ParsableArguments {
     var merged = self
     merged.config = config ?? parent.config
     merged.profile = profile ?? parent.profile
+    merged.provider = provider ?? parent.provider
     merged.json = json || parent.json
     merged.verbose = verbose || parent.verbose
     merged.retries = retries ?? parent.retries
@@ -43,6 +50,9 @@ struct GlobalOptions: ParsableArguments {
   }
 
   func validate() throws {
+    if let provider, ProviderKind(rawValue: provider) == nil {
+      throw ValidationError("--provider must be kodo or oss, not \(provider)")
+    }
     if let retries, !(1...20).contains(retries) {
       throw ValidationError("--retries must be between 1 and 20")
     }

@@ -5,7 +5,8 @@ import StorageCore
 struct ObjectArguments: ParsableArguments {
   @Argument(
     help: ArgumentHelp(
-      "[BUCKET] KEY: the bucket (default: the configured one) and the key.", valueName: "BUCKET KEY"
+      "[BUCKET] KEY: the bucket (default: the configured one) and the key; stat takes BUCKET KEY... too.",
+      valueName: "BUCKET KEY"
     ))
   var arguments: [String] = []
 
@@ -18,6 +19,31 @@ struct ObjectArguments: ParsableArguments {
     guard !key.isEmpty else { throw StorageError(.invalidInput, "the key is empty") }
     return (bucket, key)
   }
+
+  /// The bucket and one or more non-empty keys: `KEY` (in the configured bucket) or
+  /// `BUCKET KEY…`.
+  func resolveMany(_ context: Context) throws -> (bucket: String, keys: [String]) {
+    try Self.bucketAndKeys(arguments, context: context)
+  }
+
+  /// `KEY` (in the configured bucket) or `BUCKET KEY…`, every key non-empty.
+  static func bucketAndKeys(_ arguments: [String], context: Context) throws -> (
+    bucket: String, keys: [String]
+  ) {
+    let bucket: String
+    let keys: [String]
+    switch arguments.count {
+    case 0: throw ValidationError("expected [BUCKET] KEY, or BUCKET KEY...")
+    case 1: (bucket, keys) = (try context.bucket(nil), arguments)
+    default: (bucket, keys) = (arguments[0], Array(arguments.dropFirst()))
+    }
+    if let empty = keys.firstIndex(where: \.isEmpty) {
+      throw StorageError(
+        .invalidInput,
+        keys.count == 1 ? "the key is empty" : "key \(empty + 1) of \(keys.count) is empty")
+    }
+    return (bucket, keys)
+  }
 }
 
 /// `BUCKET[/PREFIX]`: a bucket and a key prefix in one argument.
@@ -25,7 +51,8 @@ enum BucketPath {
   /// Splits at the first `/`; an empty or missing target is the configured bucket's root.
   static func split(_ target: String?, context: Context) throws -> (bucket: String, prefix: String)
   {
-    guard let target, !target.isEmpty else { return (try context.bucket(nil), "") }
+    guard let given = target, !given.isEmpty else { return (try context.bucket(nil), "") }
+    let target = try context.strippingScheme(given)
     if let slash = target.firstIndex(of: "/") {
       return (String(target[..<slash]), String(target[target.index(after: slash)...]))
     }

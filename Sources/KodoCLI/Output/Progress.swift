@@ -10,23 +10,30 @@ final class Progress: Sendable {
 
   private struct State {
     var count = 0
+    var matched = 0
     var lastDraw = ContinuousClock.now
     var drawn = false
   }
 
   init(enabled: Bool) { self.enabled = enabled }
 
-  func add(_ entries: Int) {
+  func add(_ entries: Int) { add(entries, matched: nil) }
+
+  /// `entries` more keys scanned, `matched` of them kept: "scanned 120000 keys, matched 12
+  /// (8500/s)".
+  func add(_ entries: Int, matched: Int?) {
     guard enabled else { return }
     let line = state.withLock { state -> DisplayText? in
       state.count += entries
+      state.matched += matched ?? 0
       let now = ContinuousClock.now
       guard now - state.lastDraw > .milliseconds(250) else { return nil }
       state.lastDraw = now
       state.drawn = true
       let elapsed = Self.seconds(now - started)
       let rate = elapsed > 0 ? Int(Double(state.count) / elapsed) : 0
-      return "listed \(state.count) entries (\(rate)/s)"
+      guard matched != nil else { return "listed \(state.count) entries (\(rate)/s)" }
+      return "scanned \(state.count) keys, matched \(state.matched) (\(rate)/s)"
     }
     if let line { Diagnostics.progress("\r\u{1B}[K" + line) }
   }

@@ -39,6 +39,13 @@ enum Human {
       ? text : text + DisplayText(escaping: String(repeating: " ", count: width - count))
   }
 
+  /// `text` after spaces up to `width` characters (right-aligned).
+  static func padLeft(_ text: DisplayText, _ width: Int) -> DisplayText {
+    let count = text.text.count
+    return count >= width
+      ? text : DisplayText(escaping: String(repeating: " ", count: width - count)) + text
+  }
+
   /// Local time with seconds and zone, `2016-02-25 11:51:13 +0800`.
   static func localTimeLong(_ unixSeconds: Int64) -> String {
     let (civil, offset) = LocalTime.civil(unixSeconds)

@@ -9,13 +9,41 @@ struct ConfigSettings: Equatable {
   var bucket: String?
   var domains: [String: String] = [:]
   var hosts = ServiceHosts()
+  /// `provider`: `kodo` or `oss`.
+  var provider: String?
+  /// OSS's keys.
+  var oss = OSSSettings()
+  /// The keys set that only Kodo understands (`hosts`), as the file names them.
+  var kodoOnlyKeys: [String] = []
 
   func overridden(by other: ConfigSettings) -> ConfigSettings {
     var domains = self.domains
     for (bucket, domain) in other.domains { domains[bucket] = domain }
-    return ConfigSettings(
+    var merged = ConfigSettings(
       accessKey: other.accessKey ?? accessKey, secretKey: other.secretKey ?? secretKey,
       bucket: other.bucket ?? bucket, domains: domains, hosts: hosts.overridden(by: other.hosts))
+    merged.provider = other.provider ?? provider
+    merged.oss = oss.overridden(by: other.oss)
+    merged.kodoOnlyKeys = kodoOnlyKeys + other.kodoOnlyKeys
+    return merged
+  }
+}
+
+/// The keys of the file that only OSS understands.
+struct OSSSettings: Equatable {
+  var securityToken: String?
+  var region: String?
+  var endpoint: String?
+  var pathStyle: Bool?
+  var signatureVersion: String?
+  /// The keys set, as the file names them.
+  var keys: [String] = []
+
+  func overridden(by other: OSSSettings) -> OSSSettings {
+    OSSSettings(
+      securityToken: other.securityToken ?? securityToken, region: other.region ?? region,
+      endpoint: other.endpoint ?? endpoint, pathStyle: other.pathStyle ?? pathStyle,
+      signatureVersion: other.signatureVersion ?? signatureVersion, keys: keys + other.keys)
   }
 }
 
@@ -145,6 +173,41 @@ struct ConfigFile {
       case "accessKey": settings.accessKey = try string(member)
       case "secretKey": settings.secretKey = try string(member)
       case "bucket": settings.bucket = try string(member)
+      case "provider":
+        let name = try string(member)
+        guard name == "kodo" || name == "oss" else {
+          throw StorageError(
+            .configuration,
+            "config file \(path): \"\(prefix)provider\" must be \"kodo\" or \"oss\", not \(DisplayText(quoting: name))"
+          )
+        }
+        settings.provider = name
+      case "securityToken":
+        settings.oss.securityToken = try string(member)
+        settings.oss.keys.append(prefix + member.name)
+      case "region":
+        settings.oss.region = try string(member)
+        settings.oss.keys.append(prefix + member.name)
+      case "endpoint":
+        settings.oss.endpoint = try string(member)
+        settings.oss.keys.append(prefix + member.name)
+      case "signatureVersion":
+        let version = try string(member)
+        guard version == "v1" || version == "v4" else {
+          throw StorageError(
+            .configuration,
+            "config file \(path): \"\(prefix)signatureVersion\" must be \"v4\" or \"v1\", not \(DisplayText(quoting: version))"
+          )
+        }
+        settings.oss.signatureVersion = version
+        settings.oss.keys.append(prefix + member.name)
+      case "pathStyle":
+        guard case .bool(let flag) = member.value else {
+          throw StorageError(
+            .configuration, "config file \(path): \"\(prefix)pathStyle\" must be true or false")
+        }
+        settings.oss.pathStyle = flag
+        settings.oss.keys.append(prefix + member.name)
       case "domains":
         guard let domains = member.value.objectMembers else {
           throw StorageError(
@@ -160,6 +223,7 @@ struct ConfigFile {
           settings.domains[domain.name] = url
         }
       case "hosts":
+        settings.kodoOnlyKeys.append(prefix + member.name)
         guard let hosts = member.value.objectMembers else {
           throw StorageError(
             .configuration, "config file \(path): \"\(prefix)hosts\" must be an object")
@@ -186,7 +250,7 @@ struct ConfigFile {
       default:
         throw StorageError(
           .configuration,
-          "config file \(path): unknown key \"\(prefix)\(DisplayText(escaping: member.name))\" (keys are accessKey, secretKey, bucket, domains, hosts, profiles)"
+          "config file \(path): unknown key \"\(prefix)\(DisplayText(escaping: member.name))\" (keys are provider, accessKey, secretKey, bucket, domains, profiles; for Kodo hosts; for OSS securityToken, region, endpoint, pathStyle, signatureVersion)"
         )
       }
     }

@@ -20,6 +20,15 @@ struct Configuration: Sendable {
   var fileReadableByOthers: Bool
   /// Where only one of the two keys came from, so the error can say what is missing.
   var partialCredentialsSource: String?
+  /// The file's `provider` (the profile's, else the top level's).
+  var provider: String?
+  /// The file's access key and secret key, for a provider whose variables are not Kodo's.
+  var fileAccessKey: String?
+  var fileSecretKey: String?
+  /// The file's OSS keys.
+  var oss = OSSSettings()
+  /// The file's keys that only Kodo understands.
+  var kodoOnlyKeys: [String] = []
 
   /// An empty configuration (nothing set).
   init(
@@ -107,11 +116,23 @@ struct Configuration: Sendable {
                 + (known.isEmpty
                   ? " (it defines no profiles)" : " (profiles: \(known.joined(separator: ", ")))"))
           }
-          settings = settings.overridden(by: profile)
+          var base = settings
+          if let provider = profile.provider, provider != (base.provider ?? "kodo") {
+            // A profile for the other service: the top level's keys of its own service are
+            // not the profile's mistake.
+            base.oss.keys = []
+            base.kodoOnlyKeys = []
+          }
+          settings = base.overridden(by: profile)
           configuration.profile = profileName
         }
         fileAccessKey = settings.accessKey
         fileSecretKey = settings.secretKey
+        configuration.fileAccessKey = settings.accessKey
+        configuration.fileSecretKey = settings.secretKey
+        configuration.provider = settings.provider
+        configuration.oss = settings.oss
+        configuration.kodoOnlyKeys = settings.kodoOnlyKeys
         configuration.bucket = settings.bucket
         configuration.domains = settings.domains
         configuration.hosts = settings.hosts

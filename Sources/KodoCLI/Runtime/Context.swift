@@ -9,6 +9,8 @@ struct Context: Sendable {
   let options: GlobalOptions
   let configuration: Configuration
   let runtime: Runtime
+  /// The provider a scheme on a bucket argument named.
+  let scheme = SchemeChoice()
 
   var environment: [String: String] { runtime.environment }
 
@@ -25,11 +27,6 @@ struct Context: Sendable {
     }
   }
 
-  /// The storage provider with the configured credentials, hosts, retries and timeouts.
-  func provider() throws(StorageError) -> any StorageProvider {
-    try kodoClient()
-  }
-
   /// The Kodo client with the configured credentials, hosts, retries and timeouts.
   func kodoClient() throws(StorageError) -> KodoClient {
     let credentials = try configuration.requireCredentials()
@@ -43,7 +40,7 @@ struct Context: Sendable {
         observer: observer))
   }
 
-  private var transportConfiguration: CurlTransport.Configuration {
+  var transportConfiguration: CurlTransport.Configuration {
     var configuration = CurlTransport.Configuration()
     if let timeout = options.timeout {
       configuration.idleTimeout = .seconds(timeout)
@@ -53,14 +50,14 @@ struct Context: Sendable {
     return configuration
   }
 
-  private var retryPolicy: RetryPolicy {
+  var retryPolicy: RetryPolicy {
     var retry = RetryPolicy()
     if let retries = options.retries { retry.maxAttempts = retries }
     return retry
   }
 
   /// `-v` request lines and the clock-skew warning.
-  private var observer: @Sendable (ClientNotice) -> Void {
+  var observer: @Sendable (ClientNotice) -> Void {
     let verbose = options.verbose
     let runtime = self.runtime
     return { notice in
@@ -100,7 +97,7 @@ struct Context: Sendable {
 
   /// The bucket named on the command line, else the configured default.
   func bucket(_ given: String?) throws -> String {
-    if let given, !given.isEmpty { return given }
+    if let given, !given.isEmpty { return try strippingScheme(given) }
     if let bucket = configuration.bucket { return bucket }
     throw ValidationError("no bucket given and no default \"bucket\" in the config file")
   }
@@ -109,7 +106,7 @@ struct Context: Sendable {
   func bucketAndKey(_ arguments: [String]) throws -> (bucket: String, key: String) {
     switch arguments.count {
     case 1: return (try bucket(nil), arguments[0])
-    case 2: return (arguments[0], arguments[1])
+    case 2: return (try strippingScheme(arguments[0]), arguments[1])
     default: throw ValidationError("expected [BUCKET] KEY")
     }
   }

@@ -82,12 +82,14 @@ extension KodoClient {
   ///   - url: the download URL (signed or public).
   ///   - fileDescriptor: where the body goes.
   ///   - expectedSize: when given, a body of another length is an error.
+  ///   - range: only these bytes (`Range: bytes=A-B`); a server that ignores it sends the whole
+  ///     body, which `expectedSize` (the range's length) then rejects.
   ///   - rewind: resets the descriptor for another attempt; `nil` when it cannot be reset.
   /// - Returns: what was written and Kodo's answer's details.
   /// - Throws: `StorageError`.
   public func download(
     url: String, to fileDescriptor: Int32, expectedSize: Int64? = nil,
-    rewind: (@Sendable () -> Bool)? = nil
+    range: ClosedRange<Int64>? = nil, rewind: (@Sendable () -> Bool)? = nil
   ) async throws(StorageError) -> DownloadResult {
     let parts = URLParts(url)
     guard parts.isHTTPWithHost else {
@@ -107,7 +109,11 @@ extension KodoClient {
         method: "GET", bases: [base], path: path, signed: false, context: context,
         origin: .download,
         send: { request in
-          try await transport.download(
+          var request = request
+          if let range {
+            request.headers.add("Range", "bytes=\(range.lowerBound)-\(range.upperBound)")
+          }
+          return try await transport.download(
             request, to: fileDescriptor, expectedLength: expectedSize)
         },
         mayRetry: { error in error.writtenBytes == 0 || rewind?() == true })

@@ -45,7 +45,8 @@ extension KodoClient: StorageProvider {
     let url = downloadURL(
       domain: domain.baseURL, key: request.key, deadline: deadline(expiresIn: 3600))
     return try await download(
-      url: url, to: fileDescriptor, expectedSize: request.expectedSize, rewind: rewind)
+      url: url, to: fileDescriptor, expectedSize: request.expectedSize, range: request.range,
+      rewind: rewind)
   }
 
   /// Kodo's qetag of the downloaded file against the stat's `hash`.

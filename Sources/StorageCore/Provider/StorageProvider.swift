@@ -148,17 +148,22 @@ public struct DownloadRequest: Sendable, Equatable {
   /// Which base URL to fetch from (Kodo downloads go through a domain; OSS's through the
   /// endpoint unless a custom domain is chosen).
   public var domain: DomainChoice
-  /// The object's size from its details: more or fewer bytes is an error.
+  /// The object's size from its details: more or fewer bytes is an error. With `range`, the
+  /// range's length.
   public var expectedSize: Int64?
+  /// Only these bytes of the object (offsets from 0, both ends included; `Range: bytes=A-B`).
+  public var range: ClosedRange<Int64>?
 
   /// A request from its parts.
   public init(
-    bucket: String, key: String, domain: DomainChoice = DomainChoice(), expectedSize: Int64? = nil
+    bucket: String, key: String, domain: DomainChoice = DomainChoice(), expectedSize: Int64? = nil,
+    range: ClosedRange<Int64>? = nil
   ) {
     self.bucket = bucket
     self.key = key
     self.domain = domain
     self.expectedSize = expectedSize
+    self.range = range
   }
 }
 

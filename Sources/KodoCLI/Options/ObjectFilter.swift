@@ -1,0 +1,139 @@
+import Foundation
+import StorageCore
+
+/// The tests `find` applies to each listed object, all of which must hold. They run on what the
+/// listing returns: only the prefix narrows what the service sends.
+struct ObjectFilter: Sendable {
+  var name: Glob?
+  var path: Glob?
+  var regex: KeyRegex?
+  var larger: Int64?
+  var smaller: Int64?
+  /// Kept when put strictly after this time.
+  var newer: Timestamp?
+  /// Kept when put strictly before this time.
+  var older: Timestamp?
+  var storageClass: String?
+  var mime: Glob?
+  var patterns = KeyPatterns.none
+
+  func keeps(_ object: ObjectEntry) -> Bool {
+    if let larger, object.size <= larger { return false }
+    if let smaller, object.size >= smaller { return false }
+    if let newer, object.putTime <= newer { return false }
+    if let older, object.putTime >= older { return false }
+    if let storageClass, object.storageClass.name != storageClass { return false }
+    if let mime, !mime.matches(object.mimeType ?? "") { return false }
+    if let name {
+      let segment = object.key.utf8.lastIndex(of: UInt8(ascii: "/")).map {
+        object.key[object.key.utf8.index(after: $0)...]
+      }
+      if !name.matches(segment ?? Substring(object.key)) { return false }
+    }
+    if let path, !path.matches(object.key) { return false }
+    if let regex, !regex.matches(object.key) { return false }
+    return patterns.keeps(object.key)
+  }
+}
+
+extension KeyPatterns {
+  static let none = KeyPatterns(empty: ())
+
+  private init(empty: Void) {
+    include = []
+    exclude = []
+  }
+}
+
+/// A regular expression searched for anywhere in the key (anchor it with `^…$` to match the
+/// whole key).
+struct KeyRegex: @unchecked Sendable {
+  // NSRegularExpression is immutable and documented as safe to share between threads.
+  private let expression: NSRegularExpression
+
+  init(_ pattern: String) throws(StorageError) {
+    do {
+      expression = try NSRegularExpression(pattern: pattern)
+    } catch {
+      throw StorageError(
+        .invalidInput, "invalid regular expression \(DisplayText.quoted(pattern)) for --regex")
+    }
+  }
+
+  func matches(_ key: String) -> Bool {
+    expression.firstMatch(in: key, range: NSRange(key.startIndex..., in: key)) != nil
+  }
+}
+
+/// Sizes as `find` takes them: bytes, or a number with `k`, `M`, `G`, `T`, `P` (powers of 1024,
+/// either case, optionally followed by `i`, `B` or `iB`).
+enum SizeText {
+  static func bytes(_ text: String, option: String) throws(StorageError) -> Int64 {
+    func invalid() -> StorageError {
+      StorageError(
+        .invalidInput,
+        "invalid size \(DisplayText.quoted(text)) for \(option): give bytes, or a number with k, M, G or T (powers of 1024), such as 10k or 5M"
+      )
+    }
+    var digits = Substring(text)
+    var suffix = ""
+    while let last = digits.last, !last.isNumber {
+      suffix = String(last) + suffix
+      digits = digits.dropLast()
+    }
+    guard !digits.isEmpty, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+      let value = Int64(digits)
+    else { throw invalid() }
+    var unit = suffix.lowercased()
+    if unit.hasSuffix("b") { unit.removeLast() }
+    if unit.hasSuffix("i") { unit.removeLast() }
+    let shift: Int64
+    switch unit {
+    case "": shift = 0
+    case "k": shift = 10
+    case "m": shift = 20
+    case "g": shift = 30
+    case "t": shift = 40
+    case "p": shift = 50
+    default: throw invalid()
+    }
+    let (product, overflow) = value.multipliedReportingOverflow(by: Int64(1) << shift)
+    guard !overflow else { throw invalid() }
+    return product
+  }
+}
+
+/// Times as `find` takes them: a duration before now (`7d`, `12h`, `3600`) or an RFC 3339 time.
+enum WhenText {
+  static func timestamp(_ text: String, option: String, now: Int64) throws(StorageError)
+    -> Timestamp
+  {
+    if text.contains("T") || text.contains("-") {
+      let formatter = ISO8601DateFormatter()
+      formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+      let plain = ISO8601DateFormatter()
+      if let date = formatter.date(from: text) ?? plain.date(from: text) {
+        let seconds = date.timeIntervalSince1970
+        guard seconds.isFinite, abs(seconds) < 1e11 else { throw invalid(text, option) }
+        return Timestamp(hundredNanoseconds: Int64((seconds * 1e7).rounded(.down)))
+      }
+      throw invalid(text, option)
+    }
+    let seconds: Int64
+    do {
+      seconds = try DurationParser.seconds(text)
+    } catch {
+      throw invalid(text, option)
+    }
+    let (start, overflow) = now.subtractingReportingOverflow(seconds)
+    guard !overflow, start > -100_000_000_000 else { throw invalid(text, option) }
+    return Timestamp(unixSeconds: start)
+  }
+
+  private static func invalid(_ text: String, _ option: String) -> StorageError {
+    StorageError(
+      .invalidInput,
+      "invalid time \(DisplayText.quoted(text)) for \(option): give a duration before now (90s, 15m, 2h, 7d) or an RFC 3339 time (2024-06-01T00:00:00Z)"
+    )
+  }
+}

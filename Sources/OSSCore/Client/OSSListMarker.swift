@@ -1,0 +1,57 @@
+import StorageCore
+
+/// kodo's marker for OSS listings: OSS's continuation token (`NextContinuationToken`) in
+/// URL-safe base64 behind a prefix, opaque as Kodo's markers are, so that `--marker` resumes a
+/// listing the same way on both services.
+enum OSSListMarker {
+  static let prefix = "oss2."
+
+  /// The marker for `token`.
+  static func wrap(_ token: String) -> String {
+    prefix + URLSafeBase64.encode(token)
+  }
+
+  /// The token in `marker`.
+  ///
+  /// - Throws: `StorageError(.invalidInput)` when the marker is not one kodo gave for an OSS
+  ///   listing.
+  static func unwrap(_ marker: String) throws(StorageError) -> String {
+    guard marker.hasPrefix(prefix),
+      let bytes = URLSafeBase64.decode(String(marker.dropFirst(prefix.count))),
+      !bytes.isEmpty, let token = String(validating: bytes, as: UTF8.self)
+    else {
+      throw StorageError(
+        .invalidInput,
+        "\(DisplayText.quoted(String(marker.prefix(100)))) is not a marker kodo printed for an OSS listing",
+        hint: .restartListing)
+    }
+    return token
+  }
+
+  /// The provider-neutral page of a decoded ListObjectsV2 answer: folders, objects, and the
+  /// wrapped token when more follows.
+  static func page(_ result: OSSListObjectsResult, what: String, requestID: String?)
+    throws(StorageError) -> ListPage
+  {
+    var items: [ObjectEntry] = []
+    items.reserveCapacity(result.objects.count)
+    for object in result.objects {
+      items.append(
+        ObjectEntry(
+          key: object.key, size: object.size, putTime: object.lastModified,
+          storageClass: OSSClient.storageClass(object.storageClass), etag: object.etag,
+          objectType: object.type?.lowercased(), restoreStatus: object.restore?.status))
+    }
+    var next: String?
+    if result.isTruncated {
+      guard let token = result.nextContinuationToken, !token.isEmpty else {
+        throw StorageError(
+          .protocolError,
+          "OSS's answer to \(what) is truncated but names no NextContinuationToken",
+          requestID: requestID)
+      }
+      next = wrap(token)
+    }
+    return ListPage(commonPrefixes: result.commonPrefixes, items: items, nextMarker: next)
+  }
+}
