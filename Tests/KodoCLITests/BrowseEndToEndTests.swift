@@ -71,7 +71,6 @@ struct BrowseEndToEndTests {
 
   @Test func navigatesBucketsFoldersFirstAndBack() async throws {
     let session = try await Self.start("")
-    defer { Task { await session.close() } }
     var seen = try await session.waitFor { $0.contains("photos") && $0.contains("1 buckets") }
     #expect(seen.holds, "\(seen.screen)")
     try await session.keys("Enter")
@@ -98,7 +97,6 @@ struct BrowseEndToEndTests {
 
   @Test func filtersTheLoadedEntriesWithChineseInput() async throws {
     let session = try await Self.start("photos/2024/05/")
-    defer { Task { await session.close() } }
     #expect(try await session.waitFor { $0.contains("3 entries") }.holds)
     try await session.keys("/")
     try await session.type("中文")
@@ -113,7 +111,6 @@ struct BrowseEndToEndTests {
 
   @Test func sortsBySizeAndReverses() async throws {
     let session = try await Self.start("photos/2024/05/")
-    defer { Task { await session.close() } }
     #expect(try await session.waitFor { $0.contains("3 entries") }.holds)
     try await session.keys("o", "s")
     var seen = try await session.waitFor { $0.contains("sorted by size") }
@@ -132,7 +129,6 @@ struct BrowseEndToEndTests {
 
   @Test func copiesTheKeyAndASignedURLByOSC52() async throws {
     let session = try await Self.start("photos/2024/05/c.log")
-    defer { Task { await session.close() } }
     #expect(try await session.waitFor { $0.contains("size       700") }.holds)
     try await session.keys("y", "k")
     var seen = try await session.waitFor { $0.contains("copied key (OSC 52): 2024/05/c.log") }
@@ -153,7 +149,6 @@ struct BrowseEndToEndTests {
 
   @Test func downloadsIntoTheCurrentDirectoryAndNeverReplaces() async throws {
     let session = try await Self.start(TmuxSession.quote("photos/2024/05/b 中文.png"))
-    defer { Task { await session.close() } }
     #expect(try await session.waitFor { $0.contains("size       5000") }.holds)
     try await session.keys("s")
     var seen = try await session.waitFor { $0.contains("saved b 中文.png") }
@@ -170,7 +165,6 @@ struct BrowseEndToEndTests {
 
   @Test func adaptsToResize() async throws {
     let session = try await Self.start("photos/2024/05/", width: 120)
-    defer { Task { await session.close() } }
     var seen = try await session.waitFor { $0.contains("3 entries") && $0.contains("│") }
     #expect(seen.holds)
     // At 100 columns and more the time column shows.
@@ -187,7 +181,6 @@ struct BrowseEndToEndTests {
 
   @Test func sigtermRestoresTheTerminalAndExits143() async throws {
     let session = try await Self.start("photos/")
-    defer { Task { await session.close() } }
     #expect(try await session.waitFor { $0.contains("2 entries") }.holds)
     #expect(try await session.display("#{alternate_on}") == "1")
     let pid = try #require(try await session.pid())
@@ -198,7 +191,6 @@ struct BrowseEndToEndTests {
 
   @Test func aCrashRestoresTheTerminal() async throws {
     let session = try await Self.start("photos/")
-    defer { Task { await session.close() } }
     #expect(try await session.waitFor { $0.contains("2 entries") }.holds)
     let pid = try #require(try await session.pid())
     kill(pid, SIGSEGV)
@@ -209,7 +201,6 @@ struct BrowseEndToEndTests {
 
   @Test func quitsWhileAPageIsStillLoading() async throws {
     let session = try await Self.start("photos/", slow: true)
-    defer { Task { await session.close() } }
     let seen = try await session.waitFor { $0.contains("Loading photos/") }
     #expect(seen.holds, "\(seen.screen)")
     try await session.keys("q")
@@ -219,14 +210,12 @@ struct BrowseEndToEndTests {
 
   @Test func pickPrintsTheChosenObjectAndQuittingWithoutOneExits1() async throws {
     let session = try await Self.start("--pick --json photos/top.txt", redirect: " > picked")
-    defer { Task { await session.close() } }
     #expect(try await session.waitFor { $0.contains("⏎ choose") && $0.contains("size") }.holds)
     try await session.keys("Enter")
     #expect(try await session.exitStatus() == 0)
     let picked = session.file("picked") ?? ""
     #expect(picked.hasPrefix(#"{"bucket":"photos","key":"top.txt","url":"http://127.0.0.1:"#))
     let other = try await Self.start("--pick photos/")
-    defer { Task { await other.close() } }
     #expect(try await other.waitFor { $0.contains("2 entries") }.holds)
     try await other.keys("q")
     #expect(try await other.exitStatus() == 1)

@@ -33,7 +33,10 @@ public final class TmuxSession: @unchecked Sendable {
     script += "sh -c 'echo $$ > pid; exec \"$0\" \"$@\"' \(command)\n"
     // `stty` first: a test reads it once `exit` appears.
     script +=
-      "status=$?\nstty -a > stty\necho $status > exit.tmp; mv exit.tmp exit\nexec sleep 600\n"
+      "status=$?\nstty -a > stty\necho $status > exit.tmp; mv exit.tmp exit\n"
+    // The pane stays (for the test to look at the screen and the terminal) until the session
+    // is dropped and writes `done`, at most ten minutes; then tmux, its last pane gone, exits.
+    script += "i=0; while [ ! -e done ] && [ $i -lt 3000 ]; do sleep 0.2; i=$((i+1)); done\n"
     try script.write(toFile: directory + "/run.sh", atomically: true, encoding: .utf8)
     let result = try await tmux(
       "-f /dev/null new-session -d -s main -x \(width) -y \(height) 'sh run.sh'"
@@ -42,6 +45,15 @@ public final class TmuxSession: @unchecked Sendable {
         + " < /dev/null > /dev/null 2> tmux.err",
       cwd: directory)
     guard result.status == 0 else { throw TmuxFailure(message: result.description) }
+    open = true
+  }
+
+  /// Whether the server still runs (ended, with everything in it, when the session goes away).
+  private var open = false
+
+  deinit {
+    guard open else { return }
+    _ = FileManager.default.createFile(atPath: directory + "/done", contents: nil)
   }
 
   struct TmuxFailure: Error, CustomStringConvertible {
@@ -143,8 +155,9 @@ public final class TmuxSession: @unchecked Sendable {
     return nil
   }
 
-  /// Ends the session and its server.
+  /// Ends the session (and so its server).
   public func close() async {
-    _ = try? await tmux("kill-server")
+    _ = FileManager.default.createFile(atPath: directory + "/done", contents: nil)
+    open = false
   }
 }
