@@ -30,15 +30,16 @@ deps:
 	  pkg-config --exists openssl || missing="$$missing libssl-dev"; \
 	  pkg-config --exists libxml-2.0 || missing="$$missing libxml2-dev"; \
 	fi; \
+	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	case " $$missing " in *" pkg-config "*) missing="$$missing libcurl4-openssl-dev libssl-dev libxml2-dev";; esac; \
 	if [ "$$(uname -s)" = Darwin ]; then \
-	  echo "kodo: missing:$$missing. Run: brew install curl openssl@3 libxml2 pkg-config" >&2; \
+	  echo "kodo: missing:$$missing. Run: brew install curl openssl@3 libxml2 pkg-config tmux" >&2; \
 	  echo "      and export PKG_CONFIG_PATH=\"$$(brew --prefix 2>/dev/null)/opt/curl/lib/pkgconfig:$$(brew --prefix 2>/dev/null)/opt/openssl@3/lib/pkgconfig:$$(brew --prefix 2>/dev/null)/opt/libxml2/lib/pkgconfig\"" >&2; \
 	  exit 1; \
 	fi; \
 	if ! command -v apt-get >/dev/null 2>&1; then \
-	  echo "kodo: missing:$$missing. Install the libcurl (OpenSSL flavour), OpenSSL and libxml2 development packages and pkg-config." >&2; exit 1; \
+	  echo "kodo: missing:$$missing. Install the libcurl (OpenSSL flavour), OpenSSL and libxml2 development packages, pkg-config and tmux." >&2; exit 1; \
 	fi; \
 	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 	echo "kodo: installing$$missing"; \

@@ -16,6 +16,7 @@ let package = Package(
     .library(name: "StorageCore", targets: ["StorageCore"]),
     .library(name: "KodoCore", targets: ["KodoCore"]),
     .library(name: "OSSCore", targets: ["OSSCore"]),
+    .library(name: "KodoBrowse", targets: ["KodoBrowse"]),
     .library(name: "KodoCLI", targets: ["KodoCLI"]),
     .library(name: "KodoEmulator", targets: ["KodoEmulator"]),
   ],
@@ -57,6 +58,8 @@ let package = Package(
     .target(name: "KodoCore", dependencies: ["StorageCore"], swiftSettings: strict),
     // The Aliyun OSS provider's pure parts: signing, addressing, CRC-64, XML answers.
     .target(name: "OSSCore", dependencies: ["StorageCore"], swiftSettings: strict),
+    // The browser's pure core: state, update, view, diff, key decoding, cell widths.
+    .target(name: "KodoBrowse", dependencies: ["StorageCore"], swiftSettings: strict),
     // The commands, as a library that tests run in process.
     .target(
       name: "KodoCLI",
@@ -64,6 +67,7 @@ let package = Package(
         "StorageCore",
         "KodoCore",
         "OSSCore",
+        "KodoBrowse",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
         .product(name: "Logging", package: "swift-log"),
@@ -137,6 +141,11 @@ let package = Package(
     .testTarget(
       name: "KodoEmulatorTests",
       dependencies: ["StorageCore", "KodoCore", "OSSCore", "KodoEmulator", "KodoTestSupport"],
+      swiftSettings: strict
+    ),
+    .testTarget(
+      name: "KodoBrowseTests",
+      dependencies: ["StorageCore", "KodoBrowse"],
       swiftSettings: strict
     ),
     .testTarget(

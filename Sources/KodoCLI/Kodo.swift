@@ -28,7 +28,7 @@ public struct Kodo: AsyncParsableCommand, Sendable {
     version: KodoVersion.current,
     subcommands: [
       Buckets.self, List.self, Stat.self, URLCommand.self, Cat.self, Get.self, Domains.self,
-      Token.self, DiskUsage.self, Find.self,
+      Token.self, DiskUsage.self, Find.self, Browse.self,
     ]
   )
 

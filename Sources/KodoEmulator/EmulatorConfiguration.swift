@@ -89,8 +89,16 @@ public struct EmulatorBucket: Sendable {
     case directory(path: String)
     /// `count` generated objects (see `docs/emulator.md`), deterministic for the seed.
     case synthetic(count: Int)
+    /// `count` generated objects, all in one folder (`dir-000/sub-00/`).
+    case flatSynthetic(count: Int)
     /// Objects given in memory.
     case objects([EmulatorObject])
+
+    /// Whether a synthetic source puts every object in one folder.
+    var isFlat: Bool {
+      if case .flatSynthetic = self { return true }
+      return false
+    }
   }
 
   /// The bucket's name: 1–63 characters of `a–z A–Z 0–9 - _`.
@@ -107,6 +115,12 @@ public struct EmulatorBucket: Sendable {
   /// A bucket serving the directory at `path`.
   public static func directory(_ name: String, path: String) -> EmulatorBucket {
     EmulatorBucket(name: name, source: .directory(path: path))
+  }
+
+  /// A bucket of `count` generated objects, all in one folder when `flat`.
+  public static func synthetic(_ name: String, count: Int, flat: Bool) -> EmulatorBucket {
+    EmulatorBucket(
+      name: name, source: flat ? .flatSynthetic(count: count) : .synthetic(count: count))
   }
 
   /// A bucket of `count` generated objects.

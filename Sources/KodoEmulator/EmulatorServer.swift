@@ -160,7 +160,7 @@ public final class EmulatorServer: Sendable {
           BucketStore(
             name: bucket.name, isPrivate: isPrivate, ctime: source.modificationSeconds,
             source: source, summary: "directory " + path))
-      case .synthetic(let count):
+      case .synthetic(let count), .flatSynthetic(let count):
         guard (0...1_000_000_000).contains(count) else {
           throw .invalidConfiguration(
             "synthetic bucket '\(bucket.name)': the count must be between 0 and 1000000000")
@@ -169,7 +169,8 @@ public final class EmulatorServer: Sendable {
           BucketStore(
             name: bucket.name, isPrivate: isPrivate,
             ctime: 1_609_459_200 - Int64(Mixing.mix(configuration.seed, 0x6374) % 31_536_000),
-            source: SyntheticSource(count: count, seed: configuration.seed),
+            source: SyntheticSource(
+              count: count, seed: configuration.seed, flat: bucket.source.isFlat),
             summary: "synthetic, seed \(configuration.seed)"))
       case .objects(let objects):
         let source = try MemorySource(objects: objects)

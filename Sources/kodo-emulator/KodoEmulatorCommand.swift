@@ -65,7 +65,9 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
 
   @Option(
     name: .customLong("synthetic"),
-    help: ArgumentHelp("Serve COUNT generated objects as bucket NAME.", valueName: "NAME=COUNT"))
+    help: ArgumentHelp(
+      "Serve COUNT generated objects as bucket NAME (COUNT:flat puts them all in one folder).",
+      valueName: "NAME=COUNT"))
   var syntheticBuckets: [String] = []
 
   @Option(
@@ -143,12 +145,14 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
       result.append(.directory(name, path: directory))
     }
     for spec in syntheticBuckets {
-      let (name, countText) = try split(spec, flag: "--synthetic", value: "COUNT")
+      var (name, countText) = try split(spec, flag: "--synthetic", value: "COUNT")
+      let flat = countText.hasSuffix(":flat")
+      if flat { countText = String(countText.dropLast(5)) }
       guard let count = Int(countText), (0...1_000_000_000).contains(count) else {
         throw ValidationError(
           "--synthetic \(spec): COUNT must be a whole number between 0 and 1000000000.")
       }
-      result.append(.synthetic(name, count: count))
+      result.append(.synthetic(name, count: count, flat: flat))
     }
     return result
   }

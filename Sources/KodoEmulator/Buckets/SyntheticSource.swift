@@ -10,7 +10,8 @@ import Synchronization
 /// key order is index order: the i-th key, a lookup and a list page are arithmetic plus a binary
 /// search. The only memory that grows with the object count is the digest memo (20 bytes per
 /// object once it has been listed). From 10,000 objects on there are 64 top-level folders of 16
-/// subfolders each.
+/// subfolders each. A flat source puts every object in one folder, `dir-000/sub-00/`, for
+/// scale tests of one huge folder level (the browser's).
 ///
 /// Every other property comes from a hash of (seed, index): extension and content type, size
 /// (mostly under 2 KiB, some up to 64 KiB, a few of 4–16 MiB), put time, storage class, status,
@@ -55,10 +56,13 @@ final class SyntheticSource: ObjectSource {
   private let poolDigests: Locked<[[UInt8]?]>
   private let digestMemo: DigestMemo?
 
-  init(count: Int, seed: UInt64) {
+  init(count: Int, seed: UInt64, flat: Bool = false) {
     self.count = count
     self.seed = seed
-    if count >= 10_000 {
+    if flat {
+      dirs = 1
+      subs = 1
+    } else if count >= 10_000 {
       dirs = 64
       subs = 16
     } else {

@@ -1,0 +1,87 @@
+import StorageCore
+
+/// A line of the detail pane.
+struct DetailLine {
+  var text: String
+  var style: Style = []
+}
+
+/// The detail pane: every field of the selected object's stat (or its listing entry while the
+/// stat loads), the key escaped and wrapped by cells.
+func detailLines(_ state: State, width: Int) -> [DetailLine] {
+  guard let row = state.selected else { return [] }
+  var lines: [DetailLine] = []
+  let labelWidth = 11
+  func field(_ label: String, _ value: String?) {
+    guard let value, !value.isEmpty else { return }
+    lines.append(DetailLine(text: Fit.pad(label, to: labelWidth) + Fit.visible(value)))
+  }
+  for part in wrap(Fit.visible(row.name), width: width) {
+    lines.append(DetailLine(text: part, style: .bold))
+  }
+  lines.append(DetailLine(text: ""))
+  switch row.kind {
+  case .bucket(let bucket):
+    field("region", bucket.region)
+    field("access", bucket.isPrivate.map { $0 ? "private" : "public" })
+    field("shared", bucket.shared)
+    field("remark", bucket.remark)
+  case .folder:
+    lines.append(DetailLine(text: "folder · Enter opens it", style: .dim))
+  case .object(let entry):
+    let details = state.details[entry.key]
+    let object = details?.object ?? entry
+    if details == nil && state.statLoading?.key == entry.key {
+      lines.append(DetailLine(text: "loading details …", style: .dim))
+    }
+    field("size", "\(object.size) (\(Format.size(object.size)))")
+    field("type", object.mimeType)
+    field("put time", object.putTime.rfc3339)
+    field("modified", object.lastModified?.rfc3339)
+    field("class", object.storageClass.name)
+    field("status", object.status?.name)
+    field("hash", object.hash)
+    field("etag", object.etag)
+    field("md5", object.md5)
+    field("crc64", details?.crc64)
+    field("object", object.objectType)
+    field("end user", object.endUser)
+    field("restore", object.restoreStatus?.name)
+    field("parts", object.parts.map { "\($0.count)" })
+    let lifecycle: [(String, Int64?)] = [
+      ("expires", details?.expiration), ("to IA", details?.transitionToIA),
+      ("to arch IR", details?.transitionToArchiveIR), ("to archive", details?.transitionToArchive),
+      ("to deep", details?.transitionToDeepArchive),
+    ]
+    for (label, seconds) in lifecycle {
+      field(label, seconds.map { Timestamp.rfc3339(unixSeconds: $0) })
+    }
+    for (name, value) in (object.meta ?? [:]).sorted(by: { $0.key < $1.key }) {
+      field("meta", name + ": " + value)
+    }
+    lines.append(DetailLine(text: ""))
+    lines.append(DetailLine(text: "key", style: .dim))
+    for part in wrap(Fit.visible(entry.key), width: width) { lines.append(DetailLine(text: part)) }
+  }
+  return lines
+}
+
+/// Splits safe text into lines of at most `width` cells, never inside a cluster.
+func wrap(_ text: String, width: Int) -> [String] {
+  guard width > 0 else { return [] }
+  var lines: [String] = []
+  var line = ""
+  var used = 0
+  for character in text {
+    let cells = CellWidth.of(character)
+    if used + cells > width {
+      lines.append(line)
+      line = ""
+      used = 0
+    }
+    line.append(character)
+    used += cells
+  }
+  if !line.isEmpty || lines.isEmpty { lines.append(line) }
+  return lines
+}

@@ -1,0 +1,47 @@
+public import StorageCore
+
+/// What happens to the browser: keys, a new size, and the results of effects. Results carry the
+/// id of the request that produced them; a result whose id is no longer awaited is dropped.
+public enum Message: Sendable {
+  /// Begin: load what the start location needs.
+  case start
+  case key(Key)
+  case resize(Size)
+  case bucketsLoaded(id: Int, Result<[Bucket], Failure>)
+  case pageLoaded(id: Int, Result<ListPage, Failure>)
+  case statLoaded(id: Int, Result<ObjectDetails, Failure>)
+  /// A copy was made (or could not be): the text, or why not.
+  case copied(what: String, Result<String, Failure>)
+  case downloadProgress(name: String, bytes: Int64, total: Int64)
+  case downloadFinished(name: String, Result<String, Failure>)
+  /// A diagnostic (a warning, a note) for the status line, already escaped.
+  case note(String)
+}
+
+/// A failure's message, already fit to show.
+public struct Failure: Error, Sendable, Equatable {
+  /// The message.
+  public var message: String
+
+  /// A failure with a message.
+  public init(_ message: String) { self.message = message }
+}
+
+/// What `update` asks the effects runner to do.
+public enum Effect: Sendable, Equatable {
+  case listBuckets(id: Int)
+  case listPage(id: Int, bucket: String, prefix: String, marker: String?)
+  case stat(id: Int, bucket: String, key: String)
+  /// Stops the request with this id; its result, if it still comes, is dropped.
+  case cancel(id: Int)
+  /// Copies text to the clipboard (OSC 52).
+  case copy(what: String, text: String)
+  /// Signs a download URL for the key and copies it.
+  case copyURL(bucket: String, key: String)
+  /// Downloads the object to `path` (`nil`: its name in the current directory).
+  case download(bucket: String, key: String, size: Int64, path: String?)
+  /// `--pick`: the chosen object; the runner prints it and quits.
+  case pick(bucket: String, key: String)
+  /// Leaves with this exit status.
+  case quit(Int32)
+}

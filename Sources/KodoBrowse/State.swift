@@ -1,0 +1,248 @@
+public import StorageCore
+
+/// The size of the screen in cells.
+public struct Size: Sendable, Equatable {
+  /// Columns.
+  public var width: Int
+  /// Rows.
+  public var height: Int
+
+  /// A size from its parts.
+  public init(width: Int, height: Int) {
+    self.width = width
+    self.height = height
+  }
+}
+
+/// Where the browser is: the bucket list, or one folder level of a bucket.
+public enum Location: Sendable, Hashable {
+  /// The account's buckets.
+  case buckets
+  /// The level under `prefix` ("" or ending in `/`) of `bucket`.
+  case folder(bucket: String, prefix: String)
+}
+
+/// One row of the list: a bucket, a folder (a common prefix) or an object.
+public struct Row: Sendable, Equatable {
+  /// What the row is.
+  public enum Kind: Sendable, Equatable {
+    case bucket(Bucket)
+    case folder
+    case object(ObjectEntry)
+  }
+
+  /// The identity the selection is anchored to: the bucket name, the folder's prefix or the key.
+  public var id: String
+  /// The name shown (relative to the folder), not yet escaped.
+  public var name: String
+  /// What the row is.
+  public var kind: Kind
+
+  /// The object, when the row is one.
+  public var object: ObjectEntry? {
+    if case .object(let entry) = kind { return entry }
+    return nil
+  }
+}
+
+/// How the loaded entries are sorted (folders always first).
+public enum SortKey: Sendable, Equatable {
+  case name, size, time
+}
+
+/// One folder level as loaded so far: kept when the browser leaves it, resumed from `marker`.
+public struct Folder: Sendable, Equatable {
+  /// The folders' prefixes, each once, in the order they arrived.
+  public var folders: [String] = []
+  /// The objects in the order they arrived (key order).
+  public var files: [ObjectEntry] = []
+  var seenFolders: Set<String> = []
+  /// Where the next page starts; `nil` with `complete`.
+  public var marker: String?
+  /// Whether the last page has arrived.
+  public var complete = false
+  /// The request loading the next page, if any.
+  public var loading: Int?
+  /// Why the last page failed, if it did.
+  public var failure: String?
+  /// Pages loaded.
+  public var pages = 0
+  /// When it was last shown (a counter, for the cache's eviction).
+  var lastUsed = 0
+
+  /// Entries loaded.
+  public var count: Int { folders.count + files.count }
+}
+
+/// What the bottom line asks for.
+public enum Mode: Sendable, Equatable {
+  case normal
+  /// `/`: typing a filter.
+  case filter
+  /// `o`: waiting for n, s, t or r.
+  case sort
+  /// `y`: waiting for k, p or u.
+  case copy
+  /// `:`: typing a path.
+  case goTo(String)
+  /// `S`: typing where to save.
+  case saveAs(String)
+  /// `?`.
+  case help
+}
+
+/// The whole state of the browser. Changed only by `update`.
+public struct State: Sendable {
+  public var size: Size
+  public var location: Location
+  public var mode: Mode = .normal
+  /// Whether `--pick` chooses an object with Enter.
+  public var pick: Bool
+  /// Whether colours may be used (not with `NO_COLOR`).
+  public var color: Bool
+
+  public var buckets: [Bucket] = []
+  public var bucketsLoading: Int?
+  public var bucketsLoaded = false
+  public var bucketsFailure: String?
+  /// Loaded folders by location (a bounded cache).
+  public var folders: [Location: Folder] = [:]
+  /// The most entries the cache keeps across folders other than the current one.
+  public var cacheLimit = 300_000
+
+  /// The rows shown, filtered and sorted (recomputed when they change, not on every key).
+  public private(set) var rows: [Row] = []
+  /// The selected row's index in `rows`, and the first row on screen.
+  public var cursor = 0
+  public var top = 0
+  /// The selected row's id, kept across pages, filters and sorts.
+  public var selectedID: String?
+
+  public var filter = ""
+  public var sortKey: SortKey = .name
+  public var reversed = false
+  public var showDetail = true
+  /// Below 80 columns the detail takes the whole screen.
+  public var detailFullScreen = false
+  /// Load every page (`A`); Esc stops.
+  public var loadAll = false
+
+  /// Details from stat, by key, and the current stat request.
+  public var details: [String: ObjectDetails] = [:]
+  public var statLoading: (id: Int, key: String)?
+  /// A line for the status bar (copied, saved, errors).
+  public var message: String?
+  /// A download in progress: name, bytes, total.
+  public var download: (name: String, bytes: Int64, total: Int64)?
+
+  /// A key to select once it is loaded (`BUCKET/KEY` at start-up, `:` to a key, back from a
+  /// folder).
+  public var wanted: String?
+
+  var nextID = 1
+  var clock = 0
+
+  /// A browser starting at `location`, with `select` (a key) selected once it arrives.
+  public init(
+    location: Location, size: Size, pick: Bool = false, color: Bool = true, select: String? = nil
+  ) {
+    self.location = location
+    self.size = size
+    self.pick = pick
+    self.color = color
+    self.wanted = select
+  }
+
+  /// The selected row.
+  public var selected: Row? { rows.indices.contains(cursor) ? rows[cursor] : nil }
+
+  /// The current folder.
+  public var folder: Folder? { folders[location] }
+
+  /// Rows of the list area.
+  public var listHeight: Int { max(1, size.height - 3) }
+
+  mutating func newID() -> Int {
+    defer { nextID += 1 }
+    return nextID
+  }
+
+  /// Rebuilds `rows` for the current location, filter and sort, keeping the selected row on the
+  /// same screen line when it is still there.
+  mutating func rebuildRows() {
+    let line = cursor - top
+    var all: [Row]
+    switch location {
+    case .buckets:
+      all = buckets.map { Row(id: $0.name, name: $0.name, kind: .bucket($0)) }
+    case .folder(_, let prefix):
+      let folder = folders[location] ?? Folder()
+      var folderRows = folder.folders.map {
+        Row(id: $0, name: String($0.dropFirst(prefix.count)), kind: .folder)
+      }
+      var fileRows = folder.files.map {
+        Row(id: $0.key, name: String($0.key.dropFirst(prefix.count)), kind: .object($0))
+      }
+      if !filter.isEmpty {
+        let needle = filter.lowercased()
+        folderRows = folderRows.filter { $0.name.lowercased().contains(needle) }
+        fileRows = fileRows.filter { $0.name.lowercased().contains(needle) }
+      }
+      folderRows.sort { reversed ? $0.name > $1.name : $0.name < $1.name }
+      sortFiles(&fileRows)
+      all = folderRows + fileRows
+    }
+    if case .buckets = location, !filter.isEmpty {
+      let needle = filter.lowercased()
+      all = all.filter { $0.name.lowercased().contains(needle) }
+    }
+    rows = all
+    if let wanted, let index = rows.firstIndex(where: { $0.id == wanted }) {
+      cursor = index
+      selectedID = wanted
+      self.wanted = nil
+      top = max(0, cursor - listHeight / 2)
+      clampTop()
+      return
+    }
+    if let selectedID, let index = rows.firstIndex(where: { $0.id == selectedID }) {
+      cursor = index
+    } else {
+      cursor = min(cursor, max(0, rows.count - 1))
+      selectedID = selected?.id
+    }
+    top = cursor - min(max(0, line), listHeight - 1)
+    clampTop()
+  }
+
+  private func sortFiles(_ rows: inout [Row]) {
+    let reversed = self.reversed
+    switch sortKey {
+    case .name:
+      // Key order (the service's) unless reversed.
+      if reversed { rows.reverse() }
+    case .size:
+      rows.sort {
+        let (a, b) = ($0.object?.size ?? 0, $1.object?.size ?? 0)
+        if a != b { return reversed ? a < b : a > b }
+        return $0.name < $1.name
+      }
+    case .time:
+      rows.sort {
+        let (a, b) = (
+          $0.object?.putTime.hundredNanoseconds ?? 0, $1.object?.putTime.hundredNanoseconds ?? 0
+        )
+        if a != b { return reversed ? a < b : a > b }
+        return $0.name < $1.name
+      }
+    }
+  }
+
+  /// Keeps the cursor on screen and the screen within the rows.
+  mutating func clampTop() {
+    let height = listHeight
+    if cursor < top { top = cursor }
+    if cursor >= top + height { top = cursor - height + 1 }
+    top = max(0, min(top, max(0, rows.count - height)))
+  }
+}

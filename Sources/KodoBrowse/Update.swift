@@ -1,0 +1,254 @@
+import StorageCore
+
+extension State {
+  /// The one place the state changes: applies `message` and returns what to do.
+  public mutating func update(_ message: Message) -> [Effect] {
+    var effects: [Effect] = []
+    switch message {
+    case .start:
+      effects += enter(location, select: wanted)
+    case .key(let key):
+      effects += handle(key)
+    case .resize(let newSize):
+      size = newSize
+      clampTop()
+    case .bucketsLoaded(let id, let result):
+      guard id == bucketsLoading else { return [] }
+      bucketsLoading = nil
+      switch result {
+      case .success(let list):
+        buckets = list
+        bucketsLoaded = true
+        bucketsFailure = nil
+      case .failure(let failure):
+        bucketsFailure = failure.message
+      }
+      if location == .buckets { rebuildRows() }
+    case .pageLoaded(let id, let result):
+      guard let place = folders.first(where: { $0.value.loading == id })?.key else { return [] }
+      received(result, at: place)
+      if place == location { rebuildRows() }
+    case .statLoaded(let id, let result):
+      guard let pending = statLoading, pending.id == id else { return [] }
+      statLoading = nil
+      switch result {
+      case .success(let found): details[pending.key] = found
+      case .failure(let failure): self.message = "stat failed: " + failure.message
+      }
+    case .copied(let what, let result):
+      switch result {
+      case .success(let text):
+        self.message = "copied \(what) (OSC 52): " + text
+      case .failure(let failure): self.message = "copy failed: " + failure.message
+      }
+    case .note(let text):
+      self.message = text
+    case .downloadProgress(let name, let bytes, let total):
+      download = (name, bytes, total)
+    case .downloadFinished(let name, let result):
+      download = nil
+      switch result {
+      case .success(let path): self.message = "saved \(name) to \(path)"
+      case .failure(let failure): self.message = "download of \(name) failed: " + failure.message
+      }
+    }
+    effects += continueLoading()
+    effects += wantDetails()
+    return effects
+  }
+
+  private mutating func received(_ result: Result<ListPage, Failure>, at place: Location) {
+    guard var folder = folders[place] else { return }
+    folder.loading = nil
+    switch result {
+    case .success(let page):
+      for prefix in page.commonPrefixes where !folder.seenFolders.contains(prefix) {
+        folder.seenFolders.insert(prefix)
+        folder.folders.append(prefix)
+      }
+      folder.files += page.items
+      folder.pages += 1
+      folder.failure = nil
+      if let next = page.nextMarker, !next.isEmpty, next != folder.marker {
+        folder.marker = next
+      } else {
+        folder.marker = nil
+        folder.complete = true
+        loadAll = place == location ? false : loadAll
+      }
+    case .failure(let failure):
+      folder.failure = failure.message
+      loadAll = false
+    }
+    folders[place] = folder
+  }
+
+  /// Asks for the next page of the current folder while it is needed: fewer than three screens
+  /// below the cursor, or everything (`A`).
+  private mutating func continueLoading() -> [Effect] {
+    guard case .folder(let bucket, let prefix) = location, var folder = folders[location],
+      !folder.complete, folder.loading == nil, folder.failure == nil
+    else { return [] }
+    let needed = loadAll || rows.count - cursor < listHeight * 3 || folder.pages == 0
+    guard needed else { return [] }
+    let id = newID()
+    folder.loading = id
+    folders[location] = folder
+    return [.listPage(id: id, bucket: bucket, prefix: prefix, marker: folder.marker)]
+  }
+
+  /// Asks for the selected object's details when the pane shows and they are not known.
+  private mutating func wantDetails() -> [Effect] {
+    guard showDetail, case .folder(let bucket, _) = location, let object = selected?.object,
+      details[object.key] == nil
+    else { return [] }
+    if let pending = statLoading {
+      if pending.key == object.key { return [] }
+      statLoading = nil
+      let id = newID()
+      statLoading = (id, object.key)
+      return [.cancel(id: pending.id), .stat(id: id, bucket: bucket, key: object.key)]
+    }
+    let id = newID()
+    statLoading = (id, object.key)
+    return [.stat(id: id, bucket: bucket, key: object.key)]
+  }
+
+  /// Goes to `target`: cancels the current folder's request (keeping what it loaded and its
+  /// marker), and starts or resumes the target's.
+  mutating func enter(_ target: Location, select: String?) -> [Effect] {
+    var effects = leave()
+    location = target
+    filter = ""
+    loadAll = false
+    detailFullScreen = false
+    cursor = 0
+    top = 0
+    selectedID = nil
+    wanted = select
+    clock += 1
+    switch target {
+    case .buckets:
+      if !bucketsLoaded && bucketsLoading == nil {
+        let id = newID()
+        bucketsLoading = id
+        effects.append(.listBuckets(id: id))
+      }
+    case .folder:
+      var folder = folders[target] ?? Folder()
+      folder.lastUsed = clock
+      folder.failure = nil
+      folders[target] = folder
+      evict()
+    }
+    rebuildRows()
+    return effects
+  }
+
+  private mutating func leave() -> [Effect] {
+    var effects: [Effect] = []
+    if var folder = folders[location], let id = folder.loading {
+      folder.loading = nil
+      folders[location] = folder
+      effects.append(.cancel(id: id))
+    }
+    if let pending = statLoading {
+      statLoading = nil
+      effects.append(.cancel(id: pending.id))
+    }
+    return effects
+  }
+
+  /// Drops the least recently shown folders while the cache holds more than `cacheLimit`
+  /// entries outside the current folder.
+  private mutating func evict() {
+    var total = folders.reduce(0) { $0 + ($1.key == location ? 0 : $1.value.count) }
+    while total > cacheLimit {
+      guard
+        let oldest = folders.filter({ $0.key != location }).min(by: {
+          $0.value.lastUsed < $1.value.lastUsed
+        })
+      else { return }
+      total -= oldest.value.count
+      folders[oldest.key] = nil
+    }
+  }
+
+  /// Moves the cursor to `index` (clamped).
+  mutating func move(to index: Int) {
+    guard !rows.isEmpty else { return }
+    cursor = max(0, min(index, rows.count - 1))
+    selectedID = rows[cursor].id
+    wanted = nil
+    clampTop()
+  }
+
+  /// Up one level: the parent folder, or the bucket list from a bucket's root.
+  mutating func up() -> [Effect] {
+    guard case .folder(let bucket, let prefix) = location else { return [] }
+    if prefix.isEmpty { return enter(.buckets, select: bucket) }
+    var parent = String(prefix.dropLast())
+    if let slash = parent.lastIndex(of: "/") {
+      parent = String(parent[...slash])
+    } else {
+      parent = ""
+    }
+    return enter(.folder(bucket: bucket, prefix: parent), select: prefix)
+  }
+
+  /// Opens the selected row: a bucket or folder is entered; an object shows its details (or,
+  /// with `--pick`, is chosen).
+  mutating func open() -> [Effect] {
+    guard let row = selected else { return [] }
+    switch row.kind {
+    case .bucket(let bucket):
+      return enter(.folder(bucket: bucket.name, prefix: ""), select: nil)
+    case .folder:
+      guard case .folder(let bucket, _) = location else { return [] }
+      return enter(.folder(bucket: bucket, prefix: row.id), select: nil)
+    case .object(let object):
+      guard case .folder(let bucket, _) = location else { return [] }
+      if pick { return [.pick(bucket: bucket, key: object.key)] }
+      showDetail = true
+      if size.width < 80 { detailFullScreen = true }
+      return []
+    }
+  }
+
+  /// `R`: forgets the folder (or the bucket list) and loads it again.
+  mutating func reload() -> [Effect] {
+    var effects = leave()
+    switch location {
+    case .buckets:
+      bucketsLoaded = false
+      buckets = []
+      if let id = bucketsLoading { effects.append(.cancel(id: id)) }
+      bucketsLoading = nil
+    case .folder:
+      folders[location] = nil
+      details = [:]
+    }
+    let select = selectedID
+    effects += enter(location, select: select)
+    message = "reloading"
+    return effects
+  }
+
+  /// `:` path: `BUCKET`, `BUCKET/PREFIX/` or `BUCKET/KEY` (its folder, the key selected);
+  /// empty for the bucket list.
+  mutating func goTo(_ path: String) -> [Effect] {
+    var path = Substring(path)
+    while path.first == "/" { path = path.dropFirst() }
+    if path.isEmpty { return enter(.buckets, select: nil) }
+    guard let slash = path.firstIndex(of: "/") else {
+      return enter(.folder(bucket: String(path), prefix: ""), select: nil)
+    }
+    let bucket = String(path[..<slash])
+    let rest = String(path[path.index(after: slash)...])
+    if rest.isEmpty || rest.hasSuffix("/") {
+      return enter(.folder(bucket: bucket, prefix: rest), select: nil)
+    }
+    let folder = rest.lastIndex(of: "/").map { String(rest[...$0]) } ?? ""
+    return enter(.folder(bucket: bucket, prefix: folder), select: rest)
+  }
+}

@@ -1,0 +1,198 @@
+import StorageCore
+
+/// The keys, for the help screen and the hint line (one table, so they cannot drift apart).
+public let keyTable: [(keys: String, does: String)] = [
+  ("↓ j / ↑ k", "move"),
+  ("→ l Enter", "open the bucket or folder; on an object, its details"),
+  ("← h Backspace", "up one level"),
+  ("g Home / G End", "first / last loaded entry"),
+  ("PgUp / PgDn", "page up / down"),
+  ("/", "filter the loaded entries (Enter keeps, Esc clears)"),
+  ("o", "sort: n name, s size, t time, r reverse"),
+  ("i", "show or hide the details"),
+  ("y", "copy: k key, p BUCKET/KEY, u download URL (OSC 52)"),
+  ("s / S", "download here / to a path"),
+  (":", "go to BUCKET/PREFIX"),
+  ("A", "load every page (Esc stops)"),
+  ("R", "reload the folder"),
+  ("?", "this help"),
+  ("q / Ctrl-C", "quit"),
+]
+
+/// Draws the state: header, list (and detail pane), status line, hint or prompt line.
+public func view(_ state: State) -> Screen {
+  var screen = Screen(size: state.size)
+  let size = state.size
+  guard size.width >= 20, size.height >= 5 else {
+    screen.put("terminal too small", row: 0, column: 0)
+    return screen
+  }
+  let color = state.color
+  screen.put(" kodo · " + Fit.visible(title(state)), row: 0, column: 0)
+  screen.fill(row: 0, style: .reverse)
+  if state.mode == .help {
+    for (index, entry) in keyTable.enumerated() where index < state.listHeight {
+      screen.put(" " + Fit.pad(entry.keys, to: 16) + entry.does, row: index + 1, column: 0)
+    }
+    screen.put(" any key closes the help", row: size.height - 1, column: 0, style: .dim)
+    return screen
+  }
+  let paneWidth: Int
+  if state.detailFullScreen {
+    paneWidth = size.width
+  } else if state.showDetail && size.width >= 80 && state.location != .buckets {
+    paneWidth = max(30, size.width * 2 / 5)
+  } else {
+    paneWidth = 0
+  }
+  let listWidth = size.width - paneWidth - (paneWidth > 0 && paneWidth < size.width ? 1 : 0)
+  if listWidth > 0 { drawList(state, into: &screen, width: listWidth, color: color) }
+  if paneWidth > 0 {
+    let column = size.width - paneWidth
+    if column > 0 {
+      for row in 1...state.listHeight { screen.put("│", row: row, column: column - 1, style: .dim) }
+    }
+    let lines = detailLines(state, width: paneWidth - 1)
+    for (index, line) in lines.prefix(state.listHeight).enumerated() {
+      screen.put(
+        line.text, row: index + 1, column: column + 1, style: line.style, limit: paneWidth - 1)
+    }
+  }
+  screen.put(Fit.truncate(statusLine(state), to: size.width), row: size.height - 2, column: 0)
+  screen.fill(row: size.height - 2, style: color ? [.reverse, .blue] : .reverse)
+  screen.put(Fit.truncate(bottomLine(state), to: size.width), row: size.height - 1, column: 0)
+  return screen
+}
+
+/// `photos / 2024 / 05 /`, or `buckets`.
+func title(_ state: State) -> String {
+  switch state.location {
+  case .buckets: return "buckets"
+  case .folder(let bucket, let prefix):
+    var text = bucket + " /"
+    for part in prefix.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
+      text += " " + part + " /"
+    }
+    return text
+  }
+}
+
+private func drawList(_ state: State, into screen: inout Screen, width: Int, color: Bool) {
+  let height = state.listHeight
+  let rows = state.rows
+  if rows.isEmpty {
+    screen.put(" " + Fit.visible(emptyText(state)), row: 1, column: 0, style: .dim, limit: width)
+    return
+  }
+  let showTime = state.size.width >= 100
+  let sizeWidth = 10
+  let timeWidth = showTime ? 17 : 0
+  let nameWidth = max(4, width - 2 - sizeWidth - timeWidth - 1)
+  var line = 1
+  var index = state.top
+  while line <= height && index < rows.count {
+    let row = rows[index]
+    let name = Fit.pad(Fit.visible(row.name), to: nameWidth)
+    var text = " " + name + " "
+    var style: Style = []
+    switch row.kind {
+    case .bucket(let bucket):
+      let region = bucket.region ?? ""
+      let access = bucket.isPrivate.map { $0 ? "private" : "public" } ?? ""
+      text += Fit.pad(Fit.visible(region), to: sizeWidth, right: true)
+      if showTime { text += " " + Fit.pad(access, to: timeWidth - 1, right: true) }
+    case .folder:
+      text += Fit.pad("—", to: sizeWidth, right: true)
+      if showTime { text += String(repeating: " ", count: timeWidth) }
+      style = color ? [.bold, .blue] : .bold
+    case .object(let object):
+      text += Fit.pad(Format.size(object.size), to: sizeWidth, right: true)
+      if showTime { text += " " + Fit.pad(Format.minute(object.putTime), to: timeWidth - 1) }
+    }
+    if index == state.cursor { style.insert(.reverse) }
+    screen.put(text, row: line, column: 0, style: style, limit: width)
+    if index == state.cursor { screen.fill(row: line, width: width, style: style) }
+    line += 1
+    index += 1
+  }
+  if line <= height, let folder = state.folder {
+    if let failure = folder.failure {
+      let text = " ⚠ page \(folder.pages + 1) failed: \(Fit.visible(failure)) — A retries"
+      screen.put(text, row: line, column: 0, style: color ? .red : .bold, limit: width)
+    } else if folder.loading != nil {
+      screen.put(" … loading more", row: line, column: 0, style: .dim, limit: width)
+    }
+  }
+}
+
+private func emptyText(_ state: State) -> String {
+  switch state.location {
+  case .buckets:
+    if let failure = state.bucketsFailure { return "⚠ " + failure + " — R retries" }
+    if state.bucketsLoading != nil { return "Loading buckets …" }
+    return state.filter.isEmpty ? "(no buckets)" : "(nothing matches)"
+  case .folder(let bucket, let prefix):
+    let folder = state.folder
+    if let failure = folder?.failure { return "⚠ " + failure + " — A retries, R reloads" }
+    if folder?.complete != true { return "Loading \(bucket)/\(prefix) … (← back)" }
+    return state.filter.isEmpty ? "(empty)" : "(nothing matches)"
+  }
+}
+
+/// The status line: what is loaded (`≥ N entries, loading` until the last page), the filter and
+/// sort ("among loaded" while partial), a download's progress, and the last message.
+public func statusLine(_ state: State) -> String {
+  var parts: [String] = []
+  switch state.location {
+  case .buckets:
+    if state.bucketsLoading != nil {
+      parts.append("loading buckets")
+    } else {
+      parts.append("\(Format.count(state.buckets.count)) buckets")
+    }
+  case .folder:
+    let folder = state.folder ?? Folder()
+    let count = Format.count(folder.count)
+    if folder.complete {
+      parts.append("\(count) entries")
+    } else if folder.loading != nil {
+      parts.append("≥ \(count) entries, loading" + (state.loadAll ? " all (Esc stops)" : ""))
+    } else {
+      parts.append("≥ \(count) entries (A loads all)")
+    }
+    let partial = !folder.complete
+    if !state.filter.isEmpty || state.mode == .filter {
+      parts.append(
+        "filter \"\(Fit.visible(state.filter))\": \(Format.count(state.rows.count)) of \(count)"
+          + (partial ? " loaded" : ""))
+    }
+    if state.sortKey != .name || state.reversed {
+      let key = ["name", "size", "time"][
+        [SortKey.name, .size, .time].firstIndex(of: state.sortKey) ?? 0]
+      parts.append(
+        "sorted by \(key)\(state.reversed ? ", reversed" : "")" + (partial ? " among loaded" : ""))
+    }
+  }
+  if let download = state.download {
+    let percent = download.total > 0 ? download.bytes * 100 / download.total : 100
+    parts.append(
+      "downloading \(Fit.visible(download.name)) \(percent)% (\(Format.size(download.bytes)))")
+  }
+  if let message = state.message { parts.append(Fit.visible(message)) }
+  return " " + parts.joined(separator: " · ")
+}
+
+private func bottomLine(_ state: State) -> String {
+  switch state.mode {
+  case .filter: return "/" + Fit.visible(state.filter) + "▏  Enter keeps · Esc clears"
+  case .sort: return "sort: n name · s size · t time · r reverse"
+  case .copy: return "copy: k key · p BUCKET/KEY · u download URL"
+  case .goTo(let text): return "go to: " + Fit.visible(text) + "▏"
+  case .saveAs(let text): return "save as: " + Fit.visible(text) + "▏"
+  case .help, .normal:
+    if state.pick {
+      return " ↑↓ move  ⏎ choose  ← back  / filter  o sort  : go  q quit without choosing"
+    }
+    return " ↑↓ move ⏎ open ← back / filter o sort i info y copy s save : go ? help q quit"
+  }
+}

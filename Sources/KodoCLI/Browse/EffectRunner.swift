@@ -1,0 +1,202 @@
+import Foundation
+import KodoBrowse
+import StorageCore
+import Synchronization
+import SystemPackage
+
+/// Runs the browser's effects against the provider, each in a task of its own, and sends the
+/// results back as messages carrying the request's id. `cancel` cancels the task; a result that
+/// still arrives is dropped by `update`, which no longer waits for that id.
+final class EffectRunner: Sendable {
+  let provider: any StorageProvider
+  let domain: @Sendable (String) -> DomainChoice
+  let terminal: Terminal
+  let send: @Sendable (Message) -> Void
+  let environment: [String: String]
+  /// How long copied URLs last, in seconds.
+  let expires: Int64
+  private let tasks = Mutex([Int: Task<Void, Never>]())
+  private let downloads = Mutex(0)
+
+  init(
+    provider: any StorageProvider, domain: @escaping @Sendable (String) -> DomainChoice,
+    terminal: Terminal, environment: [String: String], expires: Int64,
+    send: @escaping @Sendable (Message) -> Void
+  ) {
+    self.provider = provider
+    self.domain = domain
+    self.terminal = terminal
+    self.environment = environment
+    self.expires = expires
+    self.send = send
+  }
+
+  /// Starts an effect (`quit` and `pick` are the loop's).
+  func run(_ effect: Effect) {
+    switch effect {
+    case .listBuckets(let id):
+      start(id) { [provider, send] in
+        let result = await Self.result { () async throws(StorageError) in
+          try await provider.buckets()
+        }
+        if Task.isCancelled { return }
+        send(.bucketsLoaded(id: id, result))
+      }
+    case .listPage(let id, let bucket, let prefix, let marker):
+      start(id) { [provider, send] in
+        let request = ListRequest(bucket: bucket, prefix: prefix, delimiter: "/", marker: marker)
+        let result = await Self.result { () async throws(StorageError) in
+          try await provider.listPage(request)
+        }
+        if Task.isCancelled { return }
+        send(.pageLoaded(id: id, result))
+      }
+    case .stat(let id, let bucket, let key):
+      start(id) { [provider, send] in
+        // Holding j down must not send a stat per row: wait until the cursor rests.
+        try? await Task.sleep(for: .milliseconds(150))
+        if Task.isCancelled { return }
+        let result = await Self.result { () async throws(StorageError) in
+          try await provider.stat(bucket: bucket, key: key)
+        }
+        if Task.isCancelled { return }
+        send(.statLoaded(id: id, result))
+      }
+    case .cancel(let id):
+      let task = tasks.withLock { $0.removeValue(forKey: id) }
+      task?.cancel()
+    case .copy(let what, let text):
+      copy(text)
+      send(.copied(what: what, .success(text)))
+    case .copyURL(let bucket, let key):
+      Task { [self] in
+        let result = await Self.result { () async throws(StorageError) in
+          try await self.signedURL(bucket: bucket, key: key)
+        }
+        if case .success(let url) = result { copy(url) }
+        send(.copied(what: "download URL", result))
+      }
+    case .download(let bucket, let key, let size, let path):
+      Task { [self] in await download(bucket: bucket, key: key, size: size, path: path) }
+    case .pick, .quit:
+      break
+    }
+  }
+
+  /// Cancels everything still running.
+  func cancelAll() {
+    let running = tasks.withLock { tasks in
+      defer { tasks.removeAll() }
+      return Array(tasks.values)
+    }
+    for task in running { task.cancel() }
+  }
+
+  private func start(_ id: Int, _ body: @escaping @Sendable () async -> Void) {
+    let task = Task {
+      await body()
+      _ = self.tasks.withLock { $0.removeValue(forKey: id) }
+    }
+    tasks.withLock { $0[id] = task }
+  }
+
+  static func result<T: Sendable>(
+    _ body: () async throws(StorageError) -> T
+  ) async -> Result<T, Failure> {
+    do {
+      return .success(try await body())
+    } catch {
+      return .failure(Failure(error.description))
+    }
+  }
+
+  /// A download URL for the key, signed to last `expires` seconds.
+  func signedURL(bucket: String, key: String) async throws(StorageError) -> String {
+    let signer = try await provider.linkSigner(bucket: bucket, domain: domain(bucket), signed: true)
+    var lifetime = expires
+    if let maximum = signer.maximumLifetime { lifetime = min(lifetime, maximum) }
+    return try signer.url(key, signer.now() + lifetime)
+  }
+
+  /// OSC 52 to the terminal; inside tmux also wrapped for passthrough, so it reaches the outer
+  /// terminal whether tmux's `set-clipboard` or `allow-passthrough` is on.
+  func copy(_ text: String) {
+    let encoded = Data(text.utf8).base64EncodedString()
+    let sequence = "\u{1B}]52;c;" + encoded + "\u{1B}\\"
+    var bytes = Array(sequence.utf8)
+    if let tmux = environment["TMUX"], !tmux.isEmpty {
+      let doubled = sequence.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}")
+      bytes += Array(("\u{1B}Ptmux;" + doubled + "\u{1B}\\").utf8)
+    }
+    terminal.write(bytes)
+  }
+
+  /// The same safe file handling as `kodo get`: a new temporary file next to the destination,
+  /// checked for size and hash, then moved into place without replacing anything there.
+  private func download(bucket: String, key: String, size: Int64, path: String?) async {
+    let name = DownloadFile.defaultName(for: key) ?? "download"
+    let destination: FilePath
+    if let path, !path.isEmpty {
+      let given = FilePath(path)
+      destination = DownloadFile.isDirectory(given) ? given.appending(name) : given
+    } else {
+      guard let defaultName = DownloadFile.defaultName(for: key) else {
+        send(.downloadFinished(name: key, .failure(Failure("the key gives no file name; use S"))))
+        return
+      }
+      destination = FilePath(defaultName)
+    }
+    let shown = destination.lastComponent?.string ?? name
+    // Progress and the final message go out under one lock, so no progress follows the end.
+    let finished = Latch()
+    let send = self.send
+    let result = await Self.result { () async throws(StorageError) -> String in
+      if DownloadFile.exists(destination) {
+        throw StorageError(
+          .invalidInput, "\(DisplayText(quoting: destination.string)) exists; not replaced")
+      }
+      let details = try await provider.stat(bucket: bucket, key: key)
+      let file = try DownloadFile.create(for: destination)
+      var committed = false
+      defer { file.close(committed: committed) }
+      let descriptor = file.descriptor.rawValue
+      let total = details.object.size
+      let progress = Task {
+        while !Task.isCancelled {
+          let offset = Int64(lseek(descriptor, 0, SEEK_CUR))
+          finished.value.withLock { done in
+            if !done { send(.downloadProgress(name: shown, bytes: max(0, offset), total: total)) }
+          }
+          try? await Task.sleep(for: .milliseconds(200))
+        }
+      }
+      defer { progress.cancel() }
+      _ = try await provider.download(
+        DownloadRequest(
+          bucket: bucket, key: key, domain: domain(bucket), expectedSize: total),
+        to: descriptor, rewind: { file.rewind() })
+      try file.finish()
+      if let check = provider.integrityCheck(for: details) {
+        let digest = try check.compute(file.temporary.string)
+        if digest != check.expected {
+          throw StorageError(
+            .protocolError,
+            "the downloaded data's \(check.name) \(digest) does not match the service's \(DisplayText(escaping: check.expected))"
+          )
+        }
+      }
+      try file.commit(replacing: false)
+      committed = true
+      return destination.string + " (\(total) bytes)"
+    }
+    finished.value.withLock { done in
+      done = true
+      send(.downloadFinished(name: shown, result))
+    }
+  }
+}
+
+/// A flag shared by a download's progress task and its end.
+private final class Latch: Sendable {
+  let value = Mutex(false)
+}

@@ -1,0 +1,257 @@
+import Foundation
+import KodoTestSupport
+import Testing
+
+/// The real `kodo browse` in a detached tmux against the emulator: what a user sees and what the
+/// terminal is left in. tmux is required (`make deps` installs it): without it these fail.
+@Suite("kodo browse in tmux", .serialized)
+struct BrowseEndToEndTests {
+  final class Fixture: Sendable {
+    static let shared = Task { try await Fixture() }
+    let emulator: EmulatorProcess
+    let slow: EmulatorProcess
+    let environment: [String: String]
+    let slowEnvironment: [String: String]
+    let kodo = CLIRunner("kodo").executable
+
+    static let files: [String: String] = [
+      "top.txt": "top",
+      "2024/05/a.jpg": String(repeating: "a", count: 66),
+      "2024/05/b 中文.png": String(repeating: "b", count: 5000),
+      "2024/05/c.log": String(repeating: "c", count: 700),
+      "2024/日志/x.log": "x",
+    ]
+
+    private init() async throws {
+      let root = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "kodo-browse-\(UUID())"
+      ).path
+      for (key, text) in Self.files {
+        let path = root + "/photos/" + key
+        try FileManager.default.createDirectory(
+          atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+      }
+      emulator = try await EmulatorProcess(["--bucket", "photos=\(root)/photos"])
+      slow = try await EmulatorProcess([
+        "--bucket", "photos=\(root)/photos", "--latency-ms", "1500",
+      ])
+      func environment(_ emulator: EmulatorProcess) throws -> [String: String] {
+        var environment = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
+          .environment
+        environment["TERM"] = "xterm-256color"
+        return environment
+      }
+      self.environment = try environment(emulator)
+      slowEnvironment = try environment(slow)
+    }
+  }
+
+  static func start(
+    _ arguments: String, slow: Bool = false, width: Int = 100, height: Int = 30,
+    redirect: String = ""
+  ) async throws -> TmuxSession {
+    let fixture = try await Fixture.shared.value
+    var environment = slow ? fixture.slowEnvironment : fixture.environment
+    // Swift's backtracer must print and exit, not wait for keys on the terminal.
+    environment["SWIFT_BACKTRACE"] = "interactive=no"
+    return try await TmuxSession(
+      command: TmuxSession.quote(fixture.kodo) + " browse " + arguments + redirect,
+      environment: environment, width: width, height: height)
+  }
+
+  /// The line of the screen holding the cursor is not visible as text; the status and detail
+  /// pane name it instead.
+  static func expectSane(_ session: TmuxSession) async throws {
+    let stty = session.file("stty") ?? ""
+    #expect(
+      stty.contains(" icanon") && stty.contains(" echo") && !stty.contains("-icanon"), "\(stty)")
+    #expect(try await session.display("#{alternate_on}") == "0")
+  }
+
+  @Test func navigatesBucketsFoldersFirstAndBack() async throws {
+    let session = try await Self.start("")
+    var seen = try await session.waitFor { $0.contains("photos") && $0.contains("1 buckets") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("Enter")
+    seen = try await session.waitFor { $0.contains("2 entries") }
+    #expect(seen.holds, "\(seen.screen)")
+    let lines = seen.screen.split(separator: "\n")
+    // Folders first.
+    #expect(lines.count > 2 && lines[1].contains("2024/") && lines[2].contains("top.txt"))
+    try await session.keys("l")
+    seen = try await session.waitFor { $0.contains("05/") && $0.contains("日志/") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("l")
+    #expect(try await session.waitFor { $0.contains("3 entries") }.holds)
+    try await session.keys("j")
+    seen = try await session.waitFor { $0.contains("b 中文.png") && $0.contains("size       5000") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("h", "h")
+    seen = try await session.waitFor { $0.contains("kodo · photos /") && $0.contains("top.txt") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("q")
+    #expect(try await session.exitStatus() == 0)
+    try await Self.expectSane(session)
+  }
+
+  @Test func filtersTheLoadedEntriesWithChineseInput() async throws {
+    let session = try await Self.start("photos/2024/05/")
+    #expect(try await session.waitFor { $0.contains("3 entries") }.holds)
+    try await session.keys("/")
+    try await session.type("中文")
+    let seen = try await session.waitFor { $0.contains("filter \"中文\": 1 of 3") }
+    #expect(seen.holds, "\(seen.screen)")
+    #expect(!seen.screen.contains("a.jpg"))
+    try await session.keys("Escape")
+    #expect(try await session.waitFor { $0.contains("a.jpg") && !$0.contains("filter \"") }.holds)
+    try await session.keys("q")
+    #expect(try await session.exitStatus() == 0)
+  }
+
+  @Test func sortsBySizeAndReverses() async throws {
+    let session = try await Self.start("photos/2024/05/")
+    #expect(try await session.waitFor { $0.contains("3 entries") }.holds)
+    try await session.keys("o", "s")
+    var seen = try await session.waitFor { $0.contains("sorted by size") }
+    #expect(seen.holds)
+    func order(_ screen: String) -> [String] {
+      screen.split(separator: "\n").compactMap { line in
+        ["a.jpg", "b 中文.png", "c.log"].first { line.hasPrefix(" " + $0) }
+      }
+    }
+    #expect(order(seen.screen) == ["b 中文.png", "c.log", "a.jpg"])
+    try await session.keys("o", "r")
+    seen = try await session.waitFor { $0.contains("reversed") }
+    #expect(order(seen.screen) == ["a.jpg", "c.log", "b 中文.png"])
+    try await session.keys("q")
+  }
+
+  @Test func copiesTheKeyAndASignedURLByOSC52() async throws {
+    let session = try await Self.start("photos/2024/05/c.log")
+    #expect(try await session.waitFor { $0.contains("size       700") }.holds)
+    try await session.keys("y", "k")
+    var seen = try await session.waitFor { $0.contains("copied key (OSC 52): 2024/05/c.log") }
+    #expect(seen.holds, "\(seen.screen)")
+    #expect(try await session.buffer() == "2024/05/c.log")
+    try await session.keys("y", "u")
+    seen = try await session.waitFor { $0.contains("copied download URL") }
+    #expect(seen.holds, "\(seen.screen)")
+    let url = try await session.buffer()
+    let fixture = try await Fixture.shared.value
+    #expect(url.hasPrefix(fixture.emulator.downloadDomain("photos") + "/2024/05/c.log?e="))
+    #expect(url.contains("&token="))
+    // The URL works.
+    let fetched = try await CLIRunner("kodo").runShell("curl -s \(TmuxSession.quote(url))")
+    #expect(fetched.stdout == String(repeating: "c", count: 700))
+    try await session.keys("q")
+  }
+
+  @Test func downloadsIntoTheCurrentDirectoryAndNeverReplaces() async throws {
+    let session = try await Self.start(TmuxSession.quote("photos/2024/05/b 中文.png"))
+    #expect(try await session.waitFor { $0.contains("size       5000") }.holds)
+    try await session.keys("s")
+    var seen = try await session.waitFor { $0.contains("saved b 中文.png") }
+    #expect(seen.holds, "\(seen.screen)")
+    #expect(session.file("b 中文.png") == String(repeating: "b", count: 5000))
+    try await session.keys("s")
+    seen = try await session.waitFor { $0.contains("exists; not replaced") }
+    #expect(seen.holds, "\(seen.screen)")
+    let leftovers = try FileManager.default.contentsOfDirectory(atPath: session.directory)
+      .filter { $0.hasSuffix(".part") }
+    #expect(leftovers.isEmpty)
+    try await session.keys("q")
+  }
+
+  @Test func adaptsToResize() async throws {
+    let session = try await Self.start("photos/2024/05/", width: 120)
+    var seen = try await session.waitFor { $0.contains("3 entries") && $0.contains("│") }
+    #expect(seen.holds)
+    // At 100 columns and more the time column shows.
+    #expect(seen.screen.contains(":"))
+    try await session.resize(width: 70, height: 20)
+    seen = try await session.waitFor { !$0.contains("│") && $0.contains("3 entries") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("i")
+    seen = try await session.waitFor { $0.contains("put time") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("q")
+    #expect(try await session.exitStatus() == 0)
+  }
+
+  @Test func sigtermRestoresTheTerminalAndExits143() async throws {
+    let session = try await Self.start("photos/")
+    #expect(try await session.waitFor { $0.contains("2 entries") }.holds)
+    #expect(try await session.display("#{alternate_on}") == "1")
+    let pid = try #require(try await session.pid())
+    kill(pid, SIGTERM)
+    #expect(try await session.exitStatus() == 143)
+    try await Self.expectSane(session)
+  }
+
+  @Test func aCrashRestoresTheTerminal() async throws {
+    let session = try await Self.start("photos/")
+    #expect(try await session.waitFor { $0.contains("2 entries") }.holds)
+    let pid = try #require(try await session.pid())
+    kill(pid, SIGSEGV)
+    let status = try await session.exitStatus()
+    #expect(status == 128 + SIGSEGV)
+    try await Self.expectSane(session)
+  }
+
+  @Test func quitsWhileAPageIsStillLoading() async throws {
+    let session = try await Self.start("photos/", slow: true)
+    let seen = try await session.waitFor { $0.contains("Loading photos/") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("q")
+    #expect(try await session.exitStatus() == 0)
+    try await Self.expectSane(session)
+  }
+
+  @Test func pickPrintsTheChosenObjectAndQuittingWithoutOneExits1() async throws {
+    let session = try await Self.start("--pick --json photos/top.txt", redirect: " > picked")
+    #expect(try await session.waitFor { $0.contains("⏎ choose") && $0.contains("size") }.holds)
+    try await session.keys("Enter")
+    #expect(try await session.exitStatus() == 0)
+    let picked = session.file("picked") ?? ""
+    #expect(picked.hasPrefix(#"{"bucket":"photos","key":"top.txt","url":"http://127.0.0.1:"#))
+    let other = try await Self.start("--pick photos/")
+    #expect(try await other.waitFor { $0.contains("2 entries") }.holds)
+    try await other.keys("q")
+    #expect(try await other.exitStatus() == 1)
+  }
+}
+
+/// Where the browser refuses to start: exit 64 and one line saying why.
+@Suite("kodo browse refusals")
+struct BrowseRefusalTests {
+  @Test func refusesADumbTerminalAndNonTerminalsWith64() async throws {
+    let credentials = ["QINIU_ACCESS_KEY": "ak", "QINIU_SECRET_KEY": "sk"]
+    var environment = credentials
+    environment["TERM"] = "dumb"
+    var result = try await InProcess.run(["browse", "photos"], environment: environment)
+    #expect(result.status == 64)
+    #expect(result.stderr.hasPrefix("kodo: error: kodo browse needs a terminal that can draw"))
+    environment["TERM"] = "xterm-256color"
+    result = try await InProcess.run(["browse", "--pick", "photos"], environment: environment)
+    #expect(result.status == 64)
+    #expect(result.stderr.contains("needs a terminal on stdin"))
+    #expect(result.stdout.isEmpty)
+  }
+}
+
+/// `--synthetic NAME=COUNT:flat`: one folder of COUNT objects, for the browser's scale goals.
+@Suite("flat synthetic bucket")
+struct FlatSyntheticTests {
+  @Test func everyObjectIsInOneFolder() async throws {
+    let emulator = try await EmulatorProcess(["--synthetic", "flat=2500:flat"])
+    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
+    let top = try await kodo.run(["ls", "flat"])
+    #expect(top.status == 0)
+    #expect(top.lines.count == 1 && top.stdout.contains("dir-000/"), "\(top)")
+    let level = try await kodo.run(["ls", "--json", "flat/dir-000/sub-00/"])
+    #expect(level.status == 0)
+    #expect(level.lines.count == 2500)
+    #expect(level.lines.allSatisfy { !$0.contains(#""prefix""#) })
+  }
+}
