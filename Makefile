@@ -51,7 +51,10 @@ build: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)
 
 release: deps
-	$(SWIFT) build $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS)
+	@# The two executables only: the test-support target needs swift-testing, which a release
+	@# build of the whole package does not have.
+	$(SWIFT) build $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS) --product kodo
+	$(SWIFT) build $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS) --product kodo-emulator
 
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)

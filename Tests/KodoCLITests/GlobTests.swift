@@ -55,12 +55,14 @@ struct GlobTests {
 
   @Test func aKeyMatchesItselfEscapedAndStarsKeepToOneSegment() async throws {
     await propertyCheck(count: fuzzCount(500), input: anyKey) { key in
-      var escaped = ""
-      for character in key {
-        if "*?[\\".contains(character) { escaped.append("\\") }
-        escaped.append(character)
+      // Per scalar, as Glob reads patterns: `[` followed by a combining mark is one Character
+      // but still a `[` to the matcher.
+      var escaped = String.UnicodeScalarView()
+      for scalar in key.unicodeScalars {
+        if "*?[\\".unicodeScalars.contains(scalar) { escaped.append("\\") }
+        escaped.append(scalar)
       }
-      #expect((try? Glob(escaped))?.matches(key) == true, "\(key.debugDescription)")
+      #expect((try? Glob(String(escaped)))?.matches(key) == true, "\(key.debugDescription)")
       #expect((try? Glob("**"))?.matches(key) == true)
       #expect((try? Glob("*"))?.matches(key) == !key.contains("/"))
     }

@@ -2,6 +2,9 @@ public import Foundation
 
 /// Runs the built `kodo` (or `kodo-emulator`) binary as a real process, for end-to-end tests.
 public struct CLIRunner: Sendable {
+  /// Serialises `Process.run()` across the test process.
+  private static let spawnLock = NSLock()
+
   /// What one run produced.
   public struct Result: Sendable, CustomStringConvertible {
     /// The exit status (or 128 + signal number when killed by a signal).
@@ -106,7 +109,9 @@ public struct CLIRunner: Sendable {
     process.standardInput = input
     let running = Running(process: process, stdout: out, stderr: err)
     process.terminationHandler = { _ in running.markExited() }
-    try process.run()
+    // One spawn at a time: swift-corelibs-foundation's Process.run is not safe to call from
+    // several threads at once (seen here: a crash in its memcpy while other tests spawned).
+    try Self.spawnLock.withLock { try process.run() }
     if let stdin {
       // A thread of its own: the write blocks while the pipe is full (see `Running`).
       Thread {
@@ -144,14 +149,19 @@ public struct CLIRunner: Sendable {
     private func collect(_ handle: FileHandle, isStdout: Bool) {
       group.enter()
       Thread {
+        // read(2) itself, retried on EINTR: FileHandle.availableData traps on an interrupted
+        // read, and a signal can reach this thread while a test runs.
+        let descriptor = handle.fileDescriptor
+        var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
-          let data = handle.availableData
-          if data.isEmpty { break }
+          let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+          if count < 0 && errno == EINTR { continue }
+          if count <= 0 { break }
           self.lock.lock()
           if isStdout {
-            self.out.append(contentsOf: data)
+            self.out.append(contentsOf: buffer[..<count])
           } else {
-            self.err.append(contentsOf: data)
+            self.err.append(contentsOf: buffer[..<count])
           }
           self.lock.unlock()
         }
