@@ -4,16 +4,7 @@ public import StorageCore
 public enum Format {
   /// `512 B`, `64.9 KiB`, `1.2 MiB`.
   public static func size(_ bytes: Int64) -> String {
-    if bytes < 1024 { return "\(bytes) B" }
-    let units = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
-    var value = Double(bytes) / 1024
-    var unit = 0
-    while value >= 1024 && unit < units.count - 1 {
-      value /= 1024
-      unit += 1
-    }
-    let tenths = Int((value * 10).rounded())
-    return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    ByteSize.text(bytes, wholeFrom100: false)
   }
 
   /// `12,345`.
