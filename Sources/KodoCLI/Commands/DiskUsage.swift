@@ -22,11 +22,7 @@ struct DiskUsage: KodoCommand {
   @OptionGroup var global: GlobalOptions
   @ParentCommand var root: Kodo
 
-  @Argument(
-    help: ArgumentHelp(
-      "The bucket and an optional key prefix (default: the configured bucket).",
-      valueName: "BUCKET[/PREFIX]"))
-  var target: String?
+  @OptionGroup var location: PrefixArgument
 
   @Option(
     help: ArgumentHelp(
@@ -47,7 +43,7 @@ struct DiskUsage: KodoCommand {
   }
 
   func execute(_ context: Context) async throws {
-    let (bucket, prefix) = try BucketPath.split(target, context: context)
+    let (bucket, prefix) = try BucketPath.split(location.target, context: context)
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
     let output = OutputStream.standardOutput()
@@ -65,7 +61,8 @@ struct DiskUsage: KodoCommand {
         return true
       }
     } catch let failure as CommandFailure {
-      throw NotFoundAdvice.forListing(failure, bucket: bucket, target: target, context: context)
+      throw NotFoundAdvice.forListing(
+        failure, bucket: bucket, target: location.target, context: context)
     }
     progress.clear()
     try tally.finish()

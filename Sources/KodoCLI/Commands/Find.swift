@@ -28,11 +28,7 @@ struct Find: KodoCommand {
   @OptionGroup var global: GlobalOptions
   @ParentCommand var root: Kodo
 
-  @Argument(
-    help: ArgumentHelp(
-      "The bucket and an optional key prefix (default: the configured bucket).",
-      valueName: "BUCKET[/PREFIX]"))
-  var target: String?
+  @OptionGroup var location: PrefixArgument
 
   @Option(help: ArgumentHelp("The key's last segment matches GLOB.", valueName: "GLOB"))
   var name: String?
@@ -129,7 +125,7 @@ struct Find: KodoCommand {
     let json = context.options.json
     try ListingChecks.nulSeparated(nulSeparated, json: json)
     let filter = try self.filter(now: WallClock.system.unixSeconds)
-    let (bucket, prefix) = try BucketPath.split(target, context: context)
+    let (bucket, prefix) = try BucketPath.split(location.target, context: context)
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
     let output = OutputStream.standardOutput()
@@ -152,7 +148,8 @@ struct Find: KodoCommand {
         try await search.add(objects, page: element, request: request, provider: provider)
       }
     } catch let failure as CommandFailure {
-      throw NotFoundAdvice.forListing(failure, bucket: bucket, target: target, context: context)
+      throw NotFoundAdvice.forListing(
+        failure, bucket: bucket, target: location.target, context: context)
     }
     search.progress.clear()
     try search.drain()

@@ -35,11 +35,7 @@ struct List: KodoCommand {
   @OptionGroup var global: GlobalOptions
   @ParentCommand var root: Kodo
 
-  @Argument(
-    help: ArgumentHelp(
-      "The bucket and an optional key prefix (default: the configured bucket).",
-      valueName: "BUCKET[/PREFIX]"))
-  var target: String?
+  @OptionGroup var location: PrefixArgument
 
   @Flag(name: .shortAndLong, help: "List every object under the prefix, not one level.")
   var recursive = false
@@ -88,7 +84,7 @@ struct List: KodoCommand {
   func execute(_ context: Context) async throws {
     let json = context.options.json
     try ListingChecks.nulSeparated(nulSeparated, json: json)
-    let (bucket, prefix) = try BucketPath.split(target, context: context)
+    let (bucket, prefix) = try BucketPath.split(location.target, context: context)
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
     let output = OutputStream.standardOutput()
@@ -120,7 +116,8 @@ struct List: KodoCommand {
           entryLimit: limit, held: held, renderer: &renderer)
       }
     } catch let failure as CommandFailure {
-      throw NotFoundAdvice.forListing(failure, bucket: bucket, target: target, context: context)
+      throw NotFoundAdvice.forListing(
+        failure, bucket: bucket, target: location.target, context: context)
     }
     progress.clear()
     try listing.sorter?.drain { (batch: [ObjectEntry]) throws(StorageError) in

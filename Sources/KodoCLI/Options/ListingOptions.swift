@@ -1,5 +1,14 @@
 import ArgumentParser
 
+/// The `BUCKET[/PREFIX]` argument of `ls`, `find` and `du`.
+struct PrefixArgument: ParsableArguments {
+  @Argument(
+    help: ArgumentHelp(
+      "The bucket and an optional key prefix (default: the configured bucket).",
+      valueName: "BUCKET[/PREFIX]"))
+  var target: String?
+}
+
 /// `--page-size`, which `ls`, `find` and `du` share.
 struct PageSizeOption: ParsableArguments {
   @Option(
