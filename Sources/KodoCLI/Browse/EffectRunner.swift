@@ -156,37 +156,30 @@ final class EffectRunner: Sendable {
           .invalidInput, "\(DisplayText(quoting: destination.string)) exists; not replaced")
       }
       let details = try await provider.stat(bucket: bucket, key: key)
-      let file = try DownloadFile.create(for: destination)
-      var committed = false
-      defer { file.close(committed: committed) }
-      let descriptor = file.descriptor.rawValue
       let total = details.object.size
-      let progress = Task {
-        while !Task.isCancelled {
-          let offset = Int64(lseek(descriptor, 0, SEEK_CUR))
-          finished.value.withLock { done in
-            if !done { send(.downloadProgress(name: shown, bytes: max(0, offset), total: total)) }
-          }
-          try? await Task.sleep(for: .milliseconds(200))
-        }
-      }
-      defer { progress.cancel() }
-      _ = try await provider.download(
-        DownloadRequest(
-          bucket: bucket, key: key, domain: domain(bucket), expectedSize: total),
-        to: descriptor, rewind: { file.rewind() })
-      try file.finish()
-      if let check = provider.integrityCheck(for: details) {
-        let digest = try check.compute(file.temporary.string)
-        if digest != check.expected {
-          throw StorageError(
+      _ = try await DownloadFile.fetch(
+        DownloadRequest(bucket: bucket, key: key, domain: domain(bucket), expectedSize: total),
+        from: provider, to: destination, check: provider.integrityCheck(for: details),
+        replacing: false,
+        mismatch: { check, digest in
+          StorageError(
             .protocolError,
             "the downloaded data's \(check.name) \(digest) does not match the service's \(DisplayText(escaping: check.expected))"
           )
-        }
-      }
-      try file.commit(replacing: false)
-      committed = true
+        },
+        progress: { descriptor in
+          Task {
+            while !Task.isCancelled {
+              let offset = Int64(lseek(descriptor, 0, SEEK_CUR))
+              finished.value.withLock { done in
+                if !done {
+                  send(.downloadProgress(name: shown, bytes: max(0, offset), total: total))
+                }
+              }
+              try? await Task.sleep(for: .milliseconds(200))
+            }
+          }
+        })
       return destination.string + " (\(total) bytes)"
     }
     finished.value.withLock { done in

@@ -22,11 +22,7 @@ struct DiskUsage: KodoCommand {
   @OptionGroup var global: GlobalOptions
   @ParentCommand var root: Kodo
 
-  @Argument(
-    help: ArgumentHelp(
-      "The bucket and an optional key prefix (default: the configured bucket).",
-      valueName: "BUCKET[/PREFIX]"))
-  var target: String?
+  @OptionGroup var location: PrefixArgument
 
   @Option(
     help: ArgumentHelp(
@@ -38,23 +34,16 @@ struct DiskUsage: KodoCommand {
       "List up to N (1-64) top-level folders at once (same totals).", valueName: "N"))
   var parallel: Int?
 
-  @Option(
-    name: .customLong("page-size"),
-    help: ArgumentHelp("Entries per request, 1-1000 (default 1000).", valueName: "N"))
-  var pageSize: Int?
+  @OptionGroup var pageSize: PageSizeOption
 
   func validate() throws {
     if let depth, depth < 1 { throw ValidationError("--depth must be at least 1") }
-    if let pageSize, !(1...1000).contains(pageSize) {
-      throw ValidationError("--page-size must be between 1 and 1000")
-    }
-    if let parallel, !(1...64).contains(parallel) {
-      throw ValidationError("--parallel must be between 1 and 64")
-    }
+    try pageSize.check()
+    try ListingChecks.parallel(parallel)
   }
 
   func execute(_ context: Context) async throws {
-    let (bucket, prefix) = try BucketPath.split(target, context: context)
+    let (bucket, prefix) = try BucketPath.split(location.target, context: context)
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
     let output = OutputStream.standardOutput()
@@ -65,14 +54,15 @@ struct DiskUsage: KodoCommand {
     let tally = UsageTally(prefix: prefix, depth: depth, writer: writer, progress: progress)
     do {
       try await RecursiveScan(
-        provider: provider, bucket: bucket, prefix: prefix, pageSize: pageSize ?? 1000,
+        provider: provider, bucket: bucket, prefix: prefix, pageSize: pageSize.entries,
         parallel: parallel
       ).run { objects, _ in
         try tally.add(objects)
         return true
       }
     } catch let failure as CommandFailure {
-      throw NotFoundAdvice.forListing(failure, bucket: bucket, target: target, context: context)
+      throw NotFoundAdvice.forListing(
+        failure, bucket: bucket, target: location.target, context: context)
     }
     progress.clear()
     try tally.finish()

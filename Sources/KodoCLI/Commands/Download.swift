@@ -153,27 +153,18 @@ struct Get: KodoCommand {
     try provider.validateBucketName(bucket)
     let details = try await NotFoundAdvice.stat(
       provider, bucket: bucket, key: key, arguments: object.arguments)
-    let file = try DownloadFile.create(for: destination)
-    var committed = false
-    defer { file.close(committed: committed) }
-    _ = try await provider.download(
+    let digest = try await DownloadFile.fetch(
       DownloadRequest(
         bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
         expectedSize: details.object.size),
-      to: file.descriptor.rawValue, rewind: { file.rewind() })
-    try file.finish()
-    let check = provider.integrityCheck(for: details)
-    let digest = try check.map { check throws(StorageError) in
-      try check.compute(file.temporary.string)
-    }
-    if let check, let digest, digest != check.expected {
-      throw StorageError(
+      from: provider, to: destination, check: provider.integrityCheck(for: details),
+      replacing: force
+    ) { check, digest in
+      StorageError(
         .protocolError,
         "the downloaded data's \(check.name) \(digest) does not match the service's \(DisplayText(escaping: check.expected)); nothing was written to \(DisplayText(quoting: destination.string))"
       )
     }
-    try file.commit(replacing: force)
-    committed = true
     if context.options.json {
       let out = OutputStream.standardOutput()
       var line = JSONLine()

@@ -28,11 +28,7 @@ struct Find: KodoCommand {
   @OptionGroup var global: GlobalOptions
   @ParentCommand var root: Kodo
 
-  @Argument(
-    help: ArgumentHelp(
-      "The bucket and an optional key prefix (default: the configured bucket).",
-      valueName: "BUCKET[/PREFIX]"))
-  var target: String?
+  @OptionGroup var location: PrefixArgument
 
   @Option(help: ArgumentHelp("The key's last segment matches GLOB.", valueName: "GLOB"))
   var name: String?
@@ -81,10 +77,7 @@ struct Find: KodoCommand {
       "Resume a search at the marker a previous --limit printed.", valueName: "TOKEN"))
   var marker: String?
 
-  @Option(
-    name: .customLong("page-size"),
-    help: ArgumentHelp("Entries per request, 1-1000 (default 1000).", valueName: "N"))
-  var pageSize: Int?
+  @OptionGroup var pageSize: PageSizeOption
 
   @Flag(
     name: .customShort("0"), help: "Print the matching keys separated by NUL, nothing else.")
@@ -98,22 +91,10 @@ struct Find: KodoCommand {
 
   func validate() throws {
     try sorting.validate(limit: limit, marker: marker)
-    if let pageSize, !(1...1000).contains(pageSize) {
-      throw ValidationError("--page-size must be between 1 and 1000")
-    }
-    if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
-    if let parallel {
-      guard (1...64).contains(parallel) else {
-        throw ValidationError("--parallel must be between 1 and 64")
-      }
-      guard limit == nil, marker == nil else {
-        throw ValidationError("--parallel cannot be combined with --limit or --marker")
-      }
-    }
-    if nulSeparated && (global.json || long || summarize) {
-      throw ValidationError(
-        "-0 prints keys only; it cannot be combined with --json, -l or --summarize")
-    }
+    try pageSize.check()
+    try ListingChecks.limit(limit, marker: marker, parallel: parallel, recursive: true)
+    try ListingChecks.nulSeparated(
+      nulSeparated, json: global.json, long: long, summarize: summarize)
   }
 
   /// The filters, parsed (bad values are errors 65 that name the option).
@@ -142,11 +123,9 @@ struct Find: KodoCommand {
 
   func execute(_ context: Context) async throws {
     let json = context.options.json
-    if nulSeparated && json {
-      throw ValidationError("-0 prints keys only; it cannot be combined with --json")
-    }
+    try ListingChecks.nulSeparated(nulSeparated, json: json)
     let filter = try self.filter(now: WallClock.system.unixSeconds)
-    let (bucket, prefix) = try BucketPath.split(target, context: context)
+    let (bucket, prefix) = try BucketPath.split(location.target, context: context)
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
     let output = OutputStream.standardOutput()
@@ -159,7 +138,7 @@ struct Find: KodoCommand {
       limit: limit, sorter: sorting.sorter(context: context))
     defer { search.progress.clear() }
     let request = ListRequest(
-      bucket: bucket, prefix: prefix, marker: marker, limit: pageSize ?? 1000)
+      bucket: bucket, prefix: prefix, marker: marker, limit: pageSize.entries)
     do {
       try await RecursiveScan(
         provider: provider, bucket: bucket, prefix: prefix, pageSize: request.limit,
@@ -169,7 +148,8 @@ struct Find: KodoCommand {
         try await search.add(objects, page: element, request: request, provider: provider)
       }
     } catch let failure as CommandFailure {
-      throw NotFoundAdvice.forListing(failure, bucket: bucket, target: target, context: context)
+      throw NotFoundAdvice.forListing(
+        failure, bucket: bucket, target: location.target, context: context)
     }
     search.progress.clear()
     try search.drain()

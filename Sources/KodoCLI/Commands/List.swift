@@ -35,11 +35,7 @@ struct List: KodoCommand {
   @OptionGroup var global: GlobalOptions
   @ParentCommand var root: Kodo
 
-  @Argument(
-    help: ArgumentHelp(
-      "The bucket and an optional key prefix (default: the configured bucket).",
-      valueName: "BUCKET[/PREFIX]"))
-  var target: String?
+  @OptionGroup var location: PrefixArgument
 
   @Flag(name: .shortAndLong, help: "List every object under the prefix, not one level.")
   var recursive = false
@@ -61,10 +57,7 @@ struct List: KodoCommand {
       "Resume a listing at the marker a previous --limit printed.", valueName: "TOKEN"))
   var marker: String?
 
-  @Option(
-    name: .customLong("page-size"),
-    help: ArgumentHelp("Entries per request, 1-1000 (default 1000).", valueName: "N"))
-  var pageSize: Int?
+  @OptionGroup var pageSize: PageSizeOption
 
   @Flag(
     name: .customShort("0"),
@@ -82,31 +75,16 @@ struct List: KodoCommand {
 
   func validate() throws {
     try sorting.validate(limit: limit, marker: marker)
-    if let pageSize, !(1...1000).contains(pageSize) {
-      throw ValidationError("--page-size must be between 1 and 1000")
-    }
-    if let limit, limit < 1 { throw ValidationError("--limit must be at least 1") }
-    if let parallel {
-      guard recursive else { throw ValidationError("--parallel needs -r/--recursive") }
-      guard (1...64).contains(parallel) else {
-        throw ValidationError("--parallel must be between 1 and 64")
-      }
-      guard limit == nil, marker == nil else {
-        throw ValidationError("--parallel cannot be combined with --limit or --marker")
-      }
-    }
-    if nulSeparated && (global.json || long || summarize) {
-      throw ValidationError(
-        "-0 prints keys only; it cannot be combined with --json, -l or --summarize")
-    }
+    try pageSize.check()
+    try ListingChecks.limit(limit, marker: marker, parallel: parallel, recursive: recursive)
+    try ListingChecks.nulSeparated(
+      nulSeparated, json: global.json, long: long, summarize: summarize)
   }
 
   func execute(_ context: Context) async throws {
     let json = context.options.json
-    if nulSeparated && json {
-      throw ValidationError("-0 prints keys only; it cannot be combined with --json")
-    }
-    let (bucket, prefix) = try BucketPath.split(target, context: context)
+    try ListingChecks.nulSeparated(nulSeparated, json: json)
+    let (bucket, prefix) = try BucketPath.split(location.target, context: context)
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
     let output = OutputStream.standardOutput()
@@ -124,7 +102,7 @@ struct List: KodoCommand {
     do {
       if let parallel {
         try await listing.parallel(
-          concurrency: parallel, pageSize: pageSize ?? 1000, renderer: &renderer)
+          concurrency: parallel, pageSize: pageSize.entries, renderer: &renderer)
       } else {
         let held =
           !recursive && !json && !nulSeparated
@@ -134,11 +112,12 @@ struct List: KodoCommand {
         try await listing.sequential(
           ListRequest(
             bucket: bucket, prefix: prefix, delimiter: recursive ? nil : "/", marker: marker,
-            limit: pageSize ?? 1000),
+            limit: pageSize.entries),
           entryLimit: limit, held: held, renderer: &renderer)
       }
     } catch let failure as CommandFailure {
-      throw NotFoundAdvice.forListing(failure, bucket: bucket, target: target, context: context)
+      throw NotFoundAdvice.forListing(
+        failure, bucket: bucket, target: location.target, context: context)
     }
     progress.clear()
     try listing.sorter?.drain { (batch: [ObjectEntry]) throws(StorageError) in
@@ -169,7 +148,7 @@ struct List: KodoCommand {
     if context.options.json { parts.append("--json") }
     if nulSeparated { parts.append("-0") }
     if summarize { parts.append("--summarize") }
-    if let pageSize { parts += ["--page-size", String(pageSize)] }
+    if let pageSize = pageSize.pageSize { parts += ["--page-size", String(pageSize)] }
     if let limit { parts += ["--limit", String(limit)] }
     for pattern in patterns.include { parts += ["--include", pattern] }
     for pattern in patterns.exclude { parts += ["--exclude", pattern] }

@@ -154,24 +154,15 @@ struct RecursiveGet {
     {
       return .kept(key: object.key, path: destination.string)
     }
-    let file = try DownloadFile.create(for: destination)
-    var committed = false
-    defer { file.close(committed: committed) }
-    _ = try await provider.download(
+    _ = try await DownloadFile.fetch(
       DownloadRequest(bucket: bucket, key: object.key, domain: domain, expectedSize: object.size),
-      to: file.descriptor.rawValue, rewind: { file.rewind() })
-    try file.finish()
-    if let check {
-      let digest = try check.compute(file.temporary.string)
-      guard digest == check.expected else {
-        throw StorageError(
-          .protocolError,
-          "the downloaded data of \(DisplayText(quoting: object.key)) has \(check.name) \(digest), not the service's \(DisplayText(escaping: check.expected)); nothing was written to \(DisplayText(quoting: destination.string))"
-        )
-      }
+      from: provider, to: destination, check: check, replacing: true
+    ) { check, digest in
+      StorageError(
+        .protocolError,
+        "the downloaded data of \(DisplayText(quoting: object.key)) has \(check.name) \(digest), not the service's \(DisplayText(escaping: check.expected)); nothing was written to \(DisplayText(quoting: destination.string))"
+      )
     }
-    try file.commit(replacing: true)
-    committed = true
     return .written(key: object.key, path: destination.string, size: object.size)
   }
 }

@@ -110,7 +110,9 @@ struct Glob: Sendable {
             any = true
           }
         }
-      case .star:
+      case .star, .globStar:
+        // A run from any reachable place; `*` ends it at a `/`, `**` runs on.
+        let withinSegment = token == .star
         var open = false
         for index in 0...scalars.count {
           if reachable[index] { open = true }
@@ -118,16 +120,7 @@ struct Glob: Sendable {
             next[index] = true
             any = true
           }
-          if index < scalars.count, scalars[index] == slash { open = false }
-        }
-      case .globStar:
-        var open = false
-        for index in 0...scalars.count {
-          if reachable[index] { open = true }
-          if open {
-            next[index] = true
-            any = true
-          }
+          if withinSegment, index < scalars.count, scalars[index] == slash { open = false }
         }
       case .folders:
         var open = false

@@ -7,17 +7,7 @@ enum Human {
   /// `66441` → `64.9 KiB`; bytes below 1 KiB as `512 B`; negative sizes (a service's nonsense)
   /// as plain numbers.
   static func size(_ bytes: Int64) -> DisplayText {
-    if bytes < 1024 { return "\(bytes) B" }
-    let units: [DisplayText] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"]
-    var value = Double(bytes) / 1024
-    var unit = 0
-    while value >= 1024 && unit < units.count - 1 {
-      value /= 1024
-      unit += 1
-    }
-    let tenths = Int((value * 10).rounded())
-    if value >= 100 || tenths >= 1000 { return "\(Int(value.rounded())) \(units[unit])" }
-    return "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    DisplayText(escaping: ByteSize.text(bytes, wholeFrom100: true))
   }
 
   /// Appends `text` and spaces up to `width` characters (left-aligned).
