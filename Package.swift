@@ -145,7 +145,7 @@ let package = Package(
     ),
     .testTarget(
       name: "KodoBrowseTests",
-      dependencies: ["StorageCore", "KodoBrowse"],
+      dependencies: ["StorageCore", "KodoBrowse", "KodoTestSupport"],
       swiftSettings: strict
     ),
     .testTarget(

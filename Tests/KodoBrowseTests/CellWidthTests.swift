@@ -1,4 +1,5 @@
 import KodoBrowse
+import KodoTestSupport
 import Testing
 
 @Suite("Cell widths")
@@ -28,7 +29,7 @@ struct CellWidthTests {
     #expect(Fit.truncate("中文中文中文中文.png", to: 11) == "中文中….png")
     #expect(CellWidth.of(Fit.truncate("中文中文中文中文.png", to: 11)) <= 11)
     #expect(Fit.truncate("没有扩展名的很长的名字", to: 7) == "没有扩…")
-    var random = SplitMix(state: 3)
+    var random = SplitMix64(seed: 3)
     let pieces = ["a", "中", "👍", ".", "x", "😀", "é", "日志"]
     for _ in 0..<2_000 {
       let text = (0..<Int.random(in: 0...20, using: &random)).map { _ in

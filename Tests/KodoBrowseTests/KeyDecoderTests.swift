@@ -1,4 +1,5 @@
 import KodoBrowse
+import KodoTestSupport
 import Testing
 
 @Suite("Key decoding")
@@ -28,7 +29,7 @@ struct KeyDecoderTests {
   }
 
   @Test func anySplitDecodesToTheSameKeys() {
-    var random = SplitMix(state: 14)
+    var random = SplitMix64(seed: 14)
     for _ in 0..<2_000 {
       var decoder = KeyDecoder()
       var keys: [Key] = []
@@ -45,7 +46,7 @@ struct KeyDecoderTests {
   }
 
   @Test func garbageNeverTrapsAndEveryByteIsConsumed() {
-    var random = SplitMix(state: 7)
+    var random = SplitMix64(seed: 7)
     for _ in 0..<2_000 {
       let bytes = (0..<Int.random(in: 0...64, using: &random)).map { _ in
         UInt8.random(in: 0...255, using: &random)

@@ -1,4 +1,5 @@
 import KodoBrowse
+import KodoTestSupport
 import StorageCore
 import Testing
 
@@ -89,7 +90,7 @@ struct UpdateTests {
   }
 
   @Test func pagesInAnyOrderWithStaleOnesGiveTheSameFolder() {
-    var random = SplitMix(state: 99)
+    var random = SplitMix64(seed: 99)
     for _ in 0..<200 {
       let keys = (0..<Int.random(in: 1...60, using: &random)).map { "k\($0 * 7 % 61)" }
       var folders = Set<String>()

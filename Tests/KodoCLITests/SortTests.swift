@@ -10,7 +10,7 @@ import Testing
 @Suite("Sorting listings", .serialized)
 struct SortTests {
   static func entries(count: Int, seed: UInt64) -> [ObjectEntry] {
-    var random = SplitMix(seed: seed)
+    var random = SplitMix64(seed: seed)
     return (0..<count).map { index in
       var entry = ObjectEntry(
         key: "k\(random.next() % 50)/\(index)\u{1}é",
@@ -31,18 +31,6 @@ struct SortTests {
         entry.objectType = "normal"
       }
       return entry
-    }
-  }
-
-  struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-      state &+= 0x9E37_79B9_7F4A_7C15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-      z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-      return z ^ (z >> 31)
     }
   }
 
