@@ -99,19 +99,7 @@ install: release
 
 # The Python SDK in a local, git-ignored virtualenv (python3-venv from apt when it is missing).
 bench-deps:
-	@if [ ! -x "$(BENCH_VENV)/bin/python" ] || ! "$(BENCH_VENV)/bin/python" -c "import qiniu, oss2" 2>/dev/null; then \
-	  if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c "import ensurepip" 2>/dev/null; then \
-	    if command -v apt-get >/dev/null 2>&1; then \
-	      SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
-	      echo "kodo: installing python3-venv for the benchmark's Python SDK"; \
-	      $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq python3 python3-venv >/dev/null; \
-	    else \
-	      echo "kodo: make bench needs python3 with venv (e.g. apt-get install python3-venv)" >&2; exit 1; \
-	    fi; \
-	  fi; \
-	  rm -rf "$(BENCH_VENV)" && python3 -m venv "$(BENCH_VENV)" && \
-	  "$(BENCH_VENV)/bin/pip" install -q --disable-pip-version-check qiniu oss2; \
-	fi
+	@./scripts/ensure-venv.sh "$(BENCH_VENV)" qiniu,oss2 "make bench" qiniu oss2
 
 # kodo against the official Python SDK on one emulator; writes bench/results.md. Not part of test.
 bench: release bench-deps
@@ -123,19 +111,7 @@ bench: release bench-deps
 SDK_VENV ?= bench/.venv-sdk
 
 sdk-deps:
-	@if [ ! -x "$(SDK_VENV)/bin/python" ] || ! "$(SDK_VENV)/bin/python" -c "import oss2, alibabacloud_oss_v2, qiniu" 2>/dev/null; then \
-	  if ! python3 -m venv --help >/dev/null 2>&1 || ! python3 -c "import ensurepip" 2>/dev/null; then \
-	    if command -v apt-get >/dev/null 2>&1; then \
-	      SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
-	      echo "kodo: installing python3-venv for the SDK check"; \
-	      $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq python3 python3-venv >/dev/null; \
-	    else \
-	      echo "kodo: make sdk-check needs python3 with venv (e.g. apt-get install python3-venv)" >&2; exit 1; \
-	    fi; \
-	  fi; \
-	  rm -rf "$(SDK_VENV)" && python3 -m venv "$(SDK_VENV)" && \
-	  "$(SDK_VENV)/bin/pip" install -q --disable-pip-version-check oss2 alibabacloud-oss-v2 qiniu; \
-	fi
+	@./scripts/ensure-venv.sh "$(SDK_VENV)" oss2,alibabacloud_oss_v2,qiniu "make sdk-check" oss2 alibabacloud-oss-v2 qiniu
 
 # The official SDKs, unmodified, against the emulator: Aliyun's oss2 and alibabacloud-oss-v2
 # (V1 and V4) on `--protocol oss`, Qiniu's qiniu on the default Kodo protocol. Not part of test.
