@@ -187,12 +187,8 @@ extension State {
   mutating func up() -> [Effect] {
     guard case .folder(let bucket, let prefix) = location else { return [] }
     if prefix.isEmpty { return enter(.buckets, select: bucket) }
-    var parent = String(prefix.dropLast())
-    if let slash = parent.lastIndex(of: "/") {
-      parent = String(parent[...slash])
-    } else {
-      parent = ""
-    }
+    let parent = String(
+      KeySegments.folder(of: prefix[..<(KeySegments.lastSlash(in: prefix) ?? prefix.startIndex)]))
     return enter(.folder(bucket: bucket, prefix: parent), select: prefix)
   }
 
@@ -237,18 +233,17 @@ extension State {
   /// `:` path: `BUCKET`, `BUCKET/PREFIX/` or `BUCKET/KEY` (its folder, the key selected);
   /// empty for the bucket list.
   mutating func goTo(_ path: String) -> [Effect] {
-    var path = Substring(path)
-    while path.first == "/" { path = path.dropFirst() }
+    let path = KeySegments.droppingLeadingSlashes(path)
     if path.isEmpty { return enter(.buckets, select: nil) }
-    guard let slash = path.firstIndex(of: "/") else {
+    guard let (head, tail) = KeySegments.splitAtFirstSlash(path) else {
       return enter(.folder(bucket: String(path), prefix: ""), select: nil)
     }
-    let bucket = String(path[..<slash])
-    let rest = String(path[path.index(after: slash)...])
-    if rest.isEmpty || rest.hasSuffix("/") {
+    let bucket = String(head)
+    let rest = String(tail)
+    if rest.isEmpty || KeySegments.endsWithSlash(rest) {
       return enter(.folder(bucket: bucket, prefix: rest), select: nil)
     }
-    let folder = rest.lastIndex(of: "/").map { String(rest[...$0]) } ?? ""
+    let folder = String(KeySegments.folder(of: rest))
     return enter(.folder(bucket: bucket, prefix: folder), select: rest)
   }
 }

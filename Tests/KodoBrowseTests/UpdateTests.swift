@@ -176,6 +176,20 @@ struct UpdateTests {
     #expect(state.rows.map(\.id) == ["日志-1.log", "日志-2.log", "b.jpg"])
   }
 
+  @Test func goToAndUpCutPathsAtSlashBytes() {
+    var (state, _) = Self.started("")
+    _ = state.update(.key(.character(":")))
+    _ = state.keys("a/\u{301}x")
+    _ = state.update(.key(.enter))
+    #expect(state.location == .folder(bucket: "photos", prefix: "a/"))
+    _ = state.update(.key(.character(":")))
+    _ = state.keys("\u{301}/")
+    _ = state.update(.key(.enter))
+    #expect(state.location == .folder(bucket: "photos", prefix: "a/\u{301}/"))
+    _ = state.update(.key(.backspace))
+    #expect(state.location == .folder(bucket: "photos", prefix: "a/"))
+  }
+
   @Test func copyGoToDownloadPickAndQuit() {
     var (state, id) = Self.started("2024/")
     _ = state.update(.pageLoaded(id: id, .success(ListPage(items: [object("2024/a.jpg")]))))

@@ -2,6 +2,7 @@ import Foundation
 import KodoCore
 import KodoTestSupport
 import StorageCore
+import Synchronization
 import Testing
 
 /// Answers the emulator never gives, from a scripted server: kodo must not crash on them.
@@ -33,5 +34,38 @@ struct HostileAnswerTests {
       #expect(json.status == 0, "\(json)")
       #expect(json.lines.last?.contains(#""size":9223372036854775807"#) == true, "\(json)")
     }
+  }
+
+  // A `/` followed by a combining mark is one `Character`: `get -r` cut keys by `Character`, so
+  // `../\u{301}x` was one harmless-looking segment to it and `..` to open(2).
+  @Test func getRecursiveSkipsKeysWhoseSlashesHideInACombiningMark() async throws {
+    let keys = ["../\u{301}x", "a/../\u{301}b", "/\u{301}etc"]
+    let items = keys.map {
+      #"{"key":"\#($0)","fsize":1,"hash":"FqH","mimeType":"m","putTime":17000000000000000}"#
+    }
+    let answer = #"{"marker":"","items":[\#(items.joined(separator: ","))]}"#
+    let downloads = Mutex<[String]>([])
+    let script: ScriptedHTTPServer.Script = { request in
+      if request.path == "/list" { return .respond(.json(answer, headers: ["X-Reqid": "hostile"])) }
+      downloads.withLock { $0.append(request.target) }
+      return .respond(.text("x", headers: ["X-Reqid": "hostile"]))
+    }
+    let parent = try RecursiveGetTests.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: parent) }
+    let directory = parent + "/into"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: false)
+    try await ScriptedHTTPServer.withServer(script: script) { server in
+      let config = try Self.config(server)
+      defer { try? FileManager.default.removeItem(atPath: config) }
+      let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": config])
+      let result = try await kodo.run(["get", "-r", "--domain", server.baseURL, "b", directory])
+      #expect(result.status == 65, "\(result)")
+      for key in keys {
+        #expect(result.stderr.contains(DisplayText.quoted(key)), "\(result.stderr)")
+      }
+    }
+    #expect(downloads.withLock { $0 }.isEmpty)
+    #expect(try FileManager.default.contentsOfDirectory(atPath: parent) == ["into"])
+    #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
   }
 }

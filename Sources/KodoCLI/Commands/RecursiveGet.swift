@@ -31,7 +31,7 @@ struct RecursiveGet {
     }
     guard key.utf8.count > hidden else { return nil }
     let rest = String(decoding: key.utf8.dropFirst(hidden), as: UTF8.self)
-    let segments = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    let segments = KeySegments.segments(of: rest).map(String.init)
     for segment in segments
     where segment.isEmpty || segment == "." || segment == ".." || segment.contains("\0") {
       return nil
@@ -75,7 +75,7 @@ struct RecursiveGet {
       ).run { objects, _ in
         for object in objects {
           guard let segments = Self.relativePath(of: object.key, prefix: prefix) else {
-            if object.key.hasSuffix("/") && object.size == 0 { continue }
+            if KeySegments.endsWithSlash(object.key) && object.size == 0 { continue }
             skipped += 1
             Diagnostics.warning(
               "skipped \(DisplayText(quoting: object.key)): its path would not stay inside \(DisplayText(quoting: directory.string))"

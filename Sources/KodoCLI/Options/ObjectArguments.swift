@@ -53,8 +53,8 @@ enum BucketPath {
   {
     guard let given = target, !given.isEmpty else { return (try context.bucket(nil), "") }
     let target = try context.strippingScheme(given)
-    if let slash = target.firstIndex(of: "/") {
-      return (String(target[..<slash]), String(target[target.index(after: slash)...]))
+    if let (bucket, prefix) = KeySegments.splitAtFirstSlash(target) {
+      return (String(bucket), String(prefix))
     }
     return (target, "")
   }
