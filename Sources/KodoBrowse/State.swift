@@ -20,6 +20,24 @@ public enum Location: Sendable, Hashable {
   case buckets
   /// The level under `prefix` ("" or ending in `/`) of `bucket`.
   case folder(bucket: String, prefix: String)
+
+  // By bytes (see `ExactKey`): the folders `caf\u{E9}/` and `cafe\u{301}/` are two locations.
+  public static func == (lhs: Location, rhs: Location) -> Bool {
+    switch (lhs, rhs) {
+    case (.buckets, .buckets): true
+    case (.folder(let a, let p), .folder(let b, let q)): ExactKey.same(a, b) && ExactKey.same(p, q)
+    default: false
+    }
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    switch self {
+    case .buckets: hasher.combine(0)
+    case .folder(let bucket, let prefix):
+      hasher.combine(ExactKey(bucket))
+      hasher.combine(ExactKey(prefix))
+    }
+  }
 }
 
 /// One row of the list: a bucket, a folder (a common prefix) or an object.
@@ -56,7 +74,7 @@ public struct Folder: Sendable, Equatable {
   public var folders: [String] = []
   /// The objects in the order they arrived (key order).
   public var files: [ObjectEntry] = []
-  var seenFolders: Set<String> = []
+  var seenFolders: Set<ExactKey> = []
   /// Where the next page starts; `nil` with `complete`.
   public var marker: String?
   /// Whether the last page has arrived.
@@ -128,7 +146,7 @@ public struct State: Sendable {
   public var loadAll = false
 
   /// Details from stat, by key, and the current stat request.
-  public var details: [String: ObjectDetails] = [:]
+  public var details: [ExactKey: ObjectDetails] = [:]
   public var statLoading: (id: Int, key: String)?
   /// A line for the status bar (copied, saved, errors).
   public var message: String?
@@ -197,7 +215,7 @@ public struct State: Sendable {
       all = all.filter { $0.name.lowercased().contains(needle) }
     }
     rows = all
-    if let wanted, let index = rows.firstIndex(where: { $0.id == wanted }) {
+    if let wanted, let index = rows.firstIndex(where: { ExactKey.same($0.id, wanted) }) {
       cursor = index
       selectedID = wanted
       self.wanted = nil
@@ -205,7 +223,7 @@ public struct State: Sendable {
       clampTop()
       return
     }
-    if let selectedID, let index = rows.firstIndex(where: { $0.id == selectedID }) {
+    if let selectedID, let index = rows.firstIndex(where: { ExactKey.same($0.id, selectedID) }) {
       cursor = index
     } else {
       cursor = min(cursor, max(0, rows.count - 1))

@@ -32,7 +32,7 @@ extension State {
       guard let pending = statLoading, pending.id == id else { return [] }
       statLoading = nil
       switch result {
-      case .success(let found): details[pending.key] = found
+      case .success(let found): details[ExactKey(pending.key)] = found
       case .failure(let failure): self.message = "stat failed: " + failure.message
       }
     case .copied(let what, let result):
@@ -62,8 +62,8 @@ extension State {
     folder.loading = nil
     switch result {
     case .success(let page):
-      for prefix in page.commonPrefixes where !folder.seenFolders.contains(prefix) {
-        folder.seenFolders.insert(prefix)
+      for prefix in page.commonPrefixes where !folder.seenFolders.contains(ExactKey(prefix)) {
+        folder.seenFolders.insert(ExactKey(prefix))
         folder.folders.append(prefix)
       }
       folder.files += page.items
@@ -100,10 +100,10 @@ extension State {
   /// Asks for the selected object's details when the pane shows and they are not known.
   private mutating func wantDetails() -> [Effect] {
     guard showDetail, case .folder(let bucket, _) = location, let object = selected?.object,
-      details[object.key] == nil
+      details[ExactKey(object.key)] == nil
     else { return [] }
     if let pending = statLoading {
-      if pending.key == object.key { return [] }
+      if ExactKey.same(pending.key, object.key) { return [] }
       statLoading = nil
       let id = newID()
       statLoading = (id, object.key)
@@ -118,6 +118,10 @@ extension State {
   /// marker), and starts or resumes the target's.
   mutating func enter(_ target: Location, select: String?) -> [Effect] {
     var effects = leave()
+    switch (target, location) {
+    case (.folder(let bucket, _), .folder(let before, _)) where ExactKey.same(bucket, before): break
+    default: details = [:]  // known by key within one bucket: another's `a.txt` is another object
+    }
     location = target
     filter = ""
     loadAll = false

@@ -46,3 +46,17 @@ struct KeySegmentsTests {
     }
   }
 }
+
+@Suite("ExactKey")
+struct ExactKeyTests {
+  @Test func canonicallyEquivalentKeysAreTwoKeys() {
+    let composed = "caf\u{E9}.jpg"
+    let decomposed = "cafe\u{301}.jpg"
+    #expect(composed == decomposed, "Swift's String equality is canonical")
+    #expect(ExactKey(composed) != ExactKey(decomposed))
+    #expect(Set([ExactKey(composed), ExactKey(decomposed)]).count == 2)
+    #expect(!ExactKey.same(composed, decomposed))
+    #expect(ExactKey.same(composed, "caf\u{E9}.jpg"))
+    #expect(ExactKey(Substring("a/b").dropFirst(2)) == ExactKey("b"))
+  }
+}

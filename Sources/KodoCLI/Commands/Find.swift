@@ -235,14 +235,14 @@ final class Search {
     provider: any StorageProvider
   ) async throws -> String? {
     let items = element.page.items
-    guard let last, let index = items.lastIndex(where: { $0.key == last.key }),
+    guard let last, let index = items.lastIndex(where: { ExactKey.same($0.key, last.key) }),
       index + 1 < items.count
     else { return element.page.nextMarker }
     var again = request
     again.marker = element.startMarker
     again.limit = index + 1
     let page = try await provider.listPage(again)
-    guard page.items.last?.key == last.key else {
+    guard let again = page.items.last, ExactKey.same(again.key, last.key) else {
       throw StorageError(
         .protocolError,
         "the listing changed while it was read (the page fetched again ends elsewhere); run the search again"
