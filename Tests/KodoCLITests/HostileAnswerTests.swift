@@ -68,4 +68,31 @@ struct HostileAnswerTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: parent) == ["into"])
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
   }
+
+  // du --depth cut the folder name with `...` (a whole Character: `a/\u{301}`) and compared
+  // folders as Strings: `cafe\u{301}/` and `caf\u{E9}/` (two folders, next to each other in byte
+  // order) were added up as one.
+  @Test func duDepthKeepsFoldersApartByTheirBytes() async throws {
+    let keys = ["a/\u{301}b/x", "cafe\u{301}/x", "caf\u{E9}/y", "caf\u{E9}/z"]
+    let items = keys.map {
+      #"{"key":"\#($0)","fsize":2,"hash":"h","mimeType":"m","putTime":17000000000000000}"#
+    }
+    let answer = #"{"marker":"","items":[\#(items.joined(separator: ","))]}"#
+    let script: ScriptedHTTPServer.Script = { _ in
+      .respond(.json(answer, headers: ["X-Reqid": "hostile"]))
+    }
+    try await ScriptedHTTPServer.withServer(script: script) { server in
+      let config = try Self.config(server)
+      defer { try? FileManager.default.removeItem(atPath: config) }
+      let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": config])
+      let result = try await kodo.run(["du", "--json", "--depth", "1", "b"])
+      #expect(result.status == 0, "\(result)")
+      let folders = result.lines.dropLast().compactMap { line -> [UInt8]? in
+        let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        return (object?["prefix"] as? String).map { Array($0.utf8) }
+      }
+      #expect(folders == [Array("a/".utf8), Array("cafe\u{301}/".utf8), Array("caf\u{E9}/".utf8)])
+      #expect(result.lines.dropLast().map { $0.contains(#""objects":2"#) } == [false, false, true])
+    }
+  }
 }

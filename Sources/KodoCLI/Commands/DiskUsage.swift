@@ -93,7 +93,7 @@ final class UsageTally {
       total.add(object)
       guard let depth else { continue }
       let name = UsageTotals.folder(of: object.key, under: prefix, depth: depth)
-      if name != folder?.prefix {
+      if !isCurrent(name) {
         if let finished = folder {
           progress.clear()
           try writer.write(finished, isTotal: false)
@@ -103,6 +103,16 @@ final class UsageTally {
       folder?.add(object)
     }
     progress.add(objects.count)
+  }
+
+  /// Whether `name` is the folder being added up: both none, or the same bytes (`caf\u{E9}/` and
+  /// `cafe\u{301}/` are equal Strings and two folders).
+  private func isCurrent(_ name: String?) -> Bool {
+    switch (name, folder) {
+    case (nil, nil): true
+    case (let name?, let folder?): ExactKey.same(name, folder.prefix)
+    default: false
+    }
   }
 
   /// Writes the last folder and the total.
@@ -144,7 +154,7 @@ struct UsageTotals {
     while index < utf8.endIndex {
       if utf8[index] == UInt8(ascii: "/") {
         remaining -= 1
-        if remaining == 0 { return String(key[...index]) }
+        if remaining == 0 { return String(key[..<utf8.index(after: index)]) }
       }
       index = utf8.index(after: index)
     }
