@@ -91,7 +91,8 @@ struct Get: KodoCommand {
     name: .shortAndLong,
     help: ArgumentHelp(
       "Where to write (default: the key's last path segment; a directory keeps that name; - for stdout).",
-      valueName: "PATH"))
+      valueName: "PATH"),
+    completion: .file())
   var output: String?
 
   @Flag(help: "Replace an existing file.")
