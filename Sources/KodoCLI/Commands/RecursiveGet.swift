@@ -20,7 +20,7 @@ struct RecursiveGet {
 
   enum Outcome: Sendable {
     case written(key: String, path: String, size: Int64)
-    case kept(key: String, path: String)
+    case kept(key: String, path: String, size: Int64)
   }
 
   /// The path under DIR for `key`, or `nil` when it would not stay inside.
@@ -53,10 +53,14 @@ struct RecursiveGet {
     let provider = self.provider
     let bucket = self.bucket
     let domain = self.domain
+    // A bar on the terminal, unless JSON lines go to the same terminal.
+    let progress = TransferProgress(enabled: Diagnostics.isTerminal && !(json && output.isTerminal))
+    defer { progress.clear() }
     func report(_ outcome: Outcome) throws(StorageError) {
       switch outcome {
       case .written(let key, let path, let size):
         written += 1
+        progress.finished(bytes: size, transferred: true)
         if json {
           var line = JSONLine()
           line.string("key", key)
@@ -65,8 +69,9 @@ struct RecursiveGet {
           try output.write(line)
           try output.flush()
         }
-      case .kept:
+      case .kept(_, _, let size):
         kept += 1
+        progress.finished(bytes: size, transferred: false)
       }
     }
     try await withThrowingTaskGroup(of: Outcome.self) { group in
@@ -75,18 +80,21 @@ struct RecursiveGet {
       ).run { objects, _ in
         for object in objects {
           guard let segments = Self.relativePath(of: object.key, prefix: prefix) else {
-            if object.key.hasSuffix("/") && object.size == 0 { continue }
+            if object.key.utf8.last == UInt8(ascii: "/") && object.size == 0 { continue }
             skipped += 1
+            progress.clear()
             Diagnostics.warning(
               "skipped \(DisplayText(quoting: object.key)): its path would not stay inside \(DisplayText(quoting: directory.string))"
             )
             continue
           }
-          let destination = try Self.prepare(segments, in: directory, key: object.key)
+          let destination = try Self.prepare(
+            segments, in: directory, key: object.key, progress: progress)
           guard let destination else {
             skipped += 1
             continue
           }
+          progress.listed(objects: 1, bytes: object.size)
           if inFlight >= parallel, let outcome = try await group.next() {
             inFlight -= 1
             try report(outcome)
@@ -99,9 +107,11 @@ struct RecursiveGet {
         }
         return true
       }
+      progress.listingComplete()
       while let outcome = try await group.next() { try report(outcome) }
     }
     try output.flush()
+    progress.clear()
     if !json {
       Diagnostics.note(
         "\(written) written, \(kept) already there with the same size and hash, \(skipped) skipped"
@@ -118,14 +128,15 @@ struct RecursiveGet {
 
   /// Makes the folders of `segments` under `directory` (never through a symbolic link) and
   /// returns the file's path, or `nil` (reported) when a folder cannot be made.
-  private static func prepare(_ segments: [String], in directory: FilePath, key: String) throws
-    -> FilePath?
-  {
+  private static func prepare(
+    _ segments: [String], in directory: FilePath, key: String, progress: TransferProgress
+  ) throws -> FilePath? {
     var path = directory
     for segment in segments.dropLast() {
       path.append(segment)
       if let status = try? SystemPackage.Stat(path, followTargetSymlink: false) {
         if status.type == .directory { continue }
+        progress.clear()
         Diagnostics.warning(
           "skipped \(DisplayText(quoting: key)): \(DisplayText(quoting: path.string)) is not a directory (a symbolic link is not followed)"
         )
@@ -152,7 +163,7 @@ struct RecursiveGet {
       status.type == .regular, status.size == object.size, let check,
       (try? check.compute(destination.string)) == check.expected
     {
-      return .kept(key: object.key, path: destination.string)
+      return .kept(key: object.key, path: destination.string, size: object.size)
     }
     _ = try await DownloadFile.fetch(
       DownloadRequest(bucket: bucket, key: object.key, domain: domain, expectedSize: object.size),
