@@ -1,4 +1,5 @@
 import Foundation
+import KodoCore
 import StorageCore
 import SystemPackage
 
@@ -52,7 +53,7 @@ struct RecursiveGet {
     var inFlight = 0
     let provider = self.provider
     let bucket = self.bucket
-    let domain = self.domain
+    var domain: DomainChoice?
     // A bar on the terminal, unless JSON lines go to the same terminal.
     let progress = TransferProgress(enabled: Diagnostics.isTerminal && !(json && output.isTerminal))
     defer { progress.clear() }
@@ -99,9 +100,16 @@ struct RecursiveGet {
             inFlight -= 1
             try report(outcome)
           }
+          let resolved: DomainChoice
+          if let domain {
+            resolved = domain
+          } else {
+            resolved = try await Self.resolve(self.domain, bucket, provider)
+            domain = resolved
+          }
           group.addTask {
             try await Self.fetch(
-              object, to: destination, provider: provider, bucket: bucket, domain: domain)
+              object, to: destination, provider: provider, bucket: bucket, domain: resolved)
           }
           inFlight += 1
         }
@@ -124,6 +132,17 @@ struct RecursiveGet {
           "\(skipped) key\(skipped == 1 ? "" : "s") could not be written inside \(DisplayText(quoting: directory.string)) (see the warnings above)"
         ), notes: [])
     }
+  }
+
+  /// `choice` with Kodo's bound domain looked up once, so that each download does not ask for
+  /// it again (a request per object, as slow as the download itself on a far service).
+  private static func resolve(
+    _ choice: DomainChoice, _ bucket: String, _ provider: any StorageProvider
+  ) async throws -> DomainChoice {
+    guard choice.explicit == nil, choice.configured == nil, let kodo = provider as? KodoClient
+    else { return choice }
+    let domain = try await kodo.downloadDomain(bucket: bucket, choice: choice)
+    return DomainChoice(configured: domain.baseURL)
   }
 
   /// Makes the folders of `segments` under `directory` (never through a symbolic link) and
