@@ -28,6 +28,7 @@ import time
 import urllib.request
 
 import oss_bench
+import verbs_bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
@@ -359,6 +360,9 @@ def main():
             measure, median_run, sha256_of, progress, Emulator, emulator_binary, kodo,
             options.python, env, options.runs, options.objects, scratch, BENCH)
 
+    verbs_rows, verbs_checks, verbs_ok = verbs_bench.run(
+        measure, median_run, sha256_of, progress, Emulator, emulator_binary, kodo, env,
+        options.runs, options.objects, scratch)
     n = "{:,}".format(options.objects)
     per_page_ms = kodo_list.emulator_cpu / max(pages, 1) * 1000
     per_item_count = options.objects / max(pages, 1)
@@ -393,7 +397,7 @@ def main():
         ("5. … emulator CPU over the whole kodo listing", "%.2f s" % kodo_list.emulator_cpu,
          "%.2f s" % sdk_list.emulator_cpu, None, "", None),
     ]
-    rows += oss_rows
+    rows += oss_rows + verbs_rows
     if compared:
         for label, name in (("list", "1. list, `ls -r --json`"), ("sign", "2. sign, `url --stdin`")):
             ours, theirs = compared[label]
@@ -422,7 +426,7 @@ def main():
         "cores)" % (kodo_list.emulator_cpu / kodo_list.wall * 100, os.cpu_count()),
         "a process that does nothing (`/bin/true`) takes %.1f ms to start from this script"
         % true_ms,
-    ] + oss_checks
+    ] + oss_checks + verbs_checks
     report = "\n".join([
         "# kodo benchmarks",
         "",
@@ -454,7 +458,7 @@ def main():
         print("- " + check)
     print()
     print("bench: wrote %s" % os.path.relpath(options.output, ROOT))
-    return 0 if same_list and same_urls and same_parallel and oss_ok else 1
+    return 0 if same_list and same_urls and same_parallel and oss_ok and verbs_ok else 1
 
 
 if __name__ == "__main__":

@@ -62,6 +62,20 @@ struct RecursiveGetTests {
     #expect(FileManager.default.fileExists(atPath: directory + "/a.txt"))
   }
 
+  @Test func theBucketsDomainIsLookedUpOnceNotPerObject() async throws {
+    let emulator = try await EmulatorProcess(["--synthetic", "few=40", "--seed", "5"])
+    defer { emulator.stop() }
+    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let result = try await kodo.run(["get", "-r", "--parallel", "4", "few", directory])
+    #expect(result.status == 0, "\(result)")
+    #expect(result.stderr.contains("40 written"), "\(result)")
+    let stats = try await emulator.stats()
+    #expect(stats["download"] == 40, "\(stats)")
+    #expect(stats["domains"] == 1, "\(stats)")
+  }
+
   @Test func keysThatWouldLeaveTheDirectoryHaveNoPath() {
     // `/\u{301}` and `\u{600}/` are single Characters that still hold a `/` byte.
     let hidden = ["../\u{301}x", "a/../\u{301}b", "/\u{301}etc", "..\u{600}/..", "\u{600}/../x"]

@@ -1,9 +1,10 @@
 import Foundation
 import KodoCore
-import KodoEmulator
 import KodoTestSupport
 import StorageCore
 import Testing
+
+@testable import KodoEmulator
 
 @Suite struct FaultTests {
   private func schedule(_ emulator: EmulatorHarness, _ json: String) async throws -> RawHTTPResponse
@@ -237,5 +238,25 @@ import Testing
       // A lower bound only: the answer cannot come before the delay.
       #expect(elapsed >= .milliseconds(150))
     }
+  }
+
+  @Test func downloadLatencyDelaysDownloadsOnly() async throws {
+    var configuration = SampleObjects.configuration()
+    configuration.downloadLatencyMilliseconds = 150
+    try await EmulatorHarness.with(configuration) { emulator in
+      let start = ContinuousClock.now
+      let response = try await emulator.download("/dl/public/x/full.jpg")
+      let elapsed = ContinuousClock.now - start
+      #expect(response.status == 200)
+      // A lower bound only: the answer cannot come before the delay.
+      #expect(elapsed >= .milliseconds(150))
+    }
+    // Which requests wait for which setting.
+    var both = SampleObjects.configuration()
+    both.latencyMilliseconds = 7
+    both.downloadLatencyMilliseconds = 11
+    #expect(Route(path: "/dl/public/x/full.jpg").delayMilliseconds(both) == 11)
+    #expect(Route(path: "/buckets").delayMilliseconds(both) == 7)
+    #expect(Route(path: "/_emulator/stats").delayMilliseconds(both) == 0)
   }
 }

@@ -40,7 +40,8 @@ struct Browse: KodoCommand {
   @Argument(
     help: ArgumentHelp(
       "Where to start: BUCKET, BUCKET/PREFIX/ or BUCKET/KEY (default: the bucket list).",
-      valueName: "BUCKET[/PATH]"))
+      valueName: "BUCKET[/PATH]"),
+    completion: ShellCompletion.bucketPath)
   var path: String?
 
   func execute(_ context: Context) async throws {

@@ -10,7 +10,8 @@ struct DiskUsage: KodoCommand {
       also one line per folder N levels below the prefix (objects above that depth count in \
       the total only). Sizes are human-readable on a terminal, in bytes otherwise. --json writes \
       one {"type":"usage",…} line per folder and a last one for the whole prefix \
-      ("total":true). A long scan shows its progress on stderr when that is a terminal.
+      ("total":true). A long scan shows its progress on stderr: redrawn on a terminal, \
+      otherwise one line every 10 seconds.
 
       Examples:
         kodo du photos
@@ -49,7 +50,7 @@ struct DiskUsage: KodoCommand {
     let output = OutputStream.standardOutput()
     let writer = UsageWriter(
       bucket: bucket, json: context.options.json, humanSizes: output.isTerminal, output: output)
-    let progress = Progress(enabled: Diagnostics.isTerminal)
+    let progress = Progress.forScan()
     defer { progress.clear() }
     let tally = UsageTally(prefix: prefix, depth: depth, writer: writer, progress: progress)
     do {

@@ -73,7 +73,8 @@ struct Get: KodoCommand {
       follows the prefix's last /), --parallel N at a time (default 4). A file already there \
       with the object's size and hash is kept, so running it again resumes; a key that would \
       land outside DIR (.., ., empty segments) is reported and skipped, and the exit status is \
-      then 65.
+      then 65. On a terminal a progress bar shows the objects and bytes done, the rate and the \
+      time left.
 
       Examples:
         kodo get photos 2024/beach.jpg                # writes ./beach.jpg
@@ -91,7 +92,8 @@ struct Get: KodoCommand {
     name: .shortAndLong,
     help: ArgumentHelp(
       "Where to write (default: the key's last path segment; a directory keeps that name; - for stdout).",
-      valueName: "PATH"))
+      valueName: "PATH"),
+    completion: .file())
   var output: String?
 
   @Flag(help: "Replace an existing file.")

@@ -7,7 +7,8 @@ struct ObjectArguments: ParsableArguments {
     help: ArgumentHelp(
       "[BUCKET] KEY: the bucket (default: the configured one) and the key; stat takes BUCKET KEY... too.",
       valueName: "BUCKET KEY"
-    ))
+    ),
+    completion: ShellCompletion.objectArguments)
   var arguments: [String] = []
 
   /// The bucket (or the configured default) and a non-empty key.

@@ -87,6 +87,14 @@ enum Route: Equatable {
     default: false
     }
   }
+
+  /// The delay before the answer: `--latency-ms` for API requests, `--download-latency-ms` for
+  /// downloads, none for control requests.
+  func delayMilliseconds(_ configuration: EmulatorConfiguration) -> Int {
+    if isDelayed { return max(0, configuration.latencyMilliseconds) }
+    if case .download = self { return max(0, configuration.downloadLatencyMilliseconds) }
+    return 0
+  }
 }
 
 /// The emulator's request handling, independent of the network: a request in, a decision out.
@@ -272,7 +280,7 @@ final class EmulatorService: Sendable {
     if case .control(let name) = route {
       return Decision(action: .reply(control(name, request, reqid: reqid), .normal))
     }
-    let delay = route.isDelayed ? max(0, configuration.latencyMilliseconds) : 0
+    let delay = route.delayMilliseconds(configuration)
     var delivery = Delivery.normal
     switch fault {
     case .drop: return Decision(action: .drop, delayMilliseconds: delay)
