@@ -14,8 +14,8 @@ struct Cat: KodoCommand {
 
       On OSS the whole object's CRC-64 (x-oss-hash-crc64ecma) is computed as the bytes stream \
       and checked at the end, as get checks it: a mismatch is exit status 76, after the bytes \
-      were written. A --range cannot be checked (the CRC-64 is of the whole object), nor can \
-      Kodo's qetag while streaming: use get to have those checked.
+      were written. A --range cannot be checked (the CRC-64 is of the whole object). On Kodo, \
+      cat checks the length only; get checks the qetag too.
 
       Examples:
         kodo cat logs 2024-06-01/app.log | grep ERROR
