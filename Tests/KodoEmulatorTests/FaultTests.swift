@@ -97,6 +97,22 @@ import Testing
     }
   }
 
+  /// `corrupt-body`: the normal answer, same length, its first byte inverted; once.
+  @Test func aCorruptBodyDiffersInItsFirstByteOnly() async throws {
+    try await EmulatorHarness.with(SampleObjects.configuration()) { emulator in
+      let target = "/dl/public/a.txt"
+      let normal = try await emulator.get(target, signing: .none)
+      #expect(normal.status == 200 && !normal.body.isEmpty)
+      _ = try await schedule(emulator, "{\"endpoint\":\"download\",\"mode\":\"corrupt-body\"}")
+      let corrupt = try await emulator.get(target, signing: .none)
+      #expect(corrupt.status == 200)
+      #expect(corrupt.body.count == normal.body.count)
+      #expect(corrupt.body.first == normal.body.first.map { ~$0 })
+      #expect(corrupt.body.dropFirst() == normal.body.dropFirst())
+      #expect(try await emulator.get(target, signing: .none).body == normal.body)
+    }
+  }
+
   @Test func hangsAndStallsKeepTheConnectionOpenWithoutAnAnswer() async throws {
     try await EmulatorHarness.with(SampleObjects.configuration()) { emulator in
       _ = try await schedule(emulator, "{\"endpoint\":\"stat\",\"mode\":\"hang\"}")

@@ -43,6 +43,21 @@ struct CodecPropertyTests {
     }
   }
 
+  /// The listing's UTF-8 check refuses exactly what the standard library's validator does.
+  @Test func utf8TextValidatesAsTheStandardLibrary() async {
+    await propertyCheck(
+      count: fuzzCount(1000),
+      input: Gen<UInt8?>.element(of: [0x41, 0x7F, 0x80, 0xBF, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4])
+        .map { $0 ?? 0xFF }.array(of: 0...8)
+    ) { bytes in
+      let ours = bytes.withUnsafeBufferPointer { UTF8Text.validating($0) }
+      #expect(ours == String(validating: bytes, as: UTF8.self), "\(bytes)")
+    }
+    for text in ["Normal", "MULTIPART", "appendable", "Ünïcode Ä", "a\r\nB"] {
+      #expect(UTF8Text.lowercased(text) == text.lowercased())
+    }
+  }
+
   @Test func percentEscapedBytesDecodeExactlyWhenUTF8() async {
     await seededCheck(
       count: fuzzCount(500), input: Gen<UInt8>.value(in: 0...255).array(of: 0...16)

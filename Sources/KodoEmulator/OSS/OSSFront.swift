@@ -235,6 +235,7 @@ final class OSSFront: EmulatorFront {
     case .truncated: delivery = .truncated
     case .shortBody: delivery = .shortBody
     case .stallAfterHeaders: delivery = .stallAfterHeaders
+    case .corruptBody: delivery = .corruptBody
     case .skewedDate(let seconds): clock = now &+ seconds
     case .noReqid, nil: break
     }

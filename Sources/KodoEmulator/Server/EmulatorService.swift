@@ -306,6 +306,7 @@ final class EmulatorService: Sendable {
     case .truncated: delivery = .truncated
     case .shortBody: delivery = .shortBody
     case .stallAfterHeaders: delivery = .stallAfterHeaders
+    case .corruptBody: delivery = .corruptBody
     case .noReqid, .skewedDate, nil: break
     }
     var reply = answer(route, target: target, request: request, reqid: reqid)
