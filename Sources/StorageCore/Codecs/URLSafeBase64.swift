@@ -13,35 +13,49 @@ package enum URLSafeBase64 {
   }()
 
   /// Encodes bytes, keeping `=` padding.
+  ///
+  /// Generic, so it runs unspecialised when called from another module (`package` functions are
+  /// not offered to cross-module optimisation): callers with an array get the overload below.
   package static func encode(_ bytes: some Collection<UInt8>) -> String {
-    let input = Array(bytes)
+    encode(Array(bytes))
+  }
+
+  /// Encodes bytes, keeping `=` padding.
+  package static func encode(_ bytes: [UInt8]) -> String {
     var output = [UInt8]()
-    output.reserveCapacity((input.count + 2) / 3 * 4)
-    var index = 0
-    while index + 3 <= input.count {
-      let chunk =
-        UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-      output.append(alphabet[Int(chunk >> 18 & 63)])
-      output.append(alphabet[Int(chunk >> 12 & 63)])
-      output.append(alphabet[Int(chunk >> 6 & 63)])
-      output.append(alphabet[Int(chunk & 63)])
-      index += 3
-    }
-    let remaining = input.count - index
-    if remaining == 1 {
-      let chunk = UInt32(input[index]) << 16
-      output.append(alphabet[Int(chunk >> 18 & 63)])
-      output.append(alphabet[Int(chunk >> 12 & 63)])
-      output.append(UInt8(ascii: "="))
-      output.append(UInt8(ascii: "="))
-    } else if remaining == 2 {
-      let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-      output.append(alphabet[Int(chunk >> 18 & 63)])
-      output.append(alphabet[Int(chunk >> 12 & 63)])
-      output.append(alphabet[Int(chunk >> 6 & 63)])
-      output.append(UInt8(ascii: "="))
-    }
+    output.reserveCapacity((bytes.count + 2) / 3 * 4)
+    bytes.withUnsafeBufferPointer { append($0, to: &output) }
     return String(decoding: output, as: UTF8.self)
+  }
+
+  /// Appends the encoding of `input`, with `=` padding, to `output`.
+  package static func append(_ input: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    alphabet.withUnsafeBufferPointer { alphabet in
+      var index = 0
+      while index + 3 <= input.count {
+        let chunk =
+          UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+        output.append(alphabet[Int(chunk >> 18 & 63)])
+        output.append(alphabet[Int(chunk >> 12 & 63)])
+        output.append(alphabet[Int(chunk >> 6 & 63)])
+        output.append(alphabet[Int(chunk & 63)])
+        index += 3
+      }
+      let remaining = input.count - index
+      if remaining == 1 {
+        let chunk = UInt32(input[index]) << 16
+        output.append(alphabet[Int(chunk >> 18 & 63)])
+        output.append(alphabet[Int(chunk >> 12 & 63)])
+        output.append(UInt8(ascii: "="))
+        output.append(UInt8(ascii: "="))
+      } else if remaining == 2 {
+        let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+        output.append(alphabet[Int(chunk >> 18 & 63)])
+        output.append(alphabet[Int(chunk >> 12 & 63)])
+        output.append(alphabet[Int(chunk >> 6 & 63)])
+        output.append(UInt8(ascii: "="))
+      }
+    }
   }
 
   /// Encodes the UTF-8 bytes of a string, keeping `=` padding.
