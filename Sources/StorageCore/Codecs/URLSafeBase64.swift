@@ -30,31 +30,42 @@ package enum URLSafeBase64 {
 
   /// Appends the encoding of `input`, with `=` padding, to `output`.
   package static func append(_ input: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-    alphabet.withUnsafeBufferPointer { alphabet in
-      var index = 0
-      while index + 3 <= input.count {
-        let chunk =
-          UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-        output.append(alphabet[Int(chunk >> 18 & 63)])
-        output.append(alphabet[Int(chunk >> 12 & 63)])
-        output.append(alphabet[Int(chunk >> 6 & 63)])
-        output.append(alphabet[Int(chunk & 63)])
-        index += 3
+    let count = (input.count + 2) / 3 * 4
+    // Written into a buffer of its own, then appended at once: one capacity check, not four a
+    // group of three bytes.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { encoded in
+      alphabet.withUnsafeBufferPointer { alphabet in
+        var index = 0
+        var next = 0
+        func put(_ byte: UInt8) {
+          encoded.initializeElement(at: next, to: byte)
+          next += 1
+        }
+        while index + 3 <= input.count {
+          let chunk =
+            UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+          put(alphabet[Int(chunk >> 18 & 63)])
+          put(alphabet[Int(chunk >> 12 & 63)])
+          put(alphabet[Int(chunk >> 6 & 63)])
+          put(alphabet[Int(chunk & 63)])
+          index += 3
+        }
+        let remaining = input.count - index
+        if remaining == 1 {
+          let chunk = UInt32(input[index]) << 16
+          put(alphabet[Int(chunk >> 18 & 63)])
+          put(alphabet[Int(chunk >> 12 & 63)])
+          put(UInt8(ascii: "="))
+          put(UInt8(ascii: "="))
+        } else if remaining == 2 {
+          let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+          put(alphabet[Int(chunk >> 18 & 63)])
+          put(alphabet[Int(chunk >> 12 & 63)])
+          put(alphabet[Int(chunk >> 6 & 63)])
+          put(UInt8(ascii: "="))
+        }
       }
-      let remaining = input.count - index
-      if remaining == 1 {
-        let chunk = UInt32(input[index]) << 16
-        output.append(alphabet[Int(chunk >> 18 & 63)])
-        output.append(alphabet[Int(chunk >> 12 & 63)])
-        output.append(UInt8(ascii: "="))
-        output.append(UInt8(ascii: "="))
-      } else if remaining == 2 {
-        let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-        output.append(alphabet[Int(chunk >> 18 & 63)])
-        output.append(alphabet[Int(chunk >> 12 & 63)])
-        output.append(alphabet[Int(chunk >> 6 & 63)])
-        output.append(UInt8(ascii: "="))
-      }
+      output.append(contentsOf: UnsafeBufferPointer(encoded))
     }
   }
 
