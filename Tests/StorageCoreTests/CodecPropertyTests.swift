@@ -236,7 +236,7 @@ struct CodecPropertyTests {
   @Test func base64OfAnySequenceIsTheArraysEncoding() async {
     // The generic entry (any collection) and the array one share the encoder; a slice or a lazy
     // view must give the same text.
-    await propertyCheck(count: 300, input: Gen.uint8().array(of: 0...64)) { bytes in
+    await seededCheck(count: 300, input: Gen.uint8().array(of: 0...64)) { bytes in
       let encoded = URLSafeBase64.encode(bytes)
       #expect(URLSafeBase64.encode(bytes[...]) == encoded)
       #expect(URLSafeBase64.encode(bytes.lazy.map { $0 }) == encoded)
@@ -252,7 +252,7 @@ struct CodecPropertyTests {
     #expect(
       Hex.encode(jefe.authenticationCode(Array("what do ya want for nothing?".utf8)))
         == "effcdf6ae5eb2fa2d27416d5f184df9c259a7c79")
-    await propertyCheck(
+    await seededCheck(
       count: 200, input: Gen.uint8().array(of: 0...80), Gen.uint8().array(of: 0...200)
     ) { key, message in
       for algorithm in [HMAC.Algorithm.sha1, .sha256] {
