@@ -80,19 +80,21 @@ def run(measure, median_run, sha256_of, progress, emulator_class, emulator_binar
         sequential_runs, parallel_runs = [], []
         digests = set()
         counts = set()
-        for index in range(runs):
-            for parallel, bucket in (("1", sequential_runs), ("16", parallel_runs)):
-                progress("verbs: get -r of %d objects at %d ms, --parallel %s, run %d of %d"
-                         % (get_objects, latency_ms, parallel, index + 1, runs))
-                target = tempfile.mkdtemp(prefix="kodo-bench-get-", dir=scratch)
-                try:
-                    bucket.append(measure([kodo, "get", "-r", "--parallel", parallel, "small",
-                                           target], slow_env))
-                    digest, count = _files_digest(target)
-                    digests.add(digest)
-                    counts.add(count)
-                finally:
-                    shutil.rmtree(target, ignore_errors=True)
+        # The sequential run is bound by latency (about 2 round trips of latency_ms an object,
+        # minutes for 10,000) and varies little, so it runs once; the parallel one is a median.
+        plan = [("1", sequential_runs, 0, 1)] + [("16", parallel_runs, i, runs) for i in range(runs)]
+        for parallel, bucket, index, total in plan:
+            progress("verbs: get -r of %d objects at %d ms, --parallel %s, run %d of %d"
+                     % (get_objects, latency_ms, parallel, index + 1, total))
+            target = tempfile.mkdtemp(prefix="kodo-bench-get-", dir=scratch)
+            try:
+                bucket.append(measure([kodo, "get", "-r", "--parallel", parallel, "small",
+                                       target], slow_env))
+                digest, count = _files_digest(target)
+                digests.add(digest)
+                counts.add(count)
+            finally:
+                shutil.rmtree(target, ignore_errors=True)
         listed = subprocess.run([kodo, "ls", "-r", "-0", "small"], env=slow_env,
                                 capture_output=True, check=True).stdout.count(b"\0")
     finally:
@@ -120,7 +122,7 @@ def run(measure, median_run, sha256_of, progress, emulator_class, emulator_binar
          sort_run.rss <= 256),
         ("11. `get -r` %s objects at %d ms: `--parallel 16` vs `--parallel 1`"
          % ("{:,}".format(get_objects), latency_ms), "%.2f s" % concurrent.wall,
-         "%.2f s (`--parallel 1`)" % sequential.wall, concurrent.wall / sequential.wall, "≤ 0.125",
+         "%.2f s (`--parallel 1`, one run)" % sequential.wall, concurrent.wall / sequential.wall, "≤ 0.125",
          concurrent.wall / sequential.wall <= 1 / 8),
     ]
     same_get = len(digests) == 1 and counts == {listed}
