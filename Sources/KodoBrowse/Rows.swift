@@ -1,0 +1,259 @@
+import StorageCore
+
+/// An object as a folder keeps it: what differs from object to object inline, the rest (class,
+/// type, status, content type, the times' digits …, the same for many objects) shared through
+/// `Shapes`. 64 bytes instead of `ObjectEntry`'s 240, so that a folder of a million objects
+/// stays within its memory goal.
+struct StoredObject: Sendable, Equatable {
+  var key: String
+  var size: Int64
+  /// `putTime` and `lastModified` in 100 ns units (their digits, and whether `lastModified` is
+  /// there, are the shape's).
+  var putTime: Int64
+  var lastModified: Int64
+  /// The hash, or the ETag when the object has no hash (which one is the shape's).
+  var digest: String?
+  var shape: Int
+}
+
+/// The distinct rests of the objects of a folder: each `ObjectEntry` here has an empty key, zero
+/// size and times, and `""` in place of the digest `StoredObject` carries.
+struct Shapes: Sendable, Equatable {
+  var all: [ObjectEntry] = []
+  /// The shapes last used, newest last: objects of a page mostly share one or two.
+  private var recent: [Int] = []
+
+  /// `entry` as a folder keeps it.
+  mutating func store(_ entry: ObjectEntry) -> StoredObject {
+    var shape = entry
+    shape.key = ""
+    shape.size = 0
+    shape.putTime.hundredNanoseconds = 0
+    shape.lastModified?.hundredNanoseconds = 0
+    var digest: String?
+    if let hash = entry.hash {
+      digest = hash
+      shape.hash = ""
+    } else if let etag = entry.etag {
+      digest = etag
+      shape.etag = ""
+    }
+    let index: Int
+    if let found = recent.last(where: { all[$0] == shape }) {
+      index = found
+    } else {
+      index = all.count
+      all.append(shape)
+      recent.append(index)
+      if recent.count > 8 { recent.removeFirst() }
+    }
+    return StoredObject(
+      key: entry.key, size: entry.size, putTime: entry.putTime.hundredNanoseconds,
+      lastModified: entry.lastModified?.hundredNanoseconds ?? 0, digest: digest, shape: index)
+  }
+}
+
+/// The object `stored` stands for.
+func entry(_ stored: StoredObject, shapes: [ObjectEntry]) -> ObjectEntry {
+  guard shapes.indices.contains(stored.shape) else {
+    return ObjectEntry(
+      key: stored.key, size: stored.size,
+      putTime: Timestamp(hundredNanoseconds: stored.putTime),
+      storageClass: StorageClass(name: "", serviceName: ""))
+  }
+  var entry = shapes[stored.shape]
+  entry.key = stored.key
+  entry.size = stored.size
+  entry.putTime.hundredNanoseconds = stored.putTime
+  entry.lastModified?.hundredNanoseconds = stored.lastModified
+  if entry.hash != nil {
+    entry.hash = stored.digest
+  } else if entry.etag != nil {
+    entry.etag = stored.digest
+  }
+  return entry
+}
+
+/// Keys compared by their bytes: the services' order, and distinct keys never equal (String's
+/// `<` and `==` compare canonical equivalents, which two keys may be without being the same).
+enum KeyBytes {
+  static func precede(_ a: String, _ b: String) -> Bool {
+    var a = a
+    var b = b
+    return a.withUTF8 { x in
+      b.withUTF8 { y in
+        let common = min(x.count, y.count)
+        var index = 0
+        while index < common {
+          if x[index] != y[index] { return x[index] < y[index] }
+          index += 1
+        }
+        return x.count < y.count
+      }
+    }
+  }
+
+  static func equal(_ a: String, _ b: String) -> Bool {
+    a.utf8.elementsEqual(b.utf8)
+  }
+}
+
+/// A key hashed and compared by its bytes (a set of `String`s would take two canonically
+/// equivalent keys for one).
+struct ByteKey: Hashable, Sendable {
+  let text: String
+
+  static func == (a: ByteKey, b: ByteKey) -> Bool { KeyBytes.equal(a.text, b.text) }
+
+  func hash(into hasher: inout Hasher) {
+    var text = self.text
+    text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+  }
+}
+
+/// The rows shown: indices into the current folder's entries (or the bucket list), filtered and
+/// sorted, and the rows they stand for made on demand: a million loaded entries cost 8 bytes
+/// each here, not a copy of each.
+public struct Rows: RandomAccessCollection, Sendable {
+  enum Source: Sendable {
+    case none
+    case buckets([Bucket])
+    /// The folder's prefixes and objects, and the folder's own prefix.
+    case folder(prefixes: [String], objects: [StoredObject], shapes: [ObjectEntry], prefix: String)
+  }
+
+  /// An entry: `~i` for the folder's prefix `i`, `i` for its object (or bucket) `i`.
+  var order: [Int] = []
+  /// How many rows at the start are folders.
+  var folderRows = 0
+  var source: Source = .none
+
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { order.count }
+
+  public subscript(position: Int) -> Row { row(order[position]) }
+
+  /// The row of an entry.
+  func row(_ entry: Int) -> Row {
+    switch source {
+    case .none:
+      return Row(id: "", name: "", kind: .folder)
+    case .buckets(let buckets):
+      let bucket = buckets[entry]
+      return Row(id: bucket.name, name: bucket.name, kind: .bucket(bucket))
+    case .folder(let prefixes, let objects, let shapes, let prefix):
+      if entry < 0 {
+        let folder = prefixes[~entry]
+        return Row(id: folder, name: Self.name(folder, in: prefix), kind: .folder)
+      }
+      let object = objects[entry]
+      return Row(
+        id: object.key, name: Self.name(object.key, in: prefix),
+        kind: .object(KodoBrowse.entry(object, shapes: shapes)))
+    }
+  }
+
+  /// The id of the row at `position`, without making the row.
+  func id(at position: Int) -> String {
+    let entry = order[position]
+    switch source {
+    case .none: return ""
+    case .buckets(let buckets): return buckets[entry].name
+    case .folder(let prefixes, let objects, _, _):
+      return entry < 0 ? prefixes[~entry] : objects[entry].key
+    }
+  }
+
+  /// Where the row with this id is, if shown.
+  func position(of id: String) -> Int? {
+    order.indices.first { KeyBytes.equal(self.id(at: $0), id) }
+  }
+
+  /// A key without the folder's prefix (the whole key if it does not start with it), by bytes.
+  static func name(_ key: String, in prefix: String) -> String {
+    guard !prefix.isEmpty, key.utf8.starts(with: prefix.utf8) else { return key }
+    return String(decoding: key.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
+  }
+}
+
+/// The order of a folder's entries: folders first, by name; then objects by the sort key, ties
+/// by key; entries that still tie (the same key twice) in the order they arrived. Total, so that
+/// pages merged as they arrive give what one sort of everything gives.
+struct EntryOrder {
+  let prefixes: [String]
+  let objects: [StoredObject]
+  let key: SortKey
+  let reversed: Bool
+
+  func precedes(_ a: Int, _ b: Int) -> Bool {
+    switch (a < 0, b < 0) {
+    case (true, false): return true
+    case (false, true): return false
+    case (true, true):
+      let (x, y) = (prefixes[~a], prefixes[~b])
+      if !KeyBytes.equal(x, y) { return reversed ? KeyBytes.precede(y, x) : KeyBytes.precede(x, y) }
+      return a > b
+    case (false, false):
+      let (x, y) = (objects[a], objects[b])
+      switch key {
+      case .name:
+        if !KeyBytes.equal(x.key, y.key) {
+          return reversed ? KeyBytes.precede(y.key, x.key) : KeyBytes.precede(x.key, y.key)
+        }
+      case .size:
+        if x.size != y.size { return reversed ? x.size < y.size : x.size > y.size }
+        if !KeyBytes.equal(x.key, y.key) { return KeyBytes.precede(x.key, y.key) }
+      case .time:
+        if x.putTime != y.putTime {
+          return reversed ? x.putTime < y.putTime : x.putTime > y.putTime
+        }
+        if !KeyBytes.equal(x.key, y.key) { return KeyBytes.precede(x.key, y.key) }
+      }
+      return a < b
+    }
+  }
+
+  /// Merges `new` (sorted) into `order[range]` (sorted): only the part of the range from where
+  /// the first new entry goes is rewritten, so entries arriving after all others (pages in key
+  /// order, sorted by name) are appended.
+  func merge(_ new: [Int], into order: inout [Int], range: Range<Int>) {
+    guard let first = new.first else { return }
+    var low = range.lowerBound
+    var high = range.upperBound
+    while low < high {
+      let middle = low + (high - low) / 2
+      if precedes(first, order[middle]) { high = middle } else { low = middle + 1 }
+    }
+    if low == range.upperBound {
+      order.insert(contentsOf: new, at: low)
+      return
+    }
+    var merged: [Int] = []
+    merged.reserveCapacity(range.upperBound - low + new.count)
+    var old = low
+    var next = 0
+    while old < range.upperBound && next < new.count {
+      if precedes(new[next], order[old]) {
+        merged.append(new[next])
+        next += 1
+      } else {
+        merged.append(order[old])
+        old += 1
+      }
+    }
+    merged += order[old..<range.upperBound]
+    merged += new[next...]
+    order.replaceSubrange(low..<range.upperBound, with: merged)
+  }
+
+  /// How many of `new` (sorted) go before `entry`.
+  func countBefore(_ entry: Int, in new: [Int]) -> Int {
+    var low = 0
+    var high = new.count
+    while low < high {
+      let middle = low + (high - low) / 2
+      if precedes(new[middle], entry) { low = middle + 1 } else { high = middle }
+    }
+    return low
+  }
+}
