@@ -20,8 +20,8 @@ struct StoredObject: Sendable, Equatable {
 /// size and times, and `""` in place of the digest `StoredObject` carries.
 struct Shapes: Sendable, Equatable {
   var all: [ObjectEntry] = []
-  /// The shapes last used, newest last: objects of a page mostly share one or two.
-  private var recent: [Int] = []
+  /// The shapes by their hash (a few bytes each, however many shapes there are).
+  private var byHash: [Int: [Int]] = [:]
 
   /// `entry` as a folder keeps it.
   mutating func store(_ entry: ObjectEntry) -> StoredObject {
@@ -38,18 +38,41 @@ struct Shapes: Sendable, Equatable {
       digest = etag
       shape.etag = ""
     }
+    let hash = Self.hash(shape)
     let index: Int
-    if let found = recent.last(where: { all[$0] == shape }) {
+    if let found = byHash[hash]?.first(where: { all[$0] == shape }) {
       index = found
     } else {
       index = all.count
       all.append(shape)
-      recent.append(index)
-      if recent.count > 8 { recent.removeFirst() }
+      byHash[hash, default: []].append(index)
     }
     return StoredObject(
       key: entry.key, size: entry.size, putTime: entry.putTime.hundredNanoseconds,
       lastModified: entry.lastModified?.hundredNanoseconds ?? 0, digest: digest, shape: index)
+  }
+}
+
+extension Shapes {
+  /// A hash of every field `==` compares (`ObjectEntry` is not `Hashable`; its fields are).
+  static func hash(_ shape: ObjectEntry) -> Int {
+    var hasher = Hasher()
+    hasher.combine(shape.key)
+    hasher.combine(shape.size)
+    hasher.combine(shape.putTime)
+    hasher.combine(shape.storageClass)
+    hasher.combine(shape.mimeType)
+    hasher.combine(shape.hash)
+    hasher.combine(shape.etag)
+    hasher.combine(shape.status)
+    hasher.combine(shape.objectType)
+    hasher.combine(shape.md5)
+    hasher.combine(shape.endUser)
+    hasher.combine(shape.meta)
+    hasher.combine(shape.restoreStatus)
+    hasher.combine(shape.lastModified)
+    hasher.combine(shape.parts)
+    return hasher.finalize()
   }
 }
 

@@ -77,6 +77,10 @@ public struct Folder: Sendable, Equatable {
   /// Objects loaded.
   public var objectCount: Int { objects.count }
 
+  /// How many distinct rests of objects (class, type, status …) the folder keeps: few, however
+  /// many objects share them.
+  public var shapeCount: Int { shapes.all.count }
+
   /// The object loaded `index`th.
   public func object(_ index: Int) -> ObjectEntry? {
     objects.indices.contains(index) ? entry(objects[index], shapes: shapes.all) : nil

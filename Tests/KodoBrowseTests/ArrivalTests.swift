@@ -129,6 +129,22 @@ struct ArrivalTests {
     }
   }
 
+  @Test func objectsSharingTheirRestAreKeptOnceHoweverTheyInterleave() {
+    var state = State(location: .folder(bucket: "b", prefix: ""), size: Size(width: 80, height: 24))
+    let id = listRequests(state.update(.start))[0].id
+    let items = (0..<1000).map { index in
+      var entry = object(
+        "f\(1000 + index)", size: Int64(index), seconds: 1_715_514_660 + Int64(index))
+      entry.mimeType = "type/\(index * 7 % 20)"
+      entry.hash = "hash\(index)"
+      entry.lastModified = Timestamp(unixSeconds: Int64(index))
+      return entry
+    }
+    _ = state.update(.pageLoaded(id: id, .success(ListPage(items: items))))
+    #expect(state.folder?.shapeCount == 20)
+    #expect(state.rows.map(\.object) == items)
+  }
+
   @Test func aFolderGivesBackEveryFieldOfTheObjectsItKeeps() {
     let kodo = ObjectEntry(
       key: "k/1.jpg", size: 5, putTime: Timestamp(hundredNanoseconds: 17_155_146_601_234_567),
