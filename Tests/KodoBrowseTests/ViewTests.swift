@@ -119,6 +119,20 @@ struct ViewTests {
     #expect(view(state).lines[4].hasPrefix(" a.jpg"))
   }
 
+  @Test func theBucketListShowsOSSRegionsWhole() {
+    var state = State(location: .buckets, size: Size(width: 80, height: 8))
+    _ = state.update(.start)
+    _ = state.update(
+      .bucketsLoaded(
+        id: 1,
+        .success([
+          Bucket(name: "photos", region: "oss-cn-hangzhou"), Bucket(name: "z", region: "z0"),
+        ])))
+    let lines = view(state).lines
+    #expect(lines[1].hasPrefix(" photos ") && lines[1].hasSuffix(" oss-cn-hangzhou"))
+    #expect(lines[2].hasSuffix(" z0") && lines[2].count == lines[1].count)
+  }
+
   /// Applies what `diff` wrote to a grid, the way a terminal would (CUP, SGR, text).
   static func apply(_ bytes: [UInt8], to grid: inout [[String]]) {
     let text = String(decoding: bytes, as: UTF8.self)
