@@ -9,7 +9,7 @@ extension State {
       return
     }
     shown.source = .folder(
-      prefixes: folder.folders, objects: folder.objects, shapes: folder.shapes.all, prefix: prefix)
+      prefixes: folder.folders, objects: folder.objects, shapes: folder.shapes, prefix: prefix)
     let line = cursor - top
     // Entries keep their indices as pages arrive: the selection is anchored to its entry.
     var selectedEntry: Int?

@@ -83,7 +83,7 @@ public struct Folder: Sendable, Equatable {
 
   /// The object loaded `index`th.
   public func object(_ index: Int) -> ObjectEntry? {
-    objects.indices.contains(index) ? entry(objects[index], shapes: shapes.all) : nil
+    objects.indices.contains(index) ? entry(objects[index], shapes: shapes) : nil
   }
 
   /// Adds a page: what was new (the indices of the prefixes and objects it added), and whether
@@ -230,7 +230,7 @@ public struct State: Sendable {
     case .folder(_, let prefix):
       let folder = folders[location] ?? Folder()
       next.source = .folder(
-        prefixes: folder.folders, objects: folder.objects, shapes: folder.shapes.all,
+        prefixes: folder.folders, objects: folder.objects, shapes: folder.shapes,
         prefix: prefix)
       let ordering = order(folder)
       var folderOrder = folder.folders.indices.map { ~$0 }

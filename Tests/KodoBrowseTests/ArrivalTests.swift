@@ -165,17 +165,22 @@ struct ArrivalTests {
     var bare = oss
     bare.key = "k/4"
     bare.etag = nil
+    var long = oss
+    long.key = "k/5"
+    long.etag = "5D41402ABC4B2A76B9719D911017C592-10000-and-more"
     var state = State(
       location: .folder(bucket: "b", prefix: "k/"), size: Size(width: 80, height: 24))
     let id = listRequests(state.update(.start))[0].id
-    _ = state.update(.pageLoaded(id: id, .success(ListPage(items: [kodo, second, oss, bare]))))
+    _ = state.update(
+      .pageLoaded(id: id, .success(ListPage(items: [kodo, second, oss, bare, long]))))
     let folder = state.folder
-    #expect(folder?.objectCount == 4)
+    #expect(folder?.objectCount == 5)
     #expect(folder?.object(0) == kodo)
     #expect(folder?.object(1) == second)
     #expect(folder?.object(2) == oss)
     #expect(folder?.object(3) == bare)
-    #expect(folder?.object(4) == nil)
-    #expect(state.rows.map(\.object) == [kodo, second, oss, bare])
+    #expect(folder?.object(4) == long)
+    #expect(folder?.object(5) == nil)
+    #expect(state.rows.map(\.object) == [kodo, second, oss, bare, long])
   }
 }
