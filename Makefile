@@ -66,6 +66,7 @@ demo: deps
 
 lint:
 	$(SWIFT) format lint --strict --recursive Package.swift Sources Tests Fuzz
+	scripts/lint-rules.sh
 
 format:
 	$(SWIFT) format format --in-place --recursive Package.swift Sources Tests Fuzz

@@ -29,6 +29,7 @@ import urllib.request
 
 import browse_bench
 import oss_bench
+import verbs_bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
@@ -360,6 +361,9 @@ def main():
             measure, median_run, sha256_of, progress, Emulator, emulator_binary, kodo,
             options.python, env, options.runs, options.objects, scratch, BENCH)
 
+    verbs_rows, verbs_checks, verbs_ok = verbs_bench.run(
+        measure, median_run, sha256_of, progress, Emulator, emulator_binary, kodo, env,
+        options.runs, options.objects, scratch)
     n = "{:,}".format(options.objects)
     per_page_ms = kodo_list.emulator_cpu / max(pages, 1) * 1000
     per_item_count = options.objects / max(pages, 1)
@@ -394,7 +398,7 @@ def main():
         ("5. … emulator CPU over the whole kodo listing", "%.2f s" % kodo_list.emulator_cpu,
          "%.2f s" % sdk_list.emulator_cpu, None, "", None),
     ]
-    rows += oss_rows
+    rows += oss_rows + verbs_rows
     browse_rows, browse_checks, browse_ok = browse_bench.run(
         progress, Emulator, emulator_binary, kodo, env, scratch, big=options.objects)
     rows += browse_rows
@@ -426,7 +430,7 @@ def main():
         "cores)" % (kodo_list.emulator_cpu / kodo_list.wall * 100, os.cpu_count()),
         "a process that does nothing (`/bin/true`) takes %.1f ms to start from this script"
         % true_ms,
-    ] + oss_checks + browse_checks
+    ] + oss_checks + verbs_checks + browse_checks
     report = "\n".join([
         "# kodo benchmarks",
         "",
@@ -458,7 +462,8 @@ def main():
         print("- " + check)
     print()
     print("bench: wrote %s" % os.path.relpath(options.output, ROOT))
-    return 0 if same_list and same_urls and same_parallel and oss_ok and browse_ok else 1
+    return (0 if same_list and same_urls and same_parallel and oss_ok and verbs_ok and browse_ok
+            else 1)
 
 
 if __name__ == "__main__":

@@ -1,3 +1,5 @@
+import StorageCore
+
 extension State {
   /// The rows once a page of the current folder added `added`: its entries that pass the filter,
   /// sorted, are merged into `shown` (the rows before, their folder arrays let go of), O(n + k)
@@ -14,7 +16,7 @@ extension State {
     // Entries keep their indices as pages arrive: the selection is anchored to its entry.
     var selectedEntry: Int?
     if let selectedID, shown.indices.contains(cursor),
-      KeyBytes.equal(shown.id(at: cursor), selectedID)
+      ExactKey.same(shown.id(at: cursor), selectedID)
     {
       selectedEntry = shown.order[cursor]
     }
@@ -35,8 +37,8 @@ extension State {
 
     if let wanted {
       let entry =
-        newFolders.first { KeyBytes.equal(folder.folders[~$0], wanted) }
-        ?? newObjects.first { KeyBytes.equal(folder.objects[$0].key, wanted) }
+        newFolders.first { ExactKey.same(folder.folders[~$0], wanted) }
+        ?? newObjects.first { ExactKey.same(folder.objects[$0].key, wanted) }
       if let entry, let index = rows.order.firstIndex(of: entry) {
         cursor = index
         selectedID = wanted

@@ -125,7 +125,7 @@ public enum Fit {
     if let dot = text.lastIndex(of: "."), dot != text.startIndex {
       let tail = text[dot...]
       let tailWidth = CellWidth.of(tail)
-      if tail.count <= 8 && !tail.contains("/") && tailWidth + 2 <= cells / 2 + 1 {
+      if tail.count <= 8 && !KeySegments.containsSlash(tail) && tailWidth + 2 <= cells / 2 + 1 {
         suffix = String(tail)
       }
     }

@@ -29,9 +29,9 @@ func detailLines(_ state: State, width: Int) -> [DetailLine] {
   case .folder:
     lines.append(DetailLine(text: "folder · Enter opens it", style: .dim))
   case .object(let entry):
-    let details = state.details[entry.key]
+    let details = state.details[ExactKey(entry.key)]
     let object = details?.object ?? entry
-    if details == nil && state.statLoading?.key == entry.key {
+    if details == nil && state.statLoading.map({ ExactKey.same($0.key, entry.key) }) == true {
       lines.append(DetailLine(text: "loading details …", style: .dim))
     }
     field("size", "\(object.size) (\(Format.size(object.size)))")

@@ -64,7 +64,8 @@ extension State {
     case .character("s"): return save(to: nil)
     case .character("S"):
       guard let object = selected?.object else { return [] }
-      mode = .saveAs(String(object.key.split(separator: "/").last ?? ""))
+      mode = .saveAs(
+        String(KeySegments.lastSegment(of: KeySegments.droppingTrailingSlashes(object.key))))
     case .character("i"):
       if size.width < 80 {
         detailFullScreen = selected?.object != nil

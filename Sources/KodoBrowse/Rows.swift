@@ -157,8 +157,8 @@ func entry(_ stored: StoredObject, shapes: Shapes) -> ObjectEntry {
   return entry
 }
 
-/// Keys compared by their bytes: the services' order, and distinct keys never equal (String's
-/// `<` and `==` compare canonical equivalents, which two keys may be without being the same).
+/// Keys ordered by their bytes: the services' order (String's `<` compares canonical
+/// equivalents, which two keys may be without being the same; `ExactKey.same` tests equality).
 enum KeyBytes {
   static func precede(_ a: String, _ b: String) -> Bool {
     var a = a
@@ -174,23 +174,6 @@ enum KeyBytes {
         return x.count < y.count
       }
     }
-  }
-
-  static func equal(_ a: String, _ b: String) -> Bool {
-    a.utf8.elementsEqual(b.utf8)
-  }
-}
-
-/// A key hashed and compared by its bytes (a set of `String`s would take two canonically
-/// equivalent keys for one).
-struct ByteKey: Hashable, Sendable {
-  let text: String
-
-  static func == (a: ByteKey, b: ByteKey) -> Bool { KeyBytes.equal(a.text, b.text) }
-
-  func hash(into hasher: inout Hasher) {
-    var text = self.text
-    text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
   }
 }
 
@@ -249,7 +232,7 @@ public struct Rows: RandomAccessCollection, Sendable {
 
   /// Where the row with this id is, if shown.
   func position(of id: String) -> Int? {
-    order.indices.first { KeyBytes.equal(self.id(at: $0), id) }
+    order.indices.first { ExactKey.same(self.id(at: $0), id) }
   }
 
   /// A key without the folder's prefix (the whole key if it does not start with it), by bytes.
@@ -274,23 +257,23 @@ struct EntryOrder {
     case (false, true): return false
     case (true, true):
       let (x, y) = (prefixes[~a], prefixes[~b])
-      if !KeyBytes.equal(x, y) { return reversed ? KeyBytes.precede(y, x) : KeyBytes.precede(x, y) }
+      if !ExactKey.same(x, y) { return reversed ? KeyBytes.precede(y, x) : KeyBytes.precede(x, y) }
       return a > b
     case (false, false):
       let (x, y) = (objects[a], objects[b])
       switch key {
       case .name:
-        if !KeyBytes.equal(x.key, y.key) {
+        if !ExactKey.same(x.key, y.key) {
           return reversed ? KeyBytes.precede(y.key, x.key) : KeyBytes.precede(x.key, y.key)
         }
       case .size:
         if x.size != y.size { return reversed ? x.size < y.size : x.size > y.size }
-        if !KeyBytes.equal(x.key, y.key) { return KeyBytes.precede(x.key, y.key) }
+        if !ExactKey.same(x.key, y.key) { return KeyBytes.precede(x.key, y.key) }
       case .time:
         if x.putTime != y.putTime {
           return reversed ? x.putTime < y.putTime : x.putTime > y.putTime
         }
-        if !KeyBytes.equal(x.key, y.key) { return KeyBytes.precede(x.key, y.key) }
+        if !ExactKey.same(x.key, y.key) { return KeyBytes.precede(x.key, y.key) }
       }
       return a < b
     }

@@ -20,6 +20,24 @@ public enum Location: Sendable, Hashable {
   case buckets
   /// The level under `prefix` ("" or ending in `/`) of `bucket`.
   case folder(bucket: String, prefix: String)
+
+  // By bytes (see `ExactKey`): the folders `caf\u{E9}/` and `cafe\u{301}/` are two locations.
+  public static func == (lhs: Location, rhs: Location) -> Bool {
+    switch (lhs, rhs) {
+    case (.buckets, .buckets): true
+    case (.folder(let a, let p), .folder(let b, let q)): ExactKey.same(a, b) && ExactKey.same(p, q)
+    default: false
+    }
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    switch self {
+    case .buckets: hasher.combine(0)
+    case .folder(let bucket, let prefix):
+      hasher.combine(ExactKey(bucket))
+      hasher.combine(ExactKey(prefix))
+    }
+  }
 }
 
 /// One row of the list: a bucket, a folder (a common prefix) or an object.
@@ -57,7 +75,7 @@ public struct Folder: Sendable, Equatable {
   /// The objects in the order they arrived (key order), compactly.
   var objects: [StoredObject] = []
   var shapes = Shapes()
-  var seenFolders: Set<ByteKey> = []
+  var seenFolders: Set<ExactKey> = []
   /// Where the next page starts; `nil` with `complete`.
   public var marker: String?
   /// Whether the last page has arrived.
@@ -90,7 +108,7 @@ public struct Folder: Sendable, Equatable {
   /// it was the last.
   mutating func add(_ page: ListPage) -> (added: Added, last: Bool) {
     let firstPrefix = folders.count
-    for prefix in page.commonPrefixes where seenFolders.insert(ByteKey(text: prefix)).inserted {
+    for prefix in page.commonPrefixes where seenFolders.insert(ExactKey(prefix)).inserted {
       folders.append(prefix)
     }
     let firstObject = objects.count
@@ -176,7 +194,7 @@ public struct State: Sendable {
   public var loadAll = false
 
   /// Details from stat, by key, and the current stat request.
-  public var details: [String: ObjectDetails] = [:]
+  public var details: [ExactKey: ObjectDetails] = [:]
   public var statLoading: (id: Int, key: String)?
   /// A line for the status bar (copied, saved, errors).
   public var message: String?

@@ -37,7 +37,7 @@ extension State {
       guard let pending = statLoading, pending.id == id else { return [] }
       statLoading = nil
       switch result {
-      case .success(let found): details[pending.key] = found
+      case .success(let found): details[ExactKey(pending.key)] = found
       case .failure(let failure): self.message = "stat failed: " + failure.message
       }
     case .copied(let what, let result):
@@ -96,10 +96,10 @@ extension State {
   /// Asks for the selected object's details when the pane shows and they are not known.
   private mutating func wantDetails() -> [Effect] {
     guard showDetail, case .folder(let bucket, _) = location, let object = selected?.object,
-      details[object.key] == nil
+      details[ExactKey(object.key)] == nil
     else { return [] }
     if let pending = statLoading {
-      if pending.key == object.key { return [] }
+      if ExactKey.same(pending.key, object.key) { return [] }
       statLoading = nil
       let id = newID()
       statLoading = (id, object.key)
@@ -114,6 +114,10 @@ extension State {
   /// marker), and starts or resumes the target's.
   mutating func enter(_ target: Location, select: String?) -> [Effect] {
     var effects = leave()
+    switch (target, location) {
+    case (.folder(let bucket, _), .folder(let before, _)) where ExactKey.same(bucket, before): break
+    default: details = [:]  // known by key within one bucket: another's `a.txt` is another object
+    }
     location = target
     filter = ""
     loadAll = false
@@ -183,12 +187,8 @@ extension State {
   mutating func up() -> [Effect] {
     guard case .folder(let bucket, let prefix) = location else { return [] }
     if prefix.isEmpty { return enter(.buckets, select: bucket) }
-    var parent = String(prefix.dropLast())
-    if let slash = parent.lastIndex(of: "/") {
-      parent = String(parent[...slash])
-    } else {
-      parent = ""
-    }
+    let parent = String(
+      KeySegments.folder(of: prefix[..<(KeySegments.lastSlash(in: prefix) ?? prefix.startIndex)]))
     return enter(.folder(bucket: bucket, prefix: parent), select: prefix)
   }
 
@@ -233,18 +233,17 @@ extension State {
   /// `:` path: `BUCKET`, `BUCKET/PREFIX/` or `BUCKET/KEY` (its folder, the key selected);
   /// empty for the bucket list.
   mutating func goTo(_ path: String) -> [Effect] {
-    var path = Substring(path)
-    while path.first == "/" { path = path.dropFirst() }
+    let path = KeySegments.droppingLeadingSlashes(path)
     if path.isEmpty { return enter(.buckets, select: nil) }
-    guard let slash = path.firstIndex(of: "/") else {
+    guard let (head, tail) = KeySegments.splitAtFirstSlash(path) else {
       return enter(.folder(bucket: String(path), prefix: ""), select: nil)
     }
-    let bucket = String(path[..<slash])
-    let rest = String(path[path.index(after: slash)...])
-    if rest.isEmpty || rest.hasSuffix("/") {
+    let bucket = String(head)
+    let rest = String(tail)
+    if rest.isEmpty || KeySegments.endsWithSlash(rest) {
       return enter(.folder(bucket: bucket, prefix: rest), select: nil)
     }
-    let folder = rest.lastIndex(of: "/").map { String(rest[...$0]) } ?? ""
+    let folder = String(KeySegments.folder(of: rest))
     return enter(.folder(bucket: bucket, prefix: folder), select: rest)
   }
 }

@@ -70,7 +70,7 @@ func title(_ state: State) -> String {
   case .buckets: return "buckets"
   case .folder(let bucket, let prefix):
     var text = bucket + " /"
-    for part in prefix.split(separator: "/", omittingEmptySubsequences: false).dropLast() {
+    for part in KeySegments.segments(of: prefix).dropLast() {
       text += " " + part + " /"
     }
     return text

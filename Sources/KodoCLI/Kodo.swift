@@ -48,7 +48,7 @@ public struct Kodo: AsyncParsableCommand, Sendable {
     await Runtime.$current.withValue(runtime) {
       var parsed: (any ParsableCommand)?
       do {
-        var command = try parseAsRoot(arguments)
+        var command = try await asyncParseAsRoot(arguments)
         parsed = command
         if var asynchronous = command as? any AsyncParsableCommand {
           try await asynchronous.run()

@@ -21,6 +21,8 @@ public struct EmulatorConfiguration: Sendable {
   public var privateBuckets: Set<String>
   /// A delay added before every API response (not downloads, not `/_emulator/`), milliseconds.
   public var latencyMilliseconds: Int
+  /// A delay added before every download's answer, milliseconds (a far object store).
+  public var downloadLatencyMilliseconds = 0
   /// The fraction (0...1) of API requests answered with a retryable failure; see
   /// `docs/emulator.md`.
   public var failRate: Double

@@ -43,6 +43,9 @@ public struct EmulatorFault: Sendable, Equatable {
     case noReqid
     /// The normal answer's head, then nothing (the connection stays open until shutdown).
     case stallAfterHeaders
+    /// The normal answer with the first byte of its body changed (same length): data that was
+    /// damaged on its way, which only a digest of the content catches.
+    case corruptBody
     /// The answer of a server whose clock is off by `seconds`: its `Date` header (and on OSS
     /// the time signatures are checked against, and an error's `ServerTime`) is shifted.
     case skewedDate(seconds: Int64)
@@ -58,6 +61,7 @@ public struct EmulatorFault: Sendable, Equatable {
       case .hang: "hang"
       case .noReqid: "no-reqid"
       case .stallAfterHeaders: "stall-after-headers"
+      case .corruptBody: "corrupt-body"
       case .skewedDate: "skewed-date"
       }
     }
@@ -150,12 +154,13 @@ public struct EmulatorFault: Sendable, Equatable {
     case "hang": mode = .hang
     case "no-reqid": mode = .noReqid
     case "stall-after-headers": mode = .stallAfterHeaders
+    case "corrupt-body": mode = .corruptBody
     case "skewed-date": mode = .skewedDate(seconds: skew)
     case nil: throw ParseError(message: "mode is required")
     case .some(let name):
       throw ParseError(
         message: "unknown mode '\(name)' (use status, drop, html, truncated, short-body, hang, "
-          + "no-reqid, stall-after-headers or skewed-date)")
+          + "no-reqid, stall-after-headers, corrupt-body or skewed-date)")
     }
     return EmulatorFault(endpoint: endpoint, mode: mode, count: count)
   }

@@ -138,7 +138,9 @@ public final class EmulatorServer: Sendable {
           "'\(configuration.region)' is not an OSS region ID such as cn-hangzhou")
       }
     }
-    guard (0...maximumLatencyMilliseconds).contains(configuration.latencyMilliseconds) else {
+    guard (0...maximumLatencyMilliseconds).contains(configuration.latencyMilliseconds),
+      (0...maximumLatencyMilliseconds).contains(configuration.downloadLatencyMilliseconds)
+    else {
       throw .invalidConfiguration(
         "the latency must be between 0 and \(maximumLatencyMilliseconds) milliseconds")
     }

@@ -78,6 +78,9 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
   @Option(help: "Delay every API response by N milliseconds (downloads are not delayed).")
   var latencyMs = 0
 
+  @Option(help: "Delay every download's answer by N milliseconds.")
+  var downloadLatencyMs = 0
+
   @Option(
     help: "Answer this fraction (0-1) of API requests with a retryable failure.")
   var failRate = 0.0
@@ -118,6 +121,11 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     guard (0...EmulatorServer.maximumLatencyMilliseconds).contains(latencyMs) else {
       throw ValidationError(
         "--latency-ms must be between 0 and \(EmulatorServer.maximumLatencyMilliseconds).")
+    }
+    guard (0...EmulatorServer.maximumLatencyMilliseconds).contains(downloadLatencyMs) else {
+      throw ValidationError(
+        "--download-latency-ms must be between 0 and \(EmulatorServer.maximumLatencyMilliseconds)."
+      )
     }
     guard EmulatorProtocol(rawValue: wireProtocol) != nil else {
       throw ValidationError("--protocol must be kodo or oss, not '\(wireProtocol)'.")
@@ -189,6 +197,7 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
       host: host, port: port, buckets: try buckets(), privateBuckets: Set(privateBuckets),
       latencyMilliseconds: latencyMs, failRate: failRate, seed: seed)
     configuration.wireProtocol = EmulatorProtocol(rawValue: wireProtocol) ?? .kodo
+    configuration.downloadLatencyMilliseconds = downloadLatencyMs
     configuration.region = region
     configuration.securityToken = securityToken
     let source = secretKeySource

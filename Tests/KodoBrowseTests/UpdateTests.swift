@@ -177,6 +177,20 @@ struct UpdateTests {
     #expect(state.rows.map(\.id) == ["日志-1.log", "日志-2.log", "b.jpg"])
   }
 
+  @Test func goToAndUpCutPathsAtSlashBytes() {
+    var (state, _) = Self.started("")
+    _ = state.update(.key(.character(":")))
+    _ = state.keys("a/\u{301}x")
+    _ = state.update(.key(.enter))
+    #expect(state.location == .folder(bucket: "photos", prefix: "a/"))
+    _ = state.update(.key(.character(":")))
+    _ = state.keys("\u{301}/")
+    _ = state.update(.key(.enter))
+    #expect(state.location == .folder(bucket: "photos", prefix: "a/\u{301}/"))
+    _ = state.update(.key(.backspace))
+    #expect(state.location == .folder(bucket: "photos", prefix: "a/"))
+  }
+
   @Test func copyGoToDownloadPickAndQuit() {
     var (state, id) = Self.started("2024/")
     _ = state.update(.pageLoaded(id: id, .success(ListPage(items: [object("2024/a.jpg")]))))
@@ -241,6 +255,53 @@ struct UpdateTests {
     #expect(moved.contains(.cancel(id: stats[0])))
     _ = state.update(
       .statLoaded(id: stats[0], .success(ObjectDetails(object: object("a", size: 9)))))
-    #expect(state.details["a"] == nil)
+    #expect(state.details[ExactKey("a")] == nil)
+  }
+
+  @Test func detailsOfOneBucketAreNotShownForAnother() {
+    var (state, id) = Self.started()
+    func stat(_ effects: [Effect], bucket wanted: String) -> Int? {
+      for case .stat(let id, let bucket, "a") in effects where bucket == wanted { return id }
+      return nil
+    }
+    let first = state.update(.pageLoaded(id: id, .success(ListPage(items: [object("a")]))))
+    let asked = stat(first, bucket: "photos")
+    #expect(asked != nil)
+    _ = state.update(.statLoaded(id: asked ?? -1, .success(ObjectDetails(object: object("a")))))
+    #expect(state.details[ExactKey("a")] != nil)
+    _ = state.update(.key(.character(":")))
+    for _ in 0..<"photos/".count { _ = state.update(.key(.backspace)) }
+    _ = state.keys("other/")
+    let entered = state.update(.key(.enter))
+    let other = listRequests(entered).first?.id ?? -1
+    let loaded = state.update(.pageLoaded(id: other, .success(ListPage(items: [object("a")]))))
+    #expect(stat(loaded, bucket: "other") != nil, "\(loaded)")
+  }
+
+  // "caf\u{E9}" (as typed on Linux) and "cafe\u{301}" (as a Mac names files) are equal Strings
+  // and two objects.
+  @Test func keysThatAreEqualStringsButOtherBytesStayApart() {
+    let composed = "caf\u{E9}/"
+    let decomposed = "cafe\u{301}/"
+    #expect(composed == decomposed, "Swift's String equality is canonical")
+    var (state, id) = Self.started()
+    let effects = state.update(
+      .pageLoaded(
+        id: id,
+        .success(ListPage(commonPrefixes: [composed, decomposed], items: [], nextMarker: "m"))))
+    #expect(state.rows.count == 2)
+    // By bytes, "cafe" + U+0301 comes first: the cursor goes to the composed one.
+    #expect(state.rows.map { Array($0.id.utf8) } == [Array(decomposed.utf8), Array(composed.utf8)])
+    _ = state.update(.key(.down))
+    #expect(state.selected.map { Array($0.id.utf8) } == Array(composed.utf8))
+    // A page that puts a folder above them: the cursor follows its own key, not its twin.
+    let next = listRequests(effects).first?.id
+    _ = state.update(
+      .pageLoaded(
+        id: next ?? -1, .success(ListPage(commonPrefixes: ["a/"], items: [], nextMarker: nil))))
+    #expect(state.rows.count == 3)
+    #expect(state.selected.map { Array($0.id.utf8) } == Array(composed.utf8))
+    #expect(
+      Location.folder(bucket: "b", prefix: composed) != .folder(bucket: "b", prefix: decomposed))
   }
 }

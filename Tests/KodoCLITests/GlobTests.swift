@@ -46,7 +46,7 @@ struct GlobTests {
   @Test func agreesWithTheReference() async throws {
     let patterns = Gen<Character?>.element(of: Array("ab/*?")).map { $0 ?? "a" }.string(of: 0...8)
     let keys = Gen<Character?>.element(of: Array("ab/")).map { $0 ?? "a" }.string(of: 0...10)
-    await propertyCheck(count: fuzzCount(3000), input: patterns, keys) { pattern, key in
+    await seededCheck(count: fuzzCount(3000), input: patterns, keys) { pattern, key in
       #expect(
         (try? Glob(pattern))?.matches(key) == Self.reference(Array(pattern), Array(key)),
         "\(pattern.debugDescription) against \(key.debugDescription)")
@@ -54,7 +54,7 @@ struct GlobTests {
   }
 
   @Test func aKeyMatchesItselfEscapedAndStarsKeepToOneSegment() async throws {
-    await propertyCheck(count: fuzzCount(500), input: anyKey) { key in
+    await seededCheck(count: fuzzCount(500), input: anyKey) { key in
       // Per scalar, as Glob reads patterns: `[` followed by a combining mark is one Character
       // but still a `[` to the matcher.
       var escaped = String.UnicodeScalarView()
@@ -64,7 +64,9 @@ struct GlobTests {
       }
       #expect((try? Glob(String(escaped)))?.matches(key) == true, "\(key.debugDescription)")
       #expect((try? Glob("**"))?.matches(key) == true)
-      #expect((try? Glob("*"))?.matches(key) == !key.contains("/"))
+      #expect(
+        (try? Glob("*"))?.matches(key) == !key.unicodeScalars.contains("/"),
+        "\(key.debugDescription)")
     }
   }
 

@@ -57,6 +57,27 @@ struct OSSFaultAndConfigTests {
     try await env.emulator.clearFaults()
   }
 
+  /// A whole-object `cat` checks the CRC-64 HeadObject gave as the bytes stream: a body changed
+  /// on its way (same length) is 76, as for `get`, after the bytes went out. A range is of part
+  /// of the object only and cannot be checked: it passes.
+  @Test func catRefusesABodyWhoseCRC64DiffersFromTheStat() async throws {
+    let key = "big/three-mib.bin"
+    let bytes = try #require(OSSEnvironment.photos[key])
+    try await env.emulator.scheduleFault(endpoint: "download", mode: "corrupt-body")
+    let cat = try await env.run(["cat", "photos", key])
+    expectFailure(cat, status: 76, containing: "CRC-64", stdoutEmpty: false)
+    #expect(cat.stderr.contains("stdout"), "\(cat.stderr)")
+    #expect(cat.stdoutBytes.count == bytes.count && cat.stdoutBytes != bytes)
+    try await env.emulator.scheduleFault(endpoint: "download", mode: "corrupt-body")
+    let ranged = try await env.run(["cat", "--range", "0-9", "photos", key])
+    #expect(ranged.status == 0, "\(ranged)")
+    #expect(ranged.stdoutBytes.count == 10 && ranged.stdoutBytes != Array(bytes.prefix(10)))
+    try await env.emulator.clearFaults()
+    let clean = try await env.run(["cat", "photos", key])
+    #expect(clean.status == 0, "\(clean)")
+    #expect(clean.stdoutBytes == bytes)
+  }
+
   /// `get` checks the CRC-64 HeadObject gave: a body with other bytes of the same length is 76,
   /// and nothing is left under the destination name.
   @Test func getRefusesABodyWhoseCRC64DiffersFromTheStat() async throws {

@@ -62,8 +62,26 @@ struct RecursiveGetTests {
     #expect(FileManager.default.fileExists(atPath: directory + "/a.txt"))
   }
 
+  @Test func theBucketsDomainIsLookedUpOnceNotPerObject() async throws {
+    let emulator = try await EmulatorProcess(["--synthetic", "few=40", "--seed", "5"])
+    defer { emulator.stop() }
+    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let result = try await kodo.run(["get", "-r", "--parallel", "4", "few", directory])
+    #expect(result.status == 0, "\(result)")
+    #expect(result.stderr.contains("40 written"), "\(result)")
+    let stats = try await emulator.stats()
+    #expect(stats["download"] == 40, "\(stats)")
+    #expect(stats["domains"] == 1, "\(stats)")
+  }
+
   @Test func keysThatWouldLeaveTheDirectoryHaveNoPath() {
-    for key in ["../x", "a/../../x", "/etc/passwd", "a//b", "./a", "a/.", "a/", "p/..", "a\0b"] {
+    // `/\u{301}` and `\u{600}/` are single Characters that still hold a `/` byte.
+    let hidden = ["../\u{301}x", "a/../\u{301}b", "/\u{301}etc", "..\u{600}/..", "\u{600}/../x"]
+    for key in ["../x", "a/../../x", "/etc/passwd", "a//b", "./a", "a/.", "a/", "p/..", "a\0b"]
+      + hidden
+    {
       #expect(RecursiveGet.relativePath(of: key, prefix: "") == nil, "\(key.debugDescription)")
     }
     #expect(RecursiveGet.relativePath(of: "p/../x", prefix: "p/") == nil)
@@ -71,5 +89,13 @@ struct RecursiveGetTests {
     #expect(RecursiveGet.relativePath(of: "a/b c/d..e", prefix: "") == ["a", "b c", "d..e"])
     #expect(RecursiveGet.relativePath(of: "2024/x/y", prefix: "20") == ["2024", "x", "y"])
     #expect(RecursiveGet.relativePath(of: "p/q/r", prefix: "p/q") == ["q", "r"])
+    #expect(RecursiveGet.relativePath(of: "a/\u{301}b", prefix: "") == ["a", "\u{301}b"])
+  }
+
+  @Test func theDefaultFileNameIsTheLastSegmentByBytes() {
+    #expect(DownloadFile.defaultName(for: "../\u{301}") == "\u{301}")
+    #expect(DownloadFile.defaultName(for: "a/..\u{600}/x") == "x")
+    #expect(DownloadFile.defaultName(for: "x/\u{600}/") == nil)
+    #expect(DownloadFile.defaultName(for: "a/b.txt") == "b.txt")
   }
 }

@@ -66,7 +66,7 @@ struct FuzzAnswerPropertyTests {
       let (json, page) = randomListAnswer(&rng)
       return (VariedJSONWriter.write(json, using: &rng), page)
     }
-    await propertyCheck(count: fuzzCount(300), input: answers) { answer in
+    await seededCheck(count: fuzzCount(300), input: answers) { answer in
       Self.expectDecodes(answer.0, answer.1, Self.list)
     }
   }
@@ -76,13 +76,13 @@ struct FuzzAnswerPropertyTests {
       let (json, stat) = randomStatAnswer(&rng)
       return (VariedJSONWriter.write(json, using: &rng), stat)
     }
-    await propertyCheck(count: fuzzCount(300), input: answers) { answer in
+    await seededCheck(count: fuzzCount(300), input: answers) { answer in
       Self.expectDecodes(answer.0, answer.1, Self.stat)
     }
   }
 
   @Test func regionBucketAndDomainAnswersDecodeAfterIrrelevantChanges() async {
-    await propertyCheck(count: fuzzCount(200), input: fuzzInput { rng in rng.next() }) { seed in
+    await seededCheck(count: fuzzCount(200), input: fuzzInput { rng in rng.next() }) { seed in
       var rng = SplitMix64(seed: seed)
       let (regionJSON, regions) = randomRegionAnswer(&rng)
       Self.expectDecodes(VariedJSONWriter.write(regionJSON, using: &rng), regions, Self.regions)
@@ -110,7 +110,7 @@ struct FuzzAnswerPropertyTests {
       let value = rng.jsonValue(depth: 5)
       return (VariedJSONWriter.write(value, using: &rng), value)
     }
-    await propertyCheck(count: fuzzCount(300), input: values) { input in
+    await seededCheck(count: fuzzCount(300), input: values) { input in
       let (bytes, value) = input
       var reader = JSONReader(bytes)
       #expect((try? JSONValue.read(&reader)) == value, "\(debugText(bytes))")
@@ -124,7 +124,7 @@ struct FuzzAnswerPropertyTests {
       let value = rng.int64()
       return (value, rng.integerText(value))
     }
-    await propertyCheck(count: fuzzCount(500), input: numbers) { input in
+    await seededCheck(count: fuzzCount(500), input: numbers) { input in
       let (value, text) = input
       var reader = JSONReader(Array(text.utf8))
       #expect((try? reader.readInt64()) == value, "\(text)")
@@ -135,7 +135,7 @@ struct FuzzAnswerPropertyTests {
   // MARK: Anything else is a protocolError
 
   @Test func mutatedAnswersGiveAValueOrAProtocolError() async {
-    await propertyCheck(count: fuzzCount(400), input: fuzzInput { rng in rng.next() }) { seed in
+    await seededCheck(count: fuzzCount(400), input: fuzzInput { rng in rng.next() }) { seed in
       var rng = SplitMix64(seed: seed)
       let json: JSONValue
       switch rng.int(0...3) {
@@ -150,7 +150,7 @@ struct FuzzAnswerPropertyTests {
   }
 
   @Test func randomBytesGiveAValueOrAProtocolError() async {
-    await propertyCheck(count: fuzzCount(300), input: Gen.uint8().array(of: 0...200)) { bytes in
+    await seededCheck(count: fuzzCount(300), input: Gen.uint8().array(of: 0...200)) { bytes in
       expectEveryDecoderSafe(bytes)
     }
   }
@@ -158,7 +158,7 @@ struct FuzzAnswerPropertyTests {
   @Test func randomTextGivesAValueOrAProtocolError() async {
     let jsonish = Gen<Character?>.element(of: Array(#"{}[]":,\ -0123456789.eEtruefalsn"#))
       .map { $0 ?? " " }
-    await propertyCheck(
+    await seededCheck(
       count: fuzzCount(300), input: Gen.oneOf(keyCharacter, jsonish).string(of: 0...80)
     ) {
       text in
@@ -188,7 +188,7 @@ struct FuzzAnswerPropertyTests {
   }
 
   @Test func readerAgreesWithFoundationOnWhatIsJSON() async {
-    await propertyCheck(count: fuzzCount(300), input: fuzzInput { rng in rng.next() }) { seed in
+    await seededCheck(count: fuzzCount(300), input: fuzzInput { rng in rng.next() }) { seed in
       var rng = SplitMix64(seed: seed)
       let json: JSONValue
       switch rng.int(0...3) {
@@ -213,7 +213,7 @@ struct FuzzAnswerPropertyTests {
   }
 
   @Test func everyTruncationOfAnAnswerIsAProtocolError() async {
-    await propertyCheck(count: fuzzCount(25), input: fuzzInput { rng in rng.next() }) { seed in
+    await seededCheck(count: fuzzCount(25), input: fuzzInput { rng in rng.next() }) { seed in
       var rng = SplitMix64(seed: seed)
       let listBytes = VariedJSONWriter.write(randomListAnswer(&rng).0, using: &rng)
       let statBytes = VariedJSONWriter.write(randomStatAnswer(&rng).0, using: &rng)
@@ -282,7 +282,7 @@ struct FuzzAnswerPropertyTests {
   }
 
   @Test func wrongTypesAreProtocolErrors() async {
-    await propertyCheck(count: fuzzCount(400), input: fuzzInput { rng in rng.next() }) { seed in
+    await seededCheck(count: fuzzCount(400), input: fuzzInput { rng in rng.next() }) { seed in
       var rng = SplitMix64(seed: seed)
       let target = rng.int(0...2)
       let (allFields, values) = rng.pick(target == 2 ? Self.wrongListValues : Self.wrongValues)
@@ -436,7 +436,7 @@ struct FuzzAnswerPropertyTests {
 
   @Test func errorMessagesOfAnyBodyAreReadOrIgnored() async {
     #expect(Decode.errorMessage(Array(#"{"error":"no such key"}"#.utf8)) == "no such key")
-    await propertyCheck(count: fuzzCount(300), input: fuzzInput { rng in rng.next() }) { seed in
+    await seededCheck(count: fuzzCount(300), input: fuzzInput { rng in rng.next() }) { seed in
       var rng = SplitMix64(seed: seed)
       let message = rng.text()
       let json = scrambled([.init("error", .string(message))], &rng, shadowing: false)

@@ -1,9 +1,10 @@
 import Foundation
 import KodoCore
-import KodoEmulator
 import KodoTestSupport
 import StorageCore
 import Testing
+
+@testable import KodoEmulator
 
 @Suite struct FaultTests {
   private func schedule(_ emulator: EmulatorHarness, _ json: String) async throws -> RawHTTPResponse
@@ -93,6 +94,22 @@ import Testing
       #expect(anonymous.status == 200)
       #expect(anonymous.header("X-Reqid") == nil)
       #expect(anonymous.body == normal.body)
+    }
+  }
+
+  /// `corrupt-body`: the normal answer, same length, its first byte inverted; once.
+  @Test func aCorruptBodyDiffersInItsFirstByteOnly() async throws {
+    try await EmulatorHarness.with(SampleObjects.configuration()) { emulator in
+      let target = "/dl/public/a.txt"
+      let normal = try await emulator.get(target, signing: .none)
+      #expect(normal.status == 200 && !normal.body.isEmpty)
+      _ = try await schedule(emulator, "{\"endpoint\":\"download\",\"mode\":\"corrupt-body\"}")
+      let corrupt = try await emulator.get(target, signing: .none)
+      #expect(corrupt.status == 200)
+      #expect(corrupt.body.count == normal.body.count)
+      #expect(corrupt.body.first == normal.body.first.map { ~$0 })
+      #expect(corrupt.body.dropFirst() == normal.body.dropFirst())
+      #expect(try await emulator.get(target, signing: .none).body == normal.body)
     }
   }
 
@@ -237,5 +254,25 @@ import Testing
       // A lower bound only: the answer cannot come before the delay.
       #expect(elapsed >= .milliseconds(150))
     }
+  }
+
+  @Test func downloadLatencyDelaysDownloadsOnly() async throws {
+    var configuration = SampleObjects.configuration()
+    configuration.downloadLatencyMilliseconds = 150
+    try await EmulatorHarness.with(configuration) { emulator in
+      let start = ContinuousClock.now
+      let response = try await emulator.download("/dl/public/x/full.jpg")
+      let elapsed = ContinuousClock.now - start
+      #expect(response.status == 200)
+      // A lower bound only: the answer cannot come before the delay.
+      #expect(elapsed >= .milliseconds(150))
+    }
+    // Which requests wait for which setting.
+    var both = SampleObjects.configuration()
+    both.latencyMilliseconds = 7
+    both.downloadLatencyMilliseconds = 11
+    #expect(Route(path: "/dl/public/x/full.jpg").delayMilliseconds(both) == 11)
+    #expect(Route(path: "/buckets").delayMilliseconds(both) == 7)
+    #expect(Route(path: "/_emulator/stats").delayMilliseconds(both) == 0)
   }
 }

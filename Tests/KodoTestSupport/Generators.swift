@@ -69,10 +69,14 @@ extension RandomNumberGenerator {
 
 /// A small seeded generator (SplitMix64), for tests that draw many values from one seed: the same
 /// seed gives the same values on every run and platform.
-public struct SplitMix64: RandomNumberGenerator {
+public struct SplitMix64: SeededRandomNumberGenerator {
   public var state: UInt64
 
   public init(seed: UInt64) { state = seed }
+
+  public init() { state = UInt64.random(in: .min ... .max) }
+
+  public var currentSeed: UInt64 { state }
 
   public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15

@@ -41,7 +41,8 @@ public final class StubTransport: HTTPTransport, Sendable {
   }
 
   public func download(
-    _ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?
+    _ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?,
+    digest: StreamedDigest?
   ) async throws
     -> HTTPResponse
   {
@@ -50,6 +51,9 @@ public final class StubTransport: HTTPTransport, Sendable {
       let body = response.body
       let written = body.withUnsafeBytes { buffer in
         buffer.baseAddress.map { write(fileDescriptor, $0, buffer.count) } ?? 0
+      }
+      body.withUnsafeBytes { buffer in
+        digest?.update(UnsafeRawBufferPointer(rebasing: buffer.prefix(max(0, written))))
       }
       response.streamedByteCount = Int64(max(0, written))
       response.body = []

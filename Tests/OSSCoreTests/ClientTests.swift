@@ -1,5 +1,6 @@
 import KodoTestSupport
 import OSSCore
+import PropertyBased
 import StorageCore
 import Testing
 
@@ -87,5 +88,19 @@ struct ClientTests {
   func storageClassNames(_ service: String, _ name: String) {
     #expect(OSSClient.storageClass(service).name == name)
     #expect(OSSClient.storageClass(service).serviceName == service)
+  }
+
+  /// The byte-level name of ASCII classes (the listing's fast path) is the one the loop over
+  /// characters gives, CR LF (one character) included; other text takes the loop.
+  @Test func storageClassNamesOfASCIIAreTheCharacterLoops() async {
+    await propertyCheck(
+      count: fuzzCount(500),
+      input: Gen<Character?>.element(of: Array("aZz09 -_\r\nAé\u{301}")).map { $0 ?? "a" }
+        .string(of: 0...12)
+    ) { service in
+      #expect(
+        OSSClient.storageClass(service).name == OSSClient.storageClassName(characters: service),
+        "\(service.debugDescription)")
+    }
   }
 }

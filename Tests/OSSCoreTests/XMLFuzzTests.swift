@@ -1,4 +1,5 @@
 import Foundation
+import KodoTestSupport
 import OSSCore
 import PropertyBased
 import StorageCore
@@ -38,7 +39,7 @@ struct XMLFuzzTests {
   }
 
   @Test func listingsReadBackExactly() async {
-    await propertyCheck(
+    await seededCheck(
       count: iterations(60),
       input: randomInput { rng in
         randomListing(count: rng.below(40), version2: rng.below(2) == 0, using: &rng)
@@ -50,7 +51,7 @@ struct XMLFuzzTests {
   }
 
   @Test func plainListingsReadBackExactlyWhenTheKeysAreXMLText() async {
-    await propertyCheck(
+    await seededCheck(
       count: iterations(60),
       input: randomInput { rng in
         var page = randomListing(count: rng.below(20), version2: false, encoded: false, using: &rng)
@@ -132,7 +133,7 @@ struct XMLFuzzTests {
       "<?", "?>", "<!DOCTYPE a>", "%", "%zz", "%C3%28", "-1", "99999999999999999999", "\u{0}",
       "\u{FF}", "<Contents>", "</Contents>", "<Key>", "</Key>", "true", "false",
     ].map { Array($0.utf8) }
-    await propertyCheck(
+    await seededCheck(
       count: iterations(400),
       input: randomInput { rng in
         var bytes = rng.element(sources)
@@ -157,7 +158,7 @@ struct XMLFuzzTests {
   }
 
   @Test func randomBytesAreProtocolErrors() async {
-    await propertyCheck(count: iterations(300), input: Gen.uint8().array(of: 0...300)) { bytes in
+    await seededCheck(count: iterations(300), input: Gen.uint8().array(of: 0...300)) { bytes in
       _ = Self.decodeAll(bytes)
     }
   }
@@ -183,7 +184,7 @@ struct XMLFuzzTests {
 @Suite("OSS listing continuations")
 struct ListContinuationTests {
   @Test func theQuickLookAgreesWithTheFullDecode() async {
-    await propertyCheck(
+    await seededCheck(
       count: iterations(100),
       input: randomInput { rng in
         var page = randomListing(count: rng.below(30), version2: rng.below(2) == 0, using: &rng)

@@ -9,7 +9,7 @@ import Testing
 @Suite("Fuzzing the codecs and the duration parser")
 struct CodecPropertyTests {
   @Test func base64DecodesExactlyWhatTheEncoderWrites() async {
-    await propertyCheck(count: fuzzCount(500), input: text(from: "ABCQZabqz0189-_==+/")) { text in
+    await seededCheck(count: fuzzCount(500), input: text(from: "ABCQZabqz0189-_==+/")) { text in
       let decoded = URLSafeBase64.decode(text)
       if let decoded {
         #expect(URLSafeBase64.encode(decoded) == padded(text))
@@ -29,7 +29,7 @@ struct CodecPropertyTests {
   }
 
   @Test func percentDecodingAgreesWithFoundationAndReEncodes() async {
-    await propertyCheck(count: fuzzCount(500), input: text(from: "%%%0129aAfFgG/+ ~")) { text in
+    await seededCheck(count: fuzzCount(500), input: text(from: "%%%0129aAfFgG/+ ~")) { text in
       let decoded = PercentEncoding.decode(text)
       // Foundation on Linux repairs invalid UTF-8 with U+FFFD where the decoder answers nil.
       let foundation = text.removingPercentEncoding
@@ -43,8 +43,23 @@ struct CodecPropertyTests {
     }
   }
 
-  @Test func percentEscapedBytesDecodeExactlyWhenUTF8() async {
+  /// The listing's UTF-8 check refuses exactly what the standard library's validator does.
+  @Test func utf8TextValidatesAsTheStandardLibrary() async {
     await propertyCheck(
+      count: fuzzCount(1000),
+      input: Gen<UInt8?>.element(of: [0x41, 0x7F, 0x80, 0xBF, 0xC2, 0xE0, 0xED, 0xEF, 0xF0, 0xF4])
+        .map { $0 ?? 0xFF }.array(of: 0...8)
+    ) { bytes in
+      let ours = bytes.withUnsafeBufferPointer { UTF8Text.validating($0) }
+      #expect(ours == String(validating: bytes, as: UTF8.self), "\(bytes)")
+    }
+    for text in ["Normal", "MULTIPART", "appendable", "Ünïcode Ä", "a\r\nB"] {
+      #expect(UTF8Text.lowercased(text) == text.lowercased())
+    }
+  }
+
+  @Test func percentEscapedBytesDecodeExactlyWhenUTF8() async {
+    await seededCheck(
       count: fuzzCount(500), input: Gen<UInt8>.value(in: 0...255).array(of: 0...16)
     ) {
       bytes in
@@ -59,7 +74,7 @@ struct CodecPropertyTests {
   }
 
   @Test func urlPartsSplitAnyTextWithoutLosingABeforeTheFragment() async {
-    await propertyCheck(count: fuzzCount(500), input: text(from: "hHtps:/?#@[]%:80")) { text in
+    await seededCheck(count: fuzzCount(500), input: text(from: "hHtps:/?#@[]%:80")) { text in
       let parts = URLParts(text)
       _ = (parts.host, parts.port, parts.pathAndQuery)
       guard !text.utf8.contains(UInt8(ascii: "#")) else { return }
@@ -123,7 +138,7 @@ struct CodecPropertyTests {
   }
 
   @Test func durationsOfAnyTextAreSecondsOrInvalidInput() async {
-    await propertyCheck(count: fuzzCount(500), input: text(from: "0123456789smhdSx .-+")) { text in
+    await seededCheck(count: fuzzCount(500), input: text(from: "0123456789smhdSx .-+")) { text in
       Self.expectDuration(text)
     }
   }
@@ -135,7 +150,7 @@ struct CodecPropertyTests {
           + rng.pick(["s", "m", "h", "d"])
       }.joined()
     }
-    await propertyCheck(count: fuzzCount(500), input: sums) { text in
+    await seededCheck(count: fuzzCount(500), input: sums) { text in
       Self.expectDuration(text)
     }
   }
@@ -154,7 +169,7 @@ struct CodecPropertyTests {
   }
 
   @Test func httpDatesOfAnyTextParseOrNot() async {
-    await propertyCheck(
+    await seededCheck(
       count: fuzzCount(500), input: text(from: "0123456789 :,SunNovGMT", length: 0...40)
     ) {
       text in
@@ -173,7 +188,7 @@ struct CodecPropertyTests {
         index == 4 ? rng.pick(["\(number):00:00", "00:\(number):00", "00:00:\(number)"]) : number
       return (seconds, fields.joined(separator: " "))
     }
-    await propertyCheck(count: fuzzCount(500), input: dates) { input in
+    await seededCheck(count: fuzzCount(500), input: dates) { input in
       let (seconds, mutated) = input
       #expect(HTTPDate.parse(HTTPDate.format(unixSeconds: seconds)) == seconds)
       if let parsed = HTTPDate.parse(mutated) {
@@ -183,7 +198,7 @@ struct CodecPropertyTests {
   }
 
   @Test func displayTextOfAnyTextIsSafeForATerminal() async {
-    await propertyCheck(count: fuzzCount(500), input: anyKey) { text in
+    await seededCheck(count: fuzzCount(500), input: anyKey) { text in
       let escaped = DisplayText.escaped(text)
       #expect(escaped.unicodeScalars.allSatisfy { !DisplayText.isUnsafe($0) })
       if text.unicodeScalars.allSatisfy({ !DisplayText.isUnsafe($0) }) { #expect(escaped == text) }
@@ -195,7 +210,7 @@ struct CodecPropertyTests {
   }
 
   @Test func queryValueRoundTripsAnyText() async {
-    await propertyCheck(count: 300, input: anyKey) { text in
+    await seededCheck(count: 300, input: anyKey) { text in
       var query = QueryString()
       query.append("prefix", text)
       let encoded = query.encoded
@@ -206,7 +221,7 @@ struct CodecPropertyTests {
   }
 
   @Test func base64RoundTripsAnyBytes() async {
-    await propertyCheck(count: 500, input: Gen.uint8().array(of: 0...64)) { bytes in
+    await seededCheck(count: 500, input: Gen.uint8().array(of: 0...64)) { bytes in
       let encoded = URLSafeBase64.encode(bytes)
       #expect(encoded.count % 4 == 0)
       #expect(URLSafeBase64.decode(encoded) == bytes)
@@ -220,7 +235,7 @@ struct CodecPropertyTests {
 
   @Test func httpDatesRoundTrip() async {
     #expect(HTTPDate.format(unixSeconds: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
-    await propertyCheck(count: 300, input: Gen<Int64>.value(in: 0...4_102_444_800)) { seconds in
+    await seededCheck(count: 300, input: Gen<Int64>.value(in: 0...4_102_444_800)) { seconds in
       #expect(HTTPDate.parse(HTTPDate.format(unixSeconds: seconds)) == seconds)
     }
   }

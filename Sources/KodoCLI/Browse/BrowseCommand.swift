@@ -40,7 +40,8 @@ struct Browse: KodoCommand {
   @Argument(
     help: ArgumentHelp(
       "Where to start: BUCKET, BUCKET/PREFIX/ or BUCKET/KEY (default: the bucket list).",
-      valueName: "BUCKET[/PATH]"))
+      valueName: "BUCKET[/PATH]"),
+    completion: ShellCompletion.bucketPath)
   var path: String?
 
   func execute(_ context: Context) async throws {
@@ -183,16 +184,18 @@ struct Browse: KodoCommand {
     guard let path, !path.isEmpty else { return (.buckets, nil) }
     let bucket: String
     let rest: String
-    if let slash = path.firstIndex(of: "/") {
-      bucket = String(path[..<slash])
-      rest = String(path[path.index(after: slash)...])
+    if let (head, tail) = KeySegments.splitAtFirstSlash(path) {
+      bucket = String(head)
+      rest = String(tail)
     } else {
       bucket = path
       rest = ""
     }
     try provider.validateBucketName(bucket)
-    if rest.isEmpty || rest.hasSuffix("/") { return (.folder(bucket: bucket, prefix: rest), nil) }
-    let folder = rest.lastIndex(of: "/").map { String(rest[...$0]) } ?? ""
+    if rest.isEmpty || KeySegments.endsWithSlash(rest) {
+      return (.folder(bucket: bucket, prefix: rest), nil)
+    }
+    let folder = String(KeySegments.folder(of: rest))
     return (.folder(bucket: bucket, prefix: folder), rest)
   }
 }

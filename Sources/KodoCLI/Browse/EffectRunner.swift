@@ -161,12 +161,7 @@ final class EffectRunner: Sendable {
         DownloadRequest(bucket: bucket, key: key, domain: domain(bucket), expectedSize: total),
         from: provider, to: destination, check: provider.integrityCheck(for: details),
         replacing: false,
-        mismatch: { check, digest in
-          StorageError(
-            .protocolError,
-            "the downloaded data's \(check.name) \(digest) does not match the service's \(DisplayText(escaping: check.expected))"
-          )
-        },
+        mismatch: { check, digest in check.mismatch(digest) },
         progress: { descriptor in
           Task {
             while !Task.isCancelled {

@@ -65,7 +65,9 @@ struct Domains: KodoCommand {
   @OptionGroup var global: GlobalOptions
   @ParentCommand var root: Kodo
 
-  @Argument(help: ArgumentHelp("The bucket (default: the configured one).", valueName: "BUCKET"))
+  @Argument(
+    help: ArgumentHelp("The bucket (default: the configured one).", valueName: "BUCKET"),
+    completion: ShellCompletion.bucket)
   var bucket: String?
 
   func execute(_ context: Context) async throws {

@@ -10,7 +10,8 @@ struct DiskUsage: KodoCommand {
       also one line per folder N levels below the prefix (objects above that depth count in \
       the total only). Sizes are human-readable on a terminal, in bytes otherwise. --json writes \
       one {"type":"usage",…} line per folder and a last one for the whole prefix \
-      ("total":true). A long scan shows its progress on stderr when that is a terminal.
+      ("total":true). A long scan shows its progress on stderr: redrawn on a terminal, \
+      otherwise one line every 10 seconds.
 
       Examples:
         kodo du photos
@@ -49,7 +50,7 @@ struct DiskUsage: KodoCommand {
     let output = OutputStream.standardOutput()
     let writer = UsageWriter(
       bucket: bucket, json: context.options.json, humanSizes: output.isTerminal, output: output)
-    let progress = Progress(enabled: Diagnostics.isTerminal)
+    let progress = Progress.forScan()
     defer { progress.clear() }
     let tally = UsageTally(prefix: prefix, depth: depth, writer: writer, progress: progress)
     do {
@@ -93,7 +94,7 @@ final class UsageTally {
       total.add(object)
       guard let depth else { continue }
       let name = UsageTotals.folder(of: object.key, under: prefix, depth: depth)
-      if name != folder?.prefix {
+      if !isCurrent(name) {
         if let finished = folder {
           progress.clear()
           try writer.write(finished, isTotal: false)
@@ -103,6 +104,16 @@ final class UsageTally {
       folder?.add(object)
     }
     progress.add(objects.count)
+  }
+
+  /// Whether `name` is the folder being added up: both none, or the same bytes (`caf\u{E9}/` and
+  /// `cafe\u{301}/` are equal Strings and two folders).
+  private func isCurrent(_ name: String?) -> Bool {
+    switch (name, folder) {
+    case (nil, nil): true
+    case (let name?, let folder?): ExactKey.same(name, folder.prefix)
+    default: false
+    }
   }
 
   /// Writes the last folder and the total.
@@ -144,7 +155,7 @@ struct UsageTotals {
     while index < utf8.endIndex {
       if utf8[index] == UInt8(ascii: "/") {
         remaining -= 1
-        if remaining == 0 { return String(key[...index]) }
+        if remaining == 0 { return String(key[..<utf8.index(after: index)]) }
       }
       index = utf8.index(after: index)
     }

@@ -12,6 +12,11 @@ struct Cat: KodoCommand {
       safe). --range START-END writes only those bytes (offsets from 0, both included, as in \
       HTTP): START- runs to the end, -COUNT is the last COUNT bytes (write it --range=-COUNT).
 
+      On OSS the whole object's CRC-64 (x-oss-hash-crc64ecma) is computed as the bytes stream \
+      and checked at the end, as get checks it: a mismatch is exit status 76, after the bytes \
+      were written. A --range cannot be checked (the CRC-64 is of the whole object). On Kodo, \
+      cat checks the length only; get checks the qetag too.
+
       Examples:
         kodo cat logs 2024-06-01/app.log | grep ERROR
         kodo cat --range 0-99 photos a.txt             # the first 100 bytes
@@ -50,12 +55,20 @@ struct Cat: KodoCommand {
       provider, bucket: bucket, key: key, arguments: arguments)
     let output = context.runtime.standardOutput
     let bytes = try range?.resolve(size: details.object.size)
+    // The whole object is checked as it streams, where the service's digest allows it (OSS's
+    // CRC-64); a range cannot be: the digest is of the whole object.
+    let check = range == nil ? provider.integrityCheck(for: details) : nil
+    let digest = check?.running.map(StreamedDigest.init)
     _ = try await provider.download(
       DownloadRequest(
         bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
         expectedSize: bytes.map { $0.upperBound - $0.lowerBound + 1 } ?? details.object.size,
         range: bytes),
-      to: output, rewind: Rewind.toCurrentOffset(of: output))
+      to: output, rewind: Rewind.toCurrentOffset(of: output), digest: digest)
+    if let check, let digest, digest.text != check.expected {
+      throw check.mismatch(
+        digest.text, consequence: "the bytes written to stdout are not the object's")
+    }
   }
 }
 
@@ -73,7 +86,8 @@ struct Get: KodoCommand {
       follows the prefix's last /), --parallel N at a time (default 4). A file already there \
       with the object's size and hash is kept, so running it again resumes; a key that would \
       land outside DIR (.., ., empty segments) is reported and skipped, and the exit status is \
-      then 65.
+      then 65. On a terminal a progress bar shows the objects and bytes done, the rate and the \
+      time left.
 
       Examples:
         kodo get photos 2024/beach.jpg                # writes ./beach.jpg
@@ -91,7 +105,8 @@ struct Get: KodoCommand {
     name: .shortAndLong,
     help: ArgumentHelp(
       "Where to write (default: the key's last path segment; a directory keeps that name; - for stdout).",
-      valueName: "PATH"))
+      valueName: "PATH"),
+    completion: .file())
   var output: String?
 
   @Flag(help: "Replace an existing file.")
@@ -160,10 +175,8 @@ struct Get: KodoCommand {
       from: provider, to: destination, check: provider.integrityCheck(for: details),
       replacing: force
     ) { check, digest in
-      StorageError(
-        .protocolError,
-        "the downloaded data's \(check.name) \(digest) does not match the service's \(DisplayText(escaping: check.expected)); nothing was written to \(DisplayText(quoting: destination.string))"
-      )
+      check.mismatch(
+        digest, consequence: "nothing was written to \(DisplayText(quoting: destination.string))")
     }
     if context.options.json {
       let out = OutputStream.standardOutput()

@@ -8,8 +8,9 @@ struct Find: KodoCommand {
       Every filter given must hold. The filters run here, on what the listing returns: every \
       object under the prefix is listed, and only the prefix narrows the service's work, so \
       give the longest prefix you can. Output is that of ls -r (text, -l, --json, -0), with \
-      --limit, --marker and --summarize as in ls (--limit counts matches). On a terminal, \
-      stderr shows how many keys were scanned and matched so far.
+      --limit, --marker and --summarize as in ls (--limit counts matches). Stderr shows how \
+      many keys were scanned and matched so far: redrawn on a terminal, otherwise one line \
+      every 10 seconds.
 
       Globs: * and ? stay within one / segment, ** crosses them (**/ is zero or more folders), \
       [abc] is one of a set. --name matches the last segment, --path and --include/--exclude \
@@ -134,7 +135,7 @@ struct Find: KodoCommand {
         mode: json ? .json : nulSeparated ? .nul : .text, long: long,
         humanSizes: output.isTerminal, relativeTo: nil,
         palette: Palette(terminal: output.isTerminal, environment: context.environment)),
-      output: output, progress: Progress(enabled: Diagnostics.isTerminal), filter: filter,
+      output: output, progress: Progress.forScan(), filter: filter,
       limit: limit, sorter: sorting.sorter(context: context))
     defer { search.progress.clear() }
     let request = ListRequest(
@@ -235,14 +236,14 @@ final class Search {
     provider: any StorageProvider
   ) async throws -> String? {
     let items = element.page.items
-    guard let last, let index = items.lastIndex(where: { $0.key == last.key }),
+    guard let last, let index = items.lastIndex(where: { ExactKey.same($0.key, last.key) }),
       index + 1 < items.count
     else { return element.page.nextMarker }
     var again = request
     again.marker = element.startMarker
     again.limit = index + 1
     let page = try await provider.listPage(again)
-    guard page.items.last?.key == last.key else {
+    guard let again = page.items.last, ExactKey.same(again.key, last.key) else {
       throw StorageError(
         .protocolError,
         "the listing changed while it was read (the page fetched again ends elsewhere); run the search again"

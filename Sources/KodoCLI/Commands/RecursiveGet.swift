@@ -1,4 +1,5 @@
 import Foundation
+import KodoCore
 import StorageCore
 import SystemPackage
 
@@ -20,7 +21,7 @@ struct RecursiveGet {
 
   enum Outcome: Sendable {
     case written(key: String, path: String, size: Int64)
-    case kept(key: String, path: String)
+    case kept(key: String, path: String, size: Int64)
   }
 
   /// The path under DIR for `key`, or `nil` when it would not stay inside.
@@ -31,7 +32,7 @@ struct RecursiveGet {
     }
     guard key.utf8.count > hidden else { return nil }
     let rest = String(decoding: key.utf8.dropFirst(hidden), as: UTF8.self)
-    let segments = rest.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+    let segments = KeySegments.segments(of: rest).map(String.init)
     for segment in segments
     where segment.isEmpty || segment == "." || segment == ".." || segment.contains("\0") {
       return nil
@@ -52,11 +53,15 @@ struct RecursiveGet {
     var inFlight = 0
     let provider = self.provider
     let bucket = self.bucket
-    let domain = self.domain
+    var domain: DomainChoice?
+    // A bar on the terminal, unless JSON lines go to the same terminal.
+    let progress = TransferProgress(enabled: Diagnostics.isTerminal && !(json && output.isTerminal))
+    defer { progress.clear() }
     func report(_ outcome: Outcome) throws(StorageError) {
       switch outcome {
       case .written(let key, let path, let size):
         written += 1
+        progress.finished(bytes: size, transferred: true)
         if json {
           var line = JSONLine()
           line.string("key", key)
@@ -65,8 +70,9 @@ struct RecursiveGet {
           try output.write(line)
           try output.flush()
         }
-      case .kept:
+      case .kept(_, _, let size):
         kept += 1
+        progress.finished(bytes: size, transferred: false)
       }
     }
     try await withThrowingTaskGroup(of: Outcome.self) { group in
@@ -75,33 +81,45 @@ struct RecursiveGet {
       ).run { objects, _ in
         for object in objects {
           guard let segments = Self.relativePath(of: object.key, prefix: prefix) else {
-            if object.key.hasSuffix("/") && object.size == 0 { continue }
+            if KeySegments.endsWithSlash(object.key) && object.size == 0 { continue }
             skipped += 1
+            progress.clear()
             Diagnostics.warning(
               "skipped \(DisplayText(quoting: object.key)): its path would not stay inside \(DisplayText(quoting: directory.string))"
             )
             continue
           }
-          let destination = try Self.prepare(segments, in: directory, key: object.key)
+          let destination = try Self.prepare(
+            segments, in: directory, key: object.key, progress: progress)
           guard let destination else {
             skipped += 1
             continue
           }
+          progress.listed(objects: 1, bytes: object.size)
           if inFlight >= parallel, let outcome = try await group.next() {
             inFlight -= 1
             try report(outcome)
           }
+          let resolved: DomainChoice
+          if let domain {
+            resolved = domain
+          } else {
+            resolved = try await Self.resolve(self.domain, bucket, provider)
+            domain = resolved
+          }
           group.addTask {
             try await Self.fetch(
-              object, to: destination, provider: provider, bucket: bucket, domain: domain)
+              object, to: destination, provider: provider, bucket: bucket, domain: resolved)
           }
           inFlight += 1
         }
         return true
       }
+      progress.listingComplete()
       while let outcome = try await group.next() { try report(outcome) }
     }
     try output.flush()
+    progress.clear()
     if !json {
       Diagnostics.note(
         "\(written) written, \(kept) already there with the same size and hash, \(skipped) skipped"
@@ -116,16 +134,28 @@ struct RecursiveGet {
     }
   }
 
+  /// `choice` with Kodo's bound domain looked up once, so that each download does not ask for
+  /// it again (a request per object, as slow as the download itself on a far service).
+  private static func resolve(
+    _ choice: DomainChoice, _ bucket: String, _ provider: any StorageProvider
+  ) async throws -> DomainChoice {
+    guard choice.explicit == nil, choice.configured == nil, let kodo = provider as? KodoClient
+    else { return choice }
+    let domain = try await kodo.downloadDomain(bucket: bucket, choice: choice)
+    return DomainChoice(configured: domain.baseURL)
+  }
+
   /// Makes the folders of `segments` under `directory` (never through a symbolic link) and
   /// returns the file's path, or `nil` (reported) when a folder cannot be made.
-  private static func prepare(_ segments: [String], in directory: FilePath, key: String) throws
-    -> FilePath?
-  {
+  private static func prepare(
+    _ segments: [String], in directory: FilePath, key: String, progress: TransferProgress
+  ) throws -> FilePath? {
     var path = directory
     for segment in segments.dropLast() {
       path.append(segment)
       if let status = try? SystemPackage.Stat(path, followTargetSymlink: false) {
         if status.type == .directory { continue }
+        progress.clear()
         Diagnostics.warning(
           "skipped \(DisplayText(quoting: key)): \(DisplayText(quoting: path.string)) is not a directory (a symbolic link is not followed)"
         )
@@ -152,7 +182,7 @@ struct RecursiveGet {
       status.type == .regular, status.size == object.size, let check,
       (try? check.compute(destination.string)) == check.expected
     {
-      return .kept(key: object.key, path: destination.string)
+      return .kept(key: object.key, path: destination.string, size: object.size)
     }
     _ = try await DownloadFile.fetch(
       DownloadRequest(bucket: bucket, key: object.key, domain: domain, expectedSize: object.size),

@@ -87,12 +87,10 @@ enum NotFoundAdvice {
       return try await provider.stat(bucket: bucket, key: key)
     } catch  where error.kind == .notFound {
       var failure = error
-      if key.hasSuffix("/") {
+      if KeySegments.endsWithSlash(key) {
         failure.message +=
           "; \(DisplayText(quoting: key)) names a folder: list it with kodo ls \(bucket)/\(key)"
-      } else if arguments.count == 1, let slash = key.firstIndex(of: "/") {
-        let first = key[..<slash]
-        let rest = key[key.index(after: slash)...]
+      } else if arguments.count == 1, let (first, rest) = KeySegments.splitAtFirstSlash(key) {
         failure.message +=
           "; to name a bucket and a key, give them as two arguments: \(first) \(rest)"
       }

@@ -47,7 +47,8 @@ struct URLCommand: KodoCommand {
   @Argument(
     help: ArgumentHelp(
       "[BUCKET] KEY, BUCKET KEY... (one URL per key, in order), or only [BUCKET] with --stdin.",
-      valueName: "BUCKET KEY"))
+      valueName: "BUCKET KEY"),
+    completion: ShellCompletion.objectArguments)
   var arguments: [String] = []
 
   func validate() throws {

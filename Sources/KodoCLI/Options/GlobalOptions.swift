@@ -3,11 +3,14 @@ import StorageCore
 
 /// Options every command accepts, before or after the subcommand name.
 struct GlobalOptions: ParsableArguments {
-  @Option(name: .long, help: ArgumentHelp("Read configuration from FILE.", valueName: "FILE"))
+  @Option(
+    name: .long, help: ArgumentHelp("Read configuration from FILE.", valueName: "FILE"),
+    completion: .file())
   var config: String?
 
   @Option(
-    name: .long, help: ArgumentHelp("Use profile NAME from the config file.", valueName: "NAME"))
+    name: .long, help: ArgumentHelp("Use profile NAME from the config file.", valueName: "NAME"),
+    completion: ShellCompletion.profile)
   var profile: String?
 
   @Option(

@@ -5,7 +5,8 @@ struct PrefixArgument: ParsableArguments {
   @Argument(
     help: ArgumentHelp(
       "The bucket and an optional key prefix (default: the configured bucket).",
-      valueName: "BUCKET[/PREFIX]"))
+      valueName: "BUCKET[/PREFIX]"),
+    completion: ShellCompletion.bucketPath)
   var target: String?
 }
 

@@ -7,7 +7,8 @@ struct ObjectArguments: ParsableArguments {
     help: ArgumentHelp(
       "[BUCKET] KEY: the bucket (default: the configured one) and the key; stat takes BUCKET KEY... too.",
       valueName: "BUCKET KEY"
-    ))
+    ),
+    completion: ShellCompletion.objectArguments)
   var arguments: [String] = []
 
   /// The bucket (or the configured default) and a non-empty key.
@@ -53,8 +54,8 @@ enum BucketPath {
   {
     guard let given = target, !given.isEmpty else { return (try context.bucket(nil), "") }
     let target = try context.strippingScheme(given)
-    if let slash = target.firstIndex(of: "/") {
-      return (String(target[..<slash]), String(target[target.index(after: slash)...]))
+    if let (bucket, prefix) = KeySegments.splitAtFirstSlash(target) {
+      return (String(bucket), String(prefix))
     }
     return (target, "")
   }

@@ -277,8 +277,8 @@ struct ConfigFile {
   /// replaced by `<redacted>`, even when it has no scheme.
   static func redacted(_ url: String) -> String {
     if url.contains("://") { return RequestEvent.redactedURL(url) }
-    let authorityEnd = url.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? url.endIndex
-    guard let at = url[..<authorityEnd].lastIndex(of: "@") else {
+    let authorityEnd = URLParts.authorityEnd(in: url)
+    guard let at = URLParts.userInfoEnd(in: url[..<authorityEnd]) else {
       return RequestEvent.redactedURL(url)
     }
     return RequestEvent.redactedURL("<redacted>" + url[at...])

@@ -63,6 +63,16 @@ struct Configuration: Sendable {
       .configuration, "no credentials: set QINIU_ACCESS_KEY and QINIU_SECRET_KEY, \(place)")
   }
 
+  /// The config file's path: `--config`, `KODO_CONFIG`, `$XDG_CONFIG_HOME/kodo/config.json`,
+  /// else `~/.config/kodo/config.json`; `nil` without a home.
+  static func filePath(configFlag: String?, environment: [String: String]) -> String? {
+    if let explicit = nonEmpty(configFlag) ?? nonEmpty(environment["KODO_CONFIG"]) {
+      return explicit
+    }
+    if let xdg = nonEmpty(environment["XDG_CONFIG_HOME"]) { return xdg + "/kodo/config.json" }
+    return nonEmpty(environment["HOME"]).map { $0 + "/.config/kodo/config.json" }
+  }
+
   /// Loads and merges the configuration.
   ///
   /// Precedence, for each value: the flags, then `QINIU_ACCESS_KEY`/`QINIU_SECRET_KEY`/
@@ -82,16 +92,7 @@ struct Configuration: Sendable {
   ) throws(StorageError) -> Configuration {
     let explicitPath = nonEmpty(configFlag) ?? nonEmpty(environment["KODO_CONFIG"])
     let pathSource = nonEmpty(configFlag) != nil ? "--config" : "KODO_CONFIG"
-    let path: String?
-    if let explicitPath {
-      path = explicitPath
-    } else if let xdg = nonEmpty(environment["XDG_CONFIG_HOME"]) {
-      path = xdg + "/kodo/config.json"
-    } else if let home = nonEmpty(environment["HOME"]) {
-      path = home + "/.config/kodo/config.json"
-    } else {
-      path = nil
-    }
+    let path = filePath(configFlag: configFlag, environment: environment)
 
     var configuration = Configuration()
     var fileAccessKey: String?

@@ -18,9 +18,8 @@ struct DownloadFile {
 
   /// The file name a key gives by default: its last path segment, when that can be one.
   static func defaultName(for key: String) -> String? {
-    guard !key.hasSuffix("/"),
-      let last = key.split(separator: "/", omittingEmptySubsequences: true).last,
-      last != ".", last != "..", !last.contains("\0")
+    let last = KeySegments.lastSegment(of: key)
+    guard !last.isEmpty, last != ".", last != "..", !last.utf8.contains(0)
     else { return nil }
     return String(last)
   }

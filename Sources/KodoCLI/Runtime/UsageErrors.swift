@@ -15,7 +15,8 @@ enum UsageErrors {
     )
     .map(String.init)
     if status == 0 {
-      // --help, --version: the text is the output.
+      // --help, --version, completions: the text is the output (none for no completions).
+      if lines.allSatisfy(\.isEmpty) { return 0 }
       let text = lines.map { DisplayText(escaping: $0).text }.joined(separator: "\n") + "\n"
       FileDescriptorWriter.writeAll(Array(text.utf8), to: Runtime.current.standardOutput)
       return 0

@@ -85,11 +85,13 @@ extension KodoClient {
   ///   - range: only these bytes (`Range: bytes=A-B`); a server that ignores it sends the whole
   ///     body, which `expectedSize` (the range's length) then rejects.
   ///   - rewind: resets the descriptor for another attempt; `nil` when it cannot be reset.
+  ///   - digest: takes the bytes written (restarted as each attempt begins).
   /// - Returns: what was written and Kodo's answer's details.
   /// - Throws: `StorageError`.
   public func download(
     url: String, to fileDescriptor: Int32, expectedSize: Int64? = nil,
-    range: ClosedRange<Int64>? = nil, rewind: (@Sendable () -> Bool)? = nil
+    range: ClosedRange<Int64>? = nil, rewind: (@Sendable () -> Bool)? = nil,
+    digest: StreamedDigest? = nil
   ) async throws(StorageError) -> DownloadResult {
     let parts = URLParts(url)
     guard parts.isHTTPWithHost else {
@@ -113,8 +115,10 @@ extension KodoClient {
           if let range {
             request.headers.add("Range", "bytes=\(range.lowerBound)-\(range.upperBound)")
           }
+          // Every attempt writes from the start (nothing written yet, or rewound).
+          digest?.restart()
           return try await transport.download(
-            request, to: fileDescriptor, expectedLength: expectedSize)
+            request, to: fileDescriptor, expectedLength: expectedSize, digest: digest)
         },
         mayRetry: { error in error.writtenBytes == 0 || rewind?() == true })
     } catch {

@@ -125,7 +125,7 @@ extension KodoClient {
     text += Array(",\"scheme\":".utf8)
     JSONText.appendString(resolved.scheme, to: &text)
     text += Array(",\"answer\":".utf8) + body + [UInt8(ascii: "}")]
-    let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+    let directory = String(path[..<(KeySegments.lastSlash(in: path) ?? path.startIndex)])
     try? FileManager.default.createDirectory(
       atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let temporary = path + ".\(getpid()).tmp"

@@ -110,7 +110,7 @@ final class DirectorySource: ObjectSource {
         continue
       }
       guard let name = String(validating: nameBytes, as: UTF8.self) else { continue }
-      let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+      let path = KeySegments.endsWithSlash(directory) ? directory + name : directory + "/" + name
       var info = stat()
       guard lstat(path, &info) == 0 else { continue }
       let kind = info.st_mode & S_IFMT

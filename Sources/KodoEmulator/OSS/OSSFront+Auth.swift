@@ -89,7 +89,7 @@ extension OSSFront {
   private func providedAccessKey(_ incoming: OSSIncomingRequest) -> String? {
     if let key = incoming.parameter("OSSAccessKeyId") { return key }
     if let credential = incoming.parameter("x-oss-credential") {
-      return credential.split(separator: "/").first.map(String.init)
+      return String(KeySegments.segments(of: credential)[0])
     }
     guard let authorization = incoming.headers["Authorization"] else { return nil }
     if authorization.hasPrefix("OSS "), let colon = authorization.lastIndex(of: ":") {
@@ -97,8 +97,9 @@ extension OSSFront {
         authorization[authorization.index(authorization.startIndex, offsetBy: 4)..<colon])
     }
     if let range = authorization.range(of: "Credential=") {
-      return authorization[range.upperBound...].prefix(while: { $0 != "/" && $0 != "," })
-        .description
+      let credential = authorization[range.upperBound...]
+      let end = credential.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ",") }
+      return String(credential[..<(end ?? credential.endIndex)])
     }
     return nil
   }

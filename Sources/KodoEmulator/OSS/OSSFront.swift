@@ -201,7 +201,7 @@ final class OSSFront: EmulatorFront {
     let operation = OSSOperation(incoming)
     let route = operation.route
     let fault = service.admit(route)
-    let delay = route.isDelayed ? max(0, configuration.latencyMilliseconds) : 0
+    let delay = route.delayMilliseconds(configuration)
     var clock = now
     var delivery = Delivery.normal
     switch fault {
@@ -235,6 +235,7 @@ final class OSSFront: EmulatorFront {
     case .truncated: delivery = .truncated
     case .shortBody: delivery = .shortBody
     case .stallAfterHeaders: delivery = .stallAfterHeaders
+    case .corruptBody: delivery = .corruptBody
     case .skewedDate(let seconds): clock = now &+ seconds
     case .noReqid, nil: break
     }

@@ -162,7 +162,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     var declaredLength = fullLength
     var sentLength = reply.sendsBody ? fullLength : 0
     switch delivery {
-    case .normal, .stallAfterHeaders:
+    case .normal, .stallAfterHeaders, .corruptBody:
       break
     case .truncated:
       status = .ok
@@ -187,7 +187,10 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       context.flush()
       return
     }
-    sendBody(reply.body, from: 0, remaining: sentLength, context: context) {
+    sendBody(
+      reply.body, from: 0, remaining: sentLength, corrupt: delivery == .corruptBody,
+      context: context
+    ) {
       if case .shortBody = delivery {
         context.flush()
         context.close(promise: nil)
@@ -203,10 +206,11 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
   }
 
-  /// Writes `remaining` bytes of `body` from `offset`, a chunk at a time, then calls `done`.
+  /// Writes `remaining` bytes of `body` from `offset`, a chunk at a time, then calls `done`;
+  /// with `corrupt`, the first byte is changed.
   private func sendBody(
-    _ body: Reply.Body, from offset: Int64, remaining: Int64, context: ChannelHandlerContext,
-    done: @escaping () -> Void
+    _ body: Reply.Body, from offset: Int64, remaining: Int64, corrupt: Bool = false,
+    context: ChannelHandlerContext, done: @escaping () -> Void
   ) {
     guard remaining > 0 else {
       done()
@@ -214,7 +218,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
     switch body {
     case .buffer(let buffer):
-      if let slice = buffer.getSlice(at: buffer.readerIndex, length: Int(remaining)) {
+      if var slice = buffer.getSlice(at: buffer.readerIndex, length: Int(remaining)) {
+        if corrupt && offset == 0 { Self.changeFirstByte(of: &slice) }
         context.write(wrapOutboundOut(.body(.byteBuffer(slice))), promise: nil)
       }
       done()
@@ -222,11 +227,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       let count = Int(min(Int64(Self.chunkSize), remaining))
       Self.read(object, at: start + offset, count: count, context: context)
         .assumeIsolated().whenComplete { result in
-          guard case .success(let chunk) = result else {
+          guard case .success(var chunk) = result else {
             // The source failed mid-body (a file vanished): the length cannot be honoured.
             context.close(promise: nil)
             return
           }
+          if corrupt && offset == 0 { Self.changeFirstByte(of: &chunk) }
           let written = context.writeAndFlush(self.wrapOutboundOut(.body(.byteBuffer(chunk))))
           guard remaining > Int64(count) else {
             done()
@@ -244,6 +250,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
           }
         }
     }
+  }
+
+  /// Flips the bits of the first readable byte (a `corrupt-body` fault).
+  private static func changeFirstByte(of chunk: inout ByteBuffer) {
+    guard let first = chunk.getInteger(at: chunk.readerIndex, as: UInt8.self) else { return }
+    chunk.setInteger(~first, at: chunk.readerIndex)
   }
 
   /// One chunk of an object: read in place for computed and in-memory bodies, on the thread

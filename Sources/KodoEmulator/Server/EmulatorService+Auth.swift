@@ -75,7 +75,7 @@ extension EmulatorService {
     guard let deadline else { return .invalid }
     let signedTarget = uri[..<signedEnd]
     let signed =
-      signedTarget.hasPrefix("/")
+      KeySegments.startsWithSlash(signedTarget)
       ? "http://" + (request.head.headers.first(name: "Host") ?? "") + signedTarget
       : String(signedTarget)
     let expected = configuration.credentials.sign(signed)

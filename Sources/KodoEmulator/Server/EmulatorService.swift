@@ -45,11 +45,11 @@ enum Route: Equatable {
     default:
       if path.hasPrefix("/stat/") {
         let rest = path.dropFirst(6)
-        self = .stat(entry: rest.prefix(while: { $0 != "/" }))
+        self = .stat(entry: rest[..<(KeySegments.firstSlash(in: rest) ?? rest.endIndex)])
       } else if path.hasPrefix("/dl/") {
         let rest = path.dropFirst(4)
-        let bucket = rest.prefix(while: { $0 != "/" })
-        self = .download(bucket: bucket, key: rest.dropFirst(bucket.count + 1))
+        let (bucket, key) = KeySegments.splitAtFirstSlash(rest) ?? (rest, rest[rest.endIndex...])
+        self = .download(bucket: bucket, key: key)
       } else if path.hasPrefix("/_emulator/") {
         self = .control(path.dropFirst(11))
       } else {
@@ -86,6 +86,14 @@ enum Route: Equatable {
     case .query, .buckets, .bucketsV2, .bucketInfo, .domains, .list, .stat: true
     default: false
     }
+  }
+
+  /// The delay before the answer: `--latency-ms` for API requests, `--download-latency-ms` for
+  /// downloads, none for control requests.
+  func delayMilliseconds(_ configuration: EmulatorConfiguration) -> Int {
+    if isDelayed { return max(0, configuration.latencyMilliseconds) }
+    if case .download = self { return max(0, configuration.downloadLatencyMilliseconds) }
+    return 0
   }
 }
 
@@ -272,7 +280,7 @@ final class EmulatorService: Sendable {
     if case .control(let name) = route {
       return Decision(action: .reply(control(name, request, reqid: reqid), .normal))
     }
-    let delay = route.isDelayed ? max(0, configuration.latencyMilliseconds) : 0
+    let delay = route.delayMilliseconds(configuration)
     var delivery = Delivery.normal
     switch fault {
     case .drop: return Decision(action: .drop, delayMilliseconds: delay)
@@ -298,6 +306,7 @@ final class EmulatorService: Sendable {
     case .truncated: delivery = .truncated
     case .shortBody: delivery = .shortBody
     case .stallAfterHeaders: delivery = .stallAfterHeaders
+    case .corruptBody: delivery = .corruptBody
     case .noReqid, .skewedDate, nil: break
     }
     var reply = answer(route, target: target, request: request, reqid: reqid)
@@ -402,16 +411,18 @@ struct RequestTarget {
   init(_ uri: String) {
     var rest = Substring(uri)
     // An absolute-form target (`http://host/path`) addresses the same path.
-    if let scheme = rest.range(of: "://"), !rest[..<scheme.lowerBound].contains("/") {
+    // On bytes: a raw target may hold UTF-8, and `/`, `?` or `#` before a combining mark is no
+    // `Character` of its own.
+    if let scheme = rest.range(of: "://"), !KeySegments.containsSlash(rest[..<scheme.lowerBound]) {
       rest = rest[scheme.upperBound...]
-      let slash = rest.firstIndex(of: "/") ?? rest.endIndex
+      let slash = KeySegments.firstSlash(in: rest) ?? rest.endIndex
       authority = rest[..<slash]
       rest = rest[slash...]
     }
-    if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-    if let question = rest.firstIndex(of: "?") {
+    if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
+    if let question = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
       path = rest[..<question]
-      query = rest[rest.index(after: question)...]
+      query = rest[rest.utf8.index(after: question)...]
     } else {
       path = rest
       query = ""

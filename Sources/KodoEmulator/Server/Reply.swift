@@ -42,6 +42,7 @@ enum Delivery: Sendable {
   case truncated
   case shortBody
   case stallAfterHeaders
+  case corruptBody
 }
 
 /// What the connection handler does with one request.

@@ -1,3 +1,5 @@
+import StorageCore
+
 /// Content types by file extension, for directory buckets.
 enum MimeTypes {
   /// The fallback for unknown extensions.
@@ -15,7 +17,7 @@ enum MimeTypes {
 
   /// The content type for a key, from the extension of its last path segment (case-insensitive).
   static func forKey(_ key: String) -> String {
-    let name = key.split(separator: "/", omittingEmptySubsequences: false).last ?? ""
+    let name = KeySegments.lastSegment(of: key)
     guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return fallback }
     let ext = name[name.index(after: dot)...].lowercased()
     return table[ext] ?? fallback

@@ -17,7 +17,7 @@ public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
   ///
   /// - Throws: `StorageError(.configuration)` naming what is wrong with the text.
   public init(_ text: String) throws(StorageError) {
-    let trimmed = text.hasSuffix("/") ? String(text.dropLast()) : text
+    let trimmed = String(KeySegments.droppingTrailingSlashes(text))
     let parts = URLParts(trimmed.contains("://") ? trimmed : "https://" + trimmed)
     func invalid(_ why: String) -> StorageError {
       StorageError(

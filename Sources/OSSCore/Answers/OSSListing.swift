@@ -188,7 +188,7 @@ extension OSSAnswers {
       case "Size":
         object.size = try reader.readCount()
         seen.insert(.size)
-      case "ETag": object.etag = unquoted(try reader.readString())
+      case "ETag": object.etag = try reader.readUnquotedString()
       case "Type": object.type = try reader.readString()
       case "StorageClass": object.storageClass = try reader.readString()
       case "RestoreInfo":
@@ -219,8 +219,16 @@ extension OSSAnswers {
 
   /// `"5B3C…"` → `5B3C…`; OSS quotes ETags in answers and headers.
   static func unquoted(_ etag: String) -> String {
-    guard etag.utf8.count >= 2, etag.hasPrefix("\""), etag.hasSuffix("\"") else { return etag }
-    return String(etag.dropFirst().dropLast())
+    var etag = etag
+    return etag.withUTF8 { String(decoding: unquoted(bytes: $0), as: UTF8.self) }
+  }
+
+  /// The bytes inside a pair of double quotes around all of `bytes`, else `bytes`.
+  static func unquoted(bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8> {
+    guard bytes.count >= 2, bytes[0] == UInt8(ascii: "\""),
+      bytes[bytes.count - 1] == UInt8(ascii: "\"")
+    else { return bytes }
+    return UnsafeBufferPointer(rebasing: bytes[1..<(bytes.count - 1)])
   }
 }
 

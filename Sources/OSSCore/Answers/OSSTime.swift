@@ -55,8 +55,18 @@ public enum OSSTime {
     return shown.rfc3339
   }
 
+  /// The digits in `range` (at most 9, so the value cannot overflow), or `nil` when one of
+  /// them is not a digit.
+  @inline(__always)
   private static func number(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int? {
-    range.count <= 9 ? DecimalText.parse(bytes[range]).map { Int($0) } : nil
+    guard !range.isEmpty, range.count <= 9 else { return nil }
+    var value = 0
+    for index in range {
+      let digit = bytes[index] &- UInt8(ascii: "0")
+      guard digit < 10 else { return nil }
+      value = value * 10 + Int(digit)
+    }
+    return value
   }
 
   private static func daysIn(month: Int, year: Int) -> Int {

@@ -112,3 +112,8 @@ public struct CRC64: Sendable, Equatable {
     return crc
   }
 }
+
+extension CRC64: RunningDigest {
+  /// The value in decimal, as `x-oss-hash-crc64ecma` writes it.
+  public var text: String { decimal }
+}

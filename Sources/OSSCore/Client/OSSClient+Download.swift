@@ -11,7 +11,8 @@ extension OSSClient {
   /// many times as the retry policy allows attempts. A request's `range` is asked for the same
   /// way, from its first byte.
   public func download(
-    _ request: DownloadRequest, to fileDescriptor: Int32, rewind: (@Sendable () -> Bool)?
+    _ request: DownloadRequest, to fileDescriptor: Int32, rewind: (@Sendable () -> Bool)?,
+    digest: StreamedDigest?
   ) async throws(StorageError) -> DownloadResult {
     let custom = try customDomain(
       bucket: request.bucket, explicit: request.domain.explicit ?? request.domain.configured)
@@ -40,7 +41,10 @@ extension OSSClient {
           OSSRequest(method: "GET", bucket: request.bucket, key: request.key, headers: headers),
           what: what, key: request.key, customDomain: custom,
           send: { http in
-            try await transport.download(http, to: fileDescriptor, expectedLength: remaining)
+            // An attempt starts after the bytes kept: none, or those a resumption goes on from.
+            digest?.restart()
+            return try await transport.download(
+              http, to: fileDescriptor, expectedLength: remaining, digest: digest)
           },
           mayRetry: { error in error.writtenBytes == 0 || canRewind?() == true })
         if ranged && response.status != 206 {
@@ -59,6 +63,7 @@ extension OSSClient {
           (error.kind == .temporary || error.kind == .unavailable) && progress > 0
           && request.expectedSize != nil && resumes + 1 < pipeline.retry.maxAttempts
         guard resumable else { throw error }
+        digest?.keep()
         written += progress
         resumes += 1
       }

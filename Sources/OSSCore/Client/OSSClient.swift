@@ -112,6 +112,14 @@ public struct OSSClient: Sendable {
   /// `ColdArchive` → `cold_archive`; another value lower-cased with `_` between words.
   public static func storageClass(_ serviceName: String?) -> StorageClass {
     let service = serviceName ?? "Standard"
+    var bytes = service
+    let name =
+      bytes.withUTF8 { asciiStorageClassName($0) } ?? storageClassName(characters: service)
+    return StorageClass(name: name, serviceName: service)
+  }
+
+  /// `storageClass`'s name, character by character (any text).
+  package static func storageClassName(characters service: String) -> String {
     var name = ""
     var previous: Character?
     for character in service {
@@ -125,6 +133,30 @@ public struct OSSClient: Sendable {
       }
       previous = character
     }
-    return StorageClass(name: name, serviceName: service)
+    return name
+  }
+
+  /// `storageClass`'s name for ASCII text, byte by byte (what the loop over characters gives
+  /// for it, without Unicode property look-ups); `nil` for other text.
+  package static func asciiStorageClassName(_ service: UnsafeBufferPointer<UInt8>) -> String? {
+    guard UTF8Text.isASCII(service) else { return nil }
+    func isUpper(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+    func isLowerOrDigit(_ byte: UInt8) -> Bool {
+      (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+        || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+    }
+    var name: [UInt8] = []
+    name.reserveCapacity(service.count + 4)
+    var previous: UInt8?
+    for byte in service {
+      if isUpper(byte), let previous, isLowerOrDigit(previous) { name.append(UInt8(ascii: "_")) }
+      if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") {
+        name.append(UInt8(ascii: "_"))
+      } else {
+        name.append(isUpper(byte) ? byte | 0x20 : byte)
+      }
+      previous = byte
+    }
+    return String(decoding: name, as: UTF8.self)
   }
 }

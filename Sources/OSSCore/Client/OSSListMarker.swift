@@ -35,12 +35,21 @@ enum OSSListMarker {
   {
     var items: [ObjectEntry] = []
     items.reserveCapacity(result.objects.count)
+    // A page repeats a few storage classes and types: each is converted once.
+    var storageClass = (service: nil as String?, value: OSSClient.storageClass(nil))
+    var type = (service: nil as String?, value: nil as String?)
     for object in result.objects {
+      if object.storageClass != storageClass.service {
+        storageClass = (object.storageClass, OSSClient.storageClass(object.storageClass))
+      }
+      if object.type != type.service {
+        type = (object.type, object.type.map(UTF8Text.lowercased))
+      }
       items.append(
         ObjectEntry(
           key: object.key, size: object.size, putTime: object.lastModified,
-          storageClass: OSSClient.storageClass(object.storageClass), etag: object.etag,
-          objectType: object.type?.lowercased(), restoreStatus: object.restore?.status))
+          storageClass: storageClass.value, etag: object.etag, objectType: type.value,
+          restoreStatus: object.restore?.status))
     }
     var next: String?
     if result.isTruncated {

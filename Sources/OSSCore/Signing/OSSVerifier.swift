@@ -28,16 +28,17 @@ package struct OSSIncomingRequest: Sendable, Equatable {
   /// `nil` when an escape is malformed or a part is not UTF-8.
   package init?(method: String, pathStyleTarget target: String, headers: HTTPHeaders) {
     let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-    guard let path = PercentEncoding.decode(String(parts[0])), path.hasPrefix("/") else {
+    guard let path = PercentEncoding.decode(String(parts[0])), KeySegments.startsWithSlash(path)
+    else {
       return nil
     }
-    let rest = path.dropFirst()
+    let rest = path[path.utf8.index(after: path.startIndex)...]
     if rest.isEmpty {
       bucket = nil
       key = ""
-    } else if let slash = rest.firstIndex(of: "/") {
-      bucket = String(rest[..<slash])
-      key = String(rest[rest.index(after: slash)...])
+    } else if let (head, tail) = KeySegments.splitAtFirstSlash(rest) {
+      bucket = String(head)
+      key = String(tail)
     } else {
       bucket = String(rest)
       key = ""
@@ -268,7 +269,7 @@ package struct OSSVerifier: Sendable {
   private func checkScope(_ credential: String, dateTime: String, now: Int64, skew: Bool)
     throws(OSSVerificationFailure) -> String
   {
-    let parts = credential.split(separator: "/", omittingEmptySubsequences: false)
+    let parts = KeySegments.segments(of: credential)
     guard parts.count == 5, parts[3] == "oss", parts[4] == "aliyun_v4_request",
       let time = CivilTime.parseCompact(dateTime)
     else {

@@ -39,14 +39,16 @@ extension XMLPullReader {
       return try body(text, start)
     }
     scratch.removeAll(keepingCapacity: true)
-    scratch.append(contentsOf: input[start..<position])
+    var run = start
     while true {
+      // Runs of plain text are copied whole.
+      while position < input.count, Self.isPlainTextByte(input[position]) { position += 1 }
+      if position > run {
+        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[run..<position]))
+      }
       guard position < input.count else { throw endedInside() }
       let byte = input[position]
-      if Self.isPlainTextByte(byte) {
-        scratch.append(byte)
-        position += 1
-      } else if byte == UInt8(ascii: "&") {
+      if byte == UInt8(ascii: "&") {
         Self.appendUTF8(try readReference(), to: &scratch)
       } else if byte == 0x0D {
         scratch.append(0x0A)
@@ -74,6 +76,7 @@ extension XMLPullReader {
       } else {
         throw failure("an element where text was expected")
       }
+      run = position
     }
   }
 
@@ -93,7 +96,15 @@ extension XMLPullReader {
   /// The text content as a string.
   package mutating func readString() throws(Failure) -> String {
     try readValue(
-      { String(validating: $0, as: UTF8.self) }, problem: { _ in "text that is not UTF-8" })
+      { UTF8Text.validating($0) }, problem: { _ in "text that is not UTF-8" })
+  }
+
+  /// The text content as a string, without the double quotes around it if there are (an
+  /// ETag).
+  package mutating func readUnquotedString() throws(Failure) -> String {
+    try readValue(
+      { UTF8Text.validating(OSSAnswers.unquoted(bytes: $0)) },
+      problem: { _ in "text that is not UTF-8" })
   }
 
   /// The text content decoded as `encoding-type=url` values are: strict `%XX` decoding (a `+`
@@ -107,7 +118,7 @@ extension XMLPullReader {
   /// The text content as a non-negative decimal integer (surrounding whitespace allowed).
   package mutating func readCount() throws(Failure) -> Int64 {
     try readValue(
-      { Self.trimmed($0).flatMap { DecimalText.parse($0) } },
+      { Self.trimmed($0).flatMap { DecimalText.parse(bytes: UnsafeBufferPointer(rebasing: $0)) } },
       problem: { "\(Self.quotedForMessage($0)) is not a number from 0 to \(Int64.max)" })
   }
 
@@ -134,14 +145,17 @@ extension XMLPullReader {
     guard position < input.count, input[position] == UInt8(ascii: ";") else {
       throw Failure(offset: start, reason: "an \"&\" that starts no entity reference")
     }
-    let name = input[nameStart..<position]
+    let name = UnsafeBufferPointer(rebasing: input[nameStart..<position])
     position += 1
-    switch String(decoding: name, as: UTF8.self) {
+    switch XMLName(name) {
     case "lt": return "<"
     case "gt": return ">"
     case "amp": return "&"
     case "quot": return "\""
     case "apos": return "'"
+    default: break
+    }
+    switch String(decoding: name, as: UTF8.self) {
     case let reference where reference.hasPrefix("#"):
       let digits = reference.dropFirst()
       let value =

@@ -22,6 +22,13 @@ package enum DecimalText {
   /// The value of unsigned decimal digits (no sign, no spaces, at least one digit), or `nil`
   /// when there is another byte or the value does not fit in an Int64. Never traps.
   package static func parse(_ digits: some Collection<UInt8>) -> Int64? {
+    if let value = digits.withContiguousStorageIfAvailable({ parse(bytes: $0) }) { return value }
+    return Array(digits).withUnsafeBufferPointer { parse(bytes: $0) }
+  }
+
+  /// `parse` over a buffer: not generic, so that a caller in another module does not go
+  /// through the unspecialised generic one (metadata look-ups for every byte).
+  package static func parse(bytes digits: UnsafeBufferPointer<UInt8>) -> Int64? {
     guard !digits.isEmpty else { return nil }
     var value: Int64 = 0
     for byte in digits {

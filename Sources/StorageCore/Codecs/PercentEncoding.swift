@@ -28,7 +28,7 @@ package enum PercentEncoding {
   /// - Returns: the text, or `nil` when an escape is malformed or the bytes are not UTF-8.
   package static func decode(utf8 bytes: UnsafeBufferPointer<UInt8>) -> String? {
     guard bytes.contains(UInt8(ascii: "%")) else {
-      return String(validating: bytes, as: UTF8.self)
+      return UTF8Text.validating(bytes)
     }
     // Decoded into a scratch buffer (never longer than the input), checked once as UTF-8.
     return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count) { output in
@@ -48,7 +48,7 @@ package enum PercentEncoding {
         }
         count += 1
       }
-      return String(validating: UnsafeBufferPointer(rebasing: output[0..<count]), as: UTF8.self)
+      return UTF8Text.validating(UnsafeBufferPointer(rebasing: output[0..<count]))
     }
   }
 

@@ -15,12 +15,26 @@ package struct URLParts: Sendable, Equatable {
   package var query: String?
 
   /// Splits `url`; a URL without `scheme://` is taken as a path (with optional query).
+  /// Where an authority (what follows `scheme://`) ends: at the first `/`, `?` or `#` byte. On
+  /// bytes, not `Character`s: a `/` followed by a combining mark is still the end.
+  package static func authorityEnd<S: StringProtocol>(in text: S) -> S.Index {
+    text.utf8.firstIndex {
+      $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#")
+    } ?? text.endIndex
+  }
+
+  /// The index of the `@` that ends an authority's user information, if there is one.
+  package static func userInfoEnd<S: StringProtocol>(in authority: S) -> S.Index?
+  where S.UTF8View: BidirectionalCollection {
+    authority.utf8.lastIndex(of: UInt8(ascii: "@"))
+  }
+
   package init(_ url: String) {
     var rest = Substring(url)
     if let range = rest.range(of: "://") {
       scheme = rest[..<range.lowerBound].lowercased()
       rest = rest[range.upperBound...]
-      let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex
+      let end = Self.authorityEnd(in: rest)
       authority = String(rest[..<end])
       rest = rest[end...]
     } else {

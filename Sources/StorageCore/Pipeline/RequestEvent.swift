@@ -71,10 +71,8 @@ public struct RequestEvent: Sendable {
     var result = url
     if let schemeEnd = result.range(of: "://") {
       let afterScheme = result[schemeEnd.upperBound...]
-      let authorityEnd =
-        afterScheme.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" }
-        ?? result.endIndex
-      if let at = afterScheme[..<authorityEnd].lastIndex(of: "@") {
+      let authorityEnd = URLParts.authorityEnd(in: afterScheme)
+      if let at = URLParts.userInfoEnd(in: afterScheme[..<authorityEnd]) {
         result.replaceSubrange(schemeEnd.upperBound..<at, with: "<redacted>")
       }
     }

@@ -328,8 +328,6 @@ public final class RequestPipeline: Sendable {
 
   /// A base URL without trailing slashes, so a path can follow.
   package static func trimmedBase(_ base: String) -> String {
-    var result = Substring(base)
-    while result.hasSuffix("/") { result = result.dropLast() }
-    return String(result)
+    String(KeySegments.droppingTrailingSlashes(base))
   }
 }

@@ -36,8 +36,13 @@ public protocol StorageProvider: Sendable {
   ///
   /// A failed attempt is retried when nothing was written yet, or when `rewind` resets the
   /// descriptor to empty (it returns whether it could).
+  /// `digest`, when given, takes every byte that reaches the descriptor, in order: the
+  /// provider calls its `restart` as an attempt begins and `keep` when a resumed download goes
+  /// on after bytes already written, so that at the end it holds the digest of exactly what
+  /// was written.
   func download(
-    _ request: DownloadRequest, to fileDescriptor: Int32, rewind: (@Sendable () -> Bool)?
+    _ request: DownloadRequest, to fileDescriptor: Int32, rewind: (@Sendable () -> Bool)?,
+    digest: StreamedDigest?
   ) async throws(StorageError) -> DownloadResult
 
   /// How a downloaded file is checked against `details` (Kodo's qetag, OSS's CRC-64), or `nil`
@@ -46,6 +51,13 @@ public protocol StorageProvider: Sendable {
 }
 
 extension StorageProvider {
+  /// A download without a running digest.
+  public func download(
+    _ request: DownloadRequest, to fileDescriptor: Int32, rewind: (@Sendable () -> Bool)?
+  ) async throws(StorageError) -> DownloadResult {
+    try await download(request, to: fileDescriptor, rewind: rewind, digest: nil)
+  }
+
   /// Decodes the page at once.
   public func listPageAnswer(_ request: ListRequest) async throws(StorageError) -> PageAnswer {
     PageAnswer(try await listPage(request))
@@ -195,14 +207,28 @@ public struct IntegrityCheck: Sendable {
   public var expected: String
   /// Computes the value over the bytes of the file at a path.
   public var compute: @Sendable (_ path: String) throws(StorageError) -> String
+  /// The digest before any byte, for computing the value while the bytes stream (`cat`), when
+  /// the digest can be computed that way.
+  public var running: (any RunningDigest)?
 
   /// A check from its parts.
   public init(
     name: String, expected: String,
-    compute: @escaping @Sendable (_ path: String) throws(StorageError) -> String
+    compute: @escaping @Sendable (_ path: String) throws(StorageError) -> String,
+    running: (any RunningDigest)? = nil
   ) {
     self.name = name
     self.expected = expected
     self.compute = compute
+    self.running = running
+  }
+
+  /// The failure of downloaded data whose value came out as `digest`: `.protocolError` naming
+  /// both values, then `consequence` (what became of the data) when given.
+  public func mismatch(_ digest: String, consequence: String? = nil) -> StorageError {
+    StorageError(
+      .protocolError,
+      "the downloaded data's \(name) \(digest) does not match the service's \(DisplayText(escaping: expected))"
+        + (consequence.map { "; " + $0 } ?? ""))
   }
 }

@@ -104,12 +104,21 @@ public protocol HTTPTransport: Sendable {
   /// Sends `request`; a 2xx body is streamed to `fileDescriptor` as it arrives (and not buffered),
   /// exactly as stored (never decompressed), any other status's body is buffered in the response
   /// as usual. With `expectedLength`, a body that would grow past it stops at once and a shorter
-  /// one is an error: both `.protocolError`.
-  func download(_ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?)
-    async throws -> HTTPResponse
+  /// one is an error: both `.protocolError`. `digest` takes the bytes written, in order.
+  func download(
+    _ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?,
+    digest: StreamedDigest?
+  ) async throws -> HTTPResponse
 }
 
 extension HTTPTransport {
+  /// A download without a running digest.
+  public func download(_ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?)
+    async throws -> HTTPResponse
+  {
+    try await download(request, to: fileDescriptor, expectedLength: expectedLength, digest: nil)
+  }
+
   /// A download of a body of unknown length.
   public func download(_ request: HTTPRequest, to fileDescriptor: Int32) async throws
     -> HTTPResponse

@@ -44,6 +44,8 @@ final class TransferContext {
   }
 
   let destination: Int32?
+  /// Takes the body bytes written to `destination`.
+  let digest: StreamedDigest?
   let cancellation: CancellationFlag
   let limits: Limits
   /// `CURL_ERROR_SIZE` bytes that libcurl fills with a description of a failure.
@@ -61,8 +63,12 @@ final class TransferContext {
   var headerBytes = 0
   var failure: Failure?
 
-  init(destination: Int32?, cancellation: CancellationFlag, body: [UInt8], limits: Limits) {
+  init(
+    destination: Int32?, digest: StreamedDigest? = nil, cancellation: CancellationFlag,
+    body: [UInt8], limits: Limits
+  ) {
     self.destination = destination
+    self.digest = digest
     self.cancellation = cancellation
     self.limits = limits
     let errorSize = Int(CURL_ERROR_SIZE) + 1
@@ -150,6 +156,7 @@ final class TransferContext {
         // swift-system retries an interrupted write itself.
         let written = try descriptor.write(rest)
         if written > 0 {
+          digest?.update(UnsafeRawBufferPointer(rebasing: rest[..<written]))
           rest = UnsafeRawBufferPointer(rebasing: rest[written...])
           streamedByteCount += Int64(written)
           continue

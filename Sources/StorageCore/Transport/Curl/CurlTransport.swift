@@ -95,16 +95,19 @@ public final class CurlTransport: HTTPTransport {
   ///   `fileDescriptor` went away, `.localIO` for any other write failure, `.protocolError` for a
   ///   body of another length than expected, and otherwise as ``send(_:)``.
   public func download(
-    _ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?
+    _ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?,
+    digest: StreamedDigest?
   ) async throws -> HTTPResponse {
-    try await transfer(request, destination: fileDescriptor, expectedLength: expectedLength)
+    try await transfer(
+      request, destination: fileDescriptor, expectedLength: expectedLength, digest: digest)
   }
 
   // MARK: - Running a transfer
 
-  private func transfer(_ request: HTTPRequest, destination: Int32?, expectedLength: Int64?)
-    async throws -> HTTPResponse
-  {
+  private func transfer(
+    _ request: HTTPRequest, destination: Int32?, expectedLength: Int64?,
+    digest: StreamedDigest? = nil
+  ) async throws -> HTTPResponse {
     try Self.validate(request)
     let flag = CancellationFlag()
     return try await withTaskCancellationHandler {
@@ -116,7 +119,7 @@ public final class CurlTransport: HTTPTransport {
           let result = Result { () throws(StorageError) -> HTTPResponse in
             try self.performBlocking(
               request, destination: destination, expectedLength: expectedLength,
-              cancellation: flag)
+              digest: digest, cancellation: flag)
           }
           continuation.resume(with: result.mapError { $0 as any Error })
         }
@@ -128,7 +131,7 @@ public final class CurlTransport: HTTPTransport {
 
   private func performBlocking(
     _ request: HTTPRequest, destination: Int32?, expectedLength: Int64?,
-    cancellation: CancellationFlag
+    digest: StreamedDigest?, cancellation: CancellationFlag
   ) throws(StorageError) -> HTTPResponse {
     if cancellation.isCancelled { throw Self.cancelledError() }
     guard Self.globalInitCode == CURLE_OK.rawValue else {
@@ -141,7 +144,7 @@ public final class CurlTransport: HTTPTransport {
     defer { checkIn(handle) }
 
     let context = TransferContext(
-      destination: destination, cancellation: cancellation, body: request.body,
+      destination: destination, digest: digest, cancellation: cancellation, body: request.body,
       limits: TransferContext.Limits(
         body: configuration.maximumBodySize, errorBody: configuration.maximumErrorBodySize,
         headers: configuration.maximumHeaderSize, expectedLength: expectedLength))

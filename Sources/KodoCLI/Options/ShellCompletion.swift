@@ -1,0 +1,227 @@
+import ArgumentParser
+import Foundation
+import StorageCore
+
+/// Shell completion that asks the service: profile names from the config file, bucket names,
+/// and keys under the prefix typed so far.
+///
+/// The scripts of `kodo --generate-completion-script` run
+/// `kodo ---completion SUBCOMMAND -- ARGUMENT INDEX CURSOR WORD…` (ArgumentParser's protocol);
+/// the functions here receive the command line's words, the index of the word being completed
+/// and its text up to the cursor. They read the configuration that the words already typed name
+/// (`--config`, `--profile`, `--provider`, a scheme), list at most one page, give up after
+/// `deadline`, and answer nothing on any failure: completing never prints an error, never
+/// retries and never prompts.
+enum ShellCompletion {
+  /// How long a completion may wait for the service.
+  static let deadline: Duration = .seconds(2)
+  /// The most entries one completion lists.
+  static let pageSize = 200
+
+  /// `--profile NAME`: the config file's profiles.
+  static var profile: CompletionKind {
+    .custom { words, index, prefix in await profiles(words: words, index: index, prefix: prefix) }
+  }
+
+  /// `BUCKET`: the account's buckets.
+  static var bucket: CompletionKind {
+    .custom { words, index, prefix in
+      await complete(words: words, index: index) { context, _ in
+        try await buckets(context, prefix: prefix, suffix: "")
+      }
+    }
+  }
+
+  /// `BUCKET[/PREFIX]`: buckets (each with its `/`), then folders and keys one level down.
+  static var bucketPath: CompletionKind {
+    .custom { words, index, prefix in
+      await complete(words: words, index: index) { context, _ in
+        try await bucketPaths(context, prefix: prefix)
+      }
+    }
+  }
+
+  /// `[BUCKET] KEY…` (stat, cat, get, url): a bucket first, then keys in it; for `get -r`,
+  /// `BUCKET/PREFIX` then a local directory.
+  static var objectArguments: CompletionKind {
+    .custom { words, index, prefix in
+      await complete(words: words, index: index) { context, command in
+        try await objectArguments(context, command: command, prefix: prefix)
+      }
+    }
+  }
+
+  // MARK: - What each completes
+
+  static func profiles(words: [String], index: Int, prefix: String) async -> [String] {
+    let runtime = quiet(Runtime.current)
+    let typed = typedOptions(words: words, index: index)
+    guard
+      let path = Configuration.filePath(
+        configFlag: typed.config, environment: runtime.environment),
+      let file = try? ConfigFile.read(path: path)
+    else { return [] }
+    return printable(file.profiles.keys.sorted().filter { $0.hasPrefix(prefix) })
+  }
+
+  private static func buckets(_ context: Context, prefix: String, suffix: String) async throws
+    -> [String]
+  {
+    let (scheme, name) = splitScheme(prefix)
+    let provider = try context.provider()
+    return try await provider.buckets().map(\.name).filter { $0.hasPrefix(name) }.prefix(pageSize)
+      .map { scheme + $0 + suffix }
+  }
+
+  private static func bucketPaths(_ context: Context, prefix: String) async throws -> [String] {
+    let (scheme, path) = splitScheme(prefix)
+    guard let slash = path.utf8.firstIndex(of: UInt8(ascii: "/")) else {
+      return try await buckets(context, prefix: prefix, suffix: "/")
+    }
+    let bucket = String(decoding: path.utf8[..<slash], as: UTF8.self)
+    let keyPrefix = String(decoding: path.utf8[path.utf8.index(after: slash)...], as: UTF8.self)
+    return try await keys(context, bucket: scheme + bucket, prefix: keyPrefix).map {
+      scheme + bucket + "/" + $0
+    }
+  }
+
+  private static func objectArguments(
+    _ context: Context, command: any KodoCommand, prefix: String
+  ) async throws -> [String] {
+    let typed: [String]
+    switch command {
+    case let get as Get:
+      if get.recursive {
+        switch get.object.arguments.count {
+        case 0: return try await bucketPaths(context, prefix: prefix)
+        case 1: return directories(prefix: prefix)
+        default: return []
+        }
+      }
+      typed = get.object.arguments
+    case let stat as Stat: typed = stat.object.arguments
+    case let cat as Cat: typed = cat.object.arguments
+    case let url as URLCommand:
+      if url.stdin {
+        return url.arguments.isEmpty ? try await buckets(context, prefix: prefix, suffix: "") : []
+      }
+      typed = url.arguments
+    default: return []
+    }
+    guard let bucket = typed.first else {
+      // The first word: a bucket, or a key in the configured bucket.
+      var candidates = try await buckets(context, prefix: prefix, suffix: "")
+      if let configured = context.configuration.bucket {
+        candidates += (try? await keys(context, bucket: configured, prefix: prefix)) ?? []
+      }
+      return candidates
+    }
+    return try await keys(context, bucket: bucket, prefix: prefix)
+  }
+
+  /// Folders and keys one level under `prefix`, as keys.
+  private static func keys(_ context: Context, bucket: String, prefix: String) async throws
+    -> [String]
+  {
+    let bucket = try context.strippingScheme(bucket)
+    let provider = try context.provider()
+    try provider.validateBucketName(bucket)
+    let page = try await provider.listPage(
+      ListRequest(bucket: bucket, prefix: prefix, delimiter: "/", limit: pageSize))
+    return page.commonPrefixes + page.items.map(\.key)
+  }
+
+  /// Local directories whose path starts with `prefix`, each ending in `/`.
+  static func directories(prefix: String) -> [String] {
+    let slash = prefix.utf8.lastIndex(of: UInt8(ascii: "/"))
+    let folder = slash.map { String(decoding: prefix.utf8[...$0], as: UTF8.self) } ?? ""
+    let start =
+      slash.map { String(decoding: prefix.utf8[prefix.utf8.index(after: $0)...], as: UTF8.self) }
+      ?? prefix
+    let names =
+      (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
+    return printable(
+      names.sorted().filter { name in
+        guard name.hasPrefix(start), start.hasPrefix(".") || !name.hasPrefix(".") else {
+          return false
+        }
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: folder + name, isDirectory: &isDirectory)
+          && isDirectory.boolValue
+      }.prefix(pageSize).map { folder + $0 + "/" })
+  }
+
+  // MARK: - Running one completion
+
+  /// Runs `work` with the configuration the typed words name, quietly, within `deadline`;
+  /// `[]` on any failure or when the deadline passes.
+  static func complete(
+    words: [String], index: Int,
+    _ work: @escaping @Sendable (Context, any KodoCommand) async throws -> [String]
+  ) async -> [String] {
+    let runtime = quiet(Runtime.current)
+    return await Runtime.$current.withValue(runtime) {
+      guard index >= 1, index <= words.count,
+        let command = try? await Kodo.asyncParseAsRoot(Array(words[1..<index])),
+        let kodoCommand = command as? any KodoCommand
+      else { return [] }
+      var options = kodoCommand.global.merged(with: kodoCommand.root.global)
+      options.verbose = false
+      options.retries = 1
+      options.timeout = Int(deadline.components.seconds)
+      guard let context = try? Context(options: options) else { return [] }
+      let candidates = await withTaskGroup(of: [String]?.self) { group in
+        group.addTask { try? await work(context, kodoCommand) }
+        group.addTask {
+          try? await Task.sleep(for: deadline)
+          return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+      }
+      return printable(candidates ?? [])
+    }
+  }
+
+  /// The global options among the words before `index` (for completions that need no parse of
+  /// the whole line).
+  private static func typedOptions(words: [String], index: Int) -> GlobalOptions {
+    var words = Array(words.prefix(max(0, index)).dropFirst())
+    words.removeAll { $0 == "--" }
+    var options = GlobalOptions()
+    var position = 0
+    while position < words.count {
+      let word = words[position]
+      if word.hasPrefix("--config=") { options.config = String(word.dropFirst(9)) }
+      if word == "--config", position + 1 < words.count {
+        options.config = words[position + 1]
+        position += 1
+      }
+      position += 1
+    }
+    return options
+  }
+
+  /// `runtime` with its diagnostics dropped: a completion prints nothing but candidates.
+  private static func quiet(_ runtime: Runtime) -> Runtime {
+    var runtime = runtime
+    runtime.diagnosticsSink = { _, _ in }
+    return runtime
+  }
+
+  /// A leading `oss://` or `kodo://`, and the rest.
+  private static func splitScheme(_ text: String) -> (scheme: String, rest: String) {
+    for kind in ProviderKind.allCases where text.hasPrefix(kind.rawValue + "://") {
+      let scheme = kind.rawValue + "://"
+      return (scheme, String(text.dropFirst(scheme.count)))
+    }
+    return ("", text)
+  }
+
+  /// The candidates a shell can take as they are: one line each, nothing a terminal would
+  /// interpret.
+  private static func printable(_ candidates: [String]) -> [String] {
+    candidates.filter { !$0.isEmpty && DisplayText(escaping: $0).text == $0 }
+  }
+}

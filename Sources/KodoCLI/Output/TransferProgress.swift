@@ -1,0 +1,123 @@
+import StorageCore
+import Synchronization
+
+/// `get -r`'s progress bar on a terminal: objects and bytes done of those listed so far, the
+/// transfer rate and, once the listing is complete, the time left.
+///
+/// "[#######-------------]  12/40 objects  3.1 MiB/10.2 MiB  1.2 MiB/s  ETA 6s", redrawn in place
+/// at most four times a second; the totals read "≥" while the listing still runs. Objects
+/// already there (kept) count as done but not toward the rate.
+final class TransferProgress: Sendable {
+  /// What the line shows.
+  struct Counts: Sendable, Equatable {
+    var objectsDone = 0
+    var objectsListed = 0
+    var bytesDone: Int64 = 0
+    var bytesListed: Int64 = 0
+    /// Bytes that were downloaded (not kept), for the rate.
+    var bytesTransferred: Int64 = 0
+    var listingComplete = false
+  }
+
+  private let enabled: Bool
+  private let started = ContinuousClock.now
+  private let state = Mutex(State())
+
+  private struct State {
+    var counts = Counts()
+    var lastDraw: ContinuousClock.Instant?
+    var drawn = false
+  }
+
+  init(enabled: Bool) { self.enabled = enabled }
+
+  /// `count` objects of `bytes` in all were listed.
+  func listed(objects count: Int, bytes: Int64) {
+    update { counts in
+      counts.objectsListed += count
+      counts.bytesListed = counts.bytesListed.addingClamped(bytes)
+    }
+  }
+
+  /// The listing is complete: the totals are known.
+  func listingComplete() { update { $0.listingComplete = true } }
+
+  /// One object is done: `transferred` (downloaded) or kept.
+  func finished(bytes: Int64, transferred: Bool) {
+    update { counts in
+      counts.objectsDone += 1
+      counts.bytesDone = counts.bytesDone.addingClamped(bytes)
+      if transferred { counts.bytesTransferred = counts.bytesTransferred.addingClamped(bytes) }
+    }
+  }
+
+  /// Erases the line (before other diagnostics, and at the end).
+  func clear() {
+    guard enabled else { return }
+    let drawn = state.withLock { state -> Bool in
+      defer { state.drawn = false }
+      return state.drawn
+    }
+    if drawn { Diagnostics.progress("\r\u{1B}[K") }
+  }
+
+  private func update(_ change: (inout Counts) -> Void) {
+    guard enabled else { return }
+    let line = state.withLock { state -> DisplayText? in
+      change(&state.counts)
+      let now = ContinuousClock.now
+      if let last = state.lastDraw, now - last < .milliseconds(250) { return nil }
+      state.lastDraw = now
+      state.drawn = true
+      return Self.line(state.counts, elapsed: Progress.seconds(now - started))
+    }
+    if let line { Diagnostics.progress("\r\u{1B}[K" + line) }
+  }
+
+  /// The progress line for `counts` after `elapsed` seconds.
+  static func line(_ counts: Counts, elapsed: Double) -> DisplayText {
+    let atLeast = counts.listingComplete ? "" : "≥"
+    let width = 20
+    var filled = 0
+    if counts.bytesListed > 0 {
+      filled = Int(Double(width) * min(1, Double(counts.bytesDone) / Double(counts.bytesListed)))
+    } else if counts.objectsListed > 0 {
+      filled = width * min(counts.objectsDone, counts.objectsListed) / counts.objectsListed
+    }
+    filled = max(0, min(width, filled))
+    var text =
+      "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+      + "]  \(counts.objectsDone)/\(atLeast)\(counts.objectsListed) objects  "
+      + ByteSize.text(counts.bytesDone, wholeFrom100: true) + "/" + atLeast
+      + ByteSize.text(counts.bytesListed, wholeFrom100: true)
+    let rate = elapsed > 0 ? Double(counts.bytesTransferred) / elapsed : 0
+    text += "  " + ByteSize.text(Int64(min(rate, 1e18)), wholeFrom100: true) + "/s"
+    let remaining = counts.bytesListed - counts.bytesDone
+    if counts.listingComplete, rate >= 1, remaining >= 0 {
+      text += "  ETA " + duration(Double(remaining) / rate)
+    } else if counts.listingComplete && remaining <= 0 {
+      text += "  ETA 0s"
+    } else {
+      text += "  ETA --"
+    }
+    return DisplayText(escaping: text)
+  }
+
+  /// `75` → `1m15s`, `3725` → `1h02m`.
+  static func duration(_ seconds: Double) -> String {
+    let whole = Int(min(seconds.rounded(.up), 359_999))
+    if whole < 60 { return "\(whole)s" }
+    if whole < 3600 { return "\(whole / 60)m\(twoDigits(whole % 60))s" }
+    return "\(whole / 3600)h\(twoDigits(whole % 3600 / 60))m"
+  }
+
+  private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}
+
+extension Int64 {
+  /// `self + other`, held at `Int64.max` rather than trapping.
+  fileprivate func addingClamped(_ other: Int64) -> Int64 {
+    let (sum, overflow) = addingReportingOverflow(other)
+    return overflow ? (other > 0 ? .max : .min) : sum
+  }
+}
