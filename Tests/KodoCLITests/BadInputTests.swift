@@ -50,6 +50,30 @@ struct BadInputTests {
     #expect(stdin.stdout == "http://127.0.0.1:9/a\n")
   }
 
+  @Test func aKeyOnStdinThatIsNotUTF8Is65() async throws {
+    let kodo = try Self.kodo()
+    let command = ["url", "--public", "--domain", Self.nowhere, "--stdin", "b"]
+    // A lone continuation byte, a truncated sequence at the end, an overlong `/`, a surrogate,
+    // and a four-byte sequence cut after three bytes: the last one repairs to a single U+FFFD of
+    // three bytes, so the repaired line has as many bytes as the input and only a byte-by-byte
+    // comparison tells them apart.
+    let bad: [[UInt8]] = [
+      [0x80], [0x61, 0xE2, 0x82], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF0, 0x9F, 0x98, 0x61],
+    ]
+    for line in bad {
+      let run = try await kodo.run(command, stdin: line + [0x0A])
+      expectFailure(run, status: 65, containing: "not valid UTF-8")
+    }
+    // Valid text, ASCII or not, is a key like any other.
+    let good = try await kodo.run(command, stdin: Array("a\r\n中文/é\n😀".utf8))
+    #expect(good.status == 0)
+    #expect(
+      good.stdout
+        == [
+          "a", "%E4%B8%AD%E6%96%87/%C3%A9", "%F0%9F%98%80",
+        ].map { Self.nowhere + "/" + $0 + "\n" }.joined())
+  }
+
   static let badPolicies = [
     "{not json", "", "[1]", "null", #""text""#, #"{"a":1"#, #"{"a":1}x"#, "{'a':1}",
     #"{"a":01}"#, "\u{1}",

@@ -93,7 +93,7 @@ struct ClientTests {
   /// The byte-level name of ASCII classes (the listing's fast path) is the one the loop over
   /// characters gives, CR LF (one character) included; other text takes the loop.
   @Test func storageClassNamesOfASCIIAreTheCharacterLoops() async {
-    await propertyCheck(
+    await seededCheck(
       count: fuzzCount(500),
       input: Gen<Character?>.element(of: Array("aZz09 -_\r\nAé\u{301}")).map { $0 ?? "a" }
         .string(of: 0...12)

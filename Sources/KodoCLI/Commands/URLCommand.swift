@@ -173,8 +173,16 @@ struct LineReader {
     }
   }
 
+  /// The line's text. `String(validating:)` on a slice runs the standard library's unspecialised
+  /// generic validator (a metadata look-up per line); decoding from the buffer is specialised, and
+  /// decoding repairs invalid UTF-8, which changes the bytes: equal bytes mean valid input.
   private func decode(_ bytes: ArraySlice<UInt8>) throws(StorageError) -> String {
-    guard let text = String(validating: bytes, as: UTF8.self) else {
+    let text = bytes.withUnsafeBufferPointer { bytes -> String? in
+      let text = String(decoding: bytes, as: UTF8.self)
+      let ascii = bytes.reduce(0 as UInt8) { $0 | $1 } < 0x80
+      return ascii || text.utf8.elementsEqual(bytes) ? text : nil
+    }
+    guard let text else {
       throw StorageError(.invalidInput, "a key on stdin is not valid UTF-8")
     }
     return text

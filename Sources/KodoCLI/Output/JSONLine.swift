@@ -39,6 +39,15 @@ struct JSONLine {
     JSONText.appendString(value, to: &bytes)
   }
 
+  /// A string member whose value is the program's own text (a line's `type`), which needs no
+  /// escaping: copied without the scan `string` makes (a listing writes a million of these).
+  mutating func literal(_ key: StaticString, _ value: StaticString) {
+    name(key)
+    bytes.append(UInt8(ascii: "\""))
+    value.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    bytes.append(UInt8(ascii: "\""))
+  }
+
   mutating func string(_ key: StaticString, _ value: String?) {
     if let value { string(key, value) }
   }

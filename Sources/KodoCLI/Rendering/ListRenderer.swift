@@ -44,7 +44,7 @@ struct ListRenderer {
       try output.jsonLines { lines in
         for prefix in prefixes {
           lines.line { line in
-            line.string("type", "prefix")
+            line.literal("type", "prefix")
             line.string("key", prefix)
           }
         }
@@ -63,17 +63,20 @@ struct ListRenderer {
     _ objects: [ObjectEntry], to output: OutputStream, held: HeldOutput? = nil
   ) throws(StorageError) {
     objectCount += Int64(objects.count)
-    for object in objects {
+    // By index: `for object in objects` copies each entry (a retain per string field) only to
+    // read its size.
+    for index in objects.indices {
       // Sizes are the service's numbers: an absurd total saturates instead of crashing.
-      let (sum, overflow) = totalSize.addingReportingOverflow(object.size)
-      totalSize = overflow ? (object.size < 0 ? .min : .max) : sum
+      let size = objects[index].size
+      let (sum, overflow) = totalSize.addingReportingOverflow(size)
+      totalSize = overflow ? (size < 0 ? .min : .max) : sum
     }
     switch mode {
     case .json:
       try output.jsonLines { lines in
         for object in objects {
           lines.line { line in
-            line.string("type", "object")
+            line.literal("type", "object")
             object.appendJSONFields(to: &line)
           }
         }

@@ -19,4 +19,19 @@ extension Credentials {
     return sign(encoded) + ":" + encoded
   }
 
+  /// Appends `separator` and `sign(bytes)` to `bytes`: a URL signs itself up to its token, with
+  /// no array or string made for the MAC or the signature.
+  package func appendSignature(of bytes: inout [UInt8], after separator: StaticString) {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: HMAC.Algorithm.sha1.outputSize) {
+      code in
+      code.initialize(repeating: 0)
+      bytes.withUnsafeBytes {
+        hmacSHA1.authenticationCode(of: $0, into: UnsafeMutableRawBufferPointer(code))
+      }
+      separator.withUTF8Buffer { bytes.append(contentsOf: $0) }
+      bytes.append(contentsOf: accessKey.utf8)
+      bytes.append(UInt8(ascii: ":"))
+      URLSafeBase64.append(UnsafeBufferPointer(code), to: &bytes)
+    }
+  }
 }

@@ -61,9 +61,7 @@ extension KodoClient {
 
   /// The URL of `key` under `domain`, signed until `deadline` unless `deadline` is `nil`.
   public func downloadURL(domain: String, key: String, deadline: Int64?) -> String {
-    let base = DownloadURL.publicURL(domain: domain, key: key)
-    guard let deadline else { return base }
-    return DownloadURL.privateURL(baseURL: base, deadline: deadline, credentials: credentials)
+    DownloadURL.Builder(domain: domain).url(key: key, deadline: deadline, credentials: credentials)
   }
 
   /// The deadline `seconds` from now on the skew-corrected clock.

@@ -26,15 +26,11 @@ extension KodoClient: StorageProvider {
   {
     let domain = try await downloadDomain(bucket: bucket, choice: choice)
     let clock = correctedClock
-    let credentials = self.credentials
-    let base = domain.baseURL
+    let credentials = signed ? self.credentials : nil
+    let builder = DownloadURL.Builder(domain: domain.baseURL)
     return LinkSigner(
       domain: domain, now: { clock.unixSeconds },
-      url: { key, deadline in
-        let url = DownloadURL.publicURL(domain: base, key: key)
-        guard signed, let deadline else { return url }
-        return DownloadURL.privateURL(baseURL: url, deadline: deadline, credentials: credentials)
-      })
+      url: { key, deadline in builder.url(key: key, deadline: deadline, credentials: credentials) })
   }
 
   /// Downloads through a private URL on the bucket's domain that works for an hour.

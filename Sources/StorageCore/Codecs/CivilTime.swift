@@ -62,15 +62,27 @@ package struct CivilTime: Equatable {
   package func appendRFC3339Seconds(to bytes: inout [UInt8]) {
     DecimalText.append(year, minimumDigits: 4, to: &bytes)
     bytes.append(UInt8(ascii: "-"))
-    DecimalText.append(Int64(month), minimumDigits: 2, to: &bytes)
+    Self.appendTwoDigits(month, to: &bytes)
     bytes.append(UInt8(ascii: "-"))
-    DecimalText.append(Int64(day), minimumDigits: 2, to: &bytes)
+    Self.appendTwoDigits(day, to: &bytes)
     bytes.append(UInt8(ascii: "T"))
-    DecimalText.append(Int64(hour), minimumDigits: 2, to: &bytes)
+    Self.appendTwoDigits(hour, to: &bytes)
     bytes.append(UInt8(ascii: ":"))
-    DecimalText.append(Int64(minute), minimumDigits: 2, to: &bytes)
+    Self.appendTwoDigits(minute, to: &bytes)
     bytes.append(UInt8(ascii: ":"))
-    DecimalText.append(Int64(second), minimumDigits: 2, to: &bytes)
+    Self.appendTwoDigits(second, to: &bytes)
+  }
+
+  /// `DecimalText.append(value, minimumDigits: 2)` for the fields below 100 (all but the year),
+  /// as two bytes rather than through a digit buffer copied in.
+  @inline(__always)
+  private static func appendTwoDigits(_ value: Int, to bytes: inout [UInt8]) {
+    guard (0..<100).contains(value) else {
+      DecimalText.append(Int64(value), minimumDigits: 2, to: &bytes)
+      return
+    }
+    bytes.append(UInt8(truncatingIfNeeded: value / 10) &+ UInt8(ascii: "0"))
+    bytes.append(UInt8(truncatingIfNeeded: value % 10) &+ UInt8(ascii: "0"))
   }
 
   /// `YYYYMMDDTHHMMSSZ`.

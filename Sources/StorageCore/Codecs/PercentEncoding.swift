@@ -52,19 +52,39 @@ package enum PercentEncoding {
     }
   }
 
+  /// Appends `key` encoded as `encodePath` encodes it to `bytes` (a URL built as bytes).
+  package static func appendPath(_ key: String, to bytes: inout [UInt8]) {
+    append(key, keepSlash: true, to: &bytes)
+  }
+
   private static func encode(_ text: String, keepSlash: Bool) -> String {
     var output = [UInt8]()
     output.reserveCapacity(text.utf8.count)
-    for byte in text.utf8 {
-      if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
-        output.append(byte)
-      } else {
-        output.append(UInt8(ascii: "%"))
-        output.append(hex[Int(byte >> 4)])
-        output.append(hex[Int(byte & 15)])
+    append(text, keepSlash: keepSlash, to: &output)
+    return String(decoding: output, as: UTF8.self)
+  }
+
+  private static func append(_ text: String, keepSlash: Bool, to output: inout [UInt8]) {
+    var text = text
+    text.withUTF8 { utf8 in
+      // What precedes the first byte to escape (most keys: all of it) is copied in one go.
+      let first =
+        utf8.firstIndex { !isUnreserved($0) && !(keepSlash && $0 == UInt8(ascii: "/")) }
+        ?? utf8.count
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<first]))
+      guard first < utf8.count else { return }
+      hex.withUnsafeBufferPointer { hex in
+        for byte in utf8[first...] {
+          if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
+            output.append(byte)
+          } else {
+            output.append(UInt8(ascii: "%"))
+            output.append(hex[Int(byte >> 4)])
+            output.append(hex[Int(byte & 15)])
+          }
+        }
       }
     }
-    return String(decoding: output, as: UTF8.self)
   }
 
   @inline(__always)

@@ -13,35 +13,60 @@ package enum URLSafeBase64 {
   }()
 
   /// Encodes bytes, keeping `=` padding.
+  ///
+  /// Generic, so it runs unspecialised when called from another module (`package` functions are
+  /// not offered to cross-module optimisation): callers with an array get the overload below.
   package static func encode(_ bytes: some Collection<UInt8>) -> String {
-    let input = Array(bytes)
+    encode(Array(bytes))
+  }
+
+  /// Encodes bytes, keeping `=` padding.
+  package static func encode(_ bytes: [UInt8]) -> String {
     var output = [UInt8]()
-    output.reserveCapacity((input.count + 2) / 3 * 4)
-    var index = 0
-    while index + 3 <= input.count {
-      let chunk =
-        UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-      output.append(alphabet[Int(chunk >> 18 & 63)])
-      output.append(alphabet[Int(chunk >> 12 & 63)])
-      output.append(alphabet[Int(chunk >> 6 & 63)])
-      output.append(alphabet[Int(chunk & 63)])
-      index += 3
-    }
-    let remaining = input.count - index
-    if remaining == 1 {
-      let chunk = UInt32(input[index]) << 16
-      output.append(alphabet[Int(chunk >> 18 & 63)])
-      output.append(alphabet[Int(chunk >> 12 & 63)])
-      output.append(UInt8(ascii: "="))
-      output.append(UInt8(ascii: "="))
-    } else if remaining == 2 {
-      let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-      output.append(alphabet[Int(chunk >> 18 & 63)])
-      output.append(alphabet[Int(chunk >> 12 & 63)])
-      output.append(alphabet[Int(chunk >> 6 & 63)])
-      output.append(UInt8(ascii: "="))
-    }
+    output.reserveCapacity((bytes.count + 2) / 3 * 4)
+    bytes.withUnsafeBufferPointer { append($0, to: &output) }
     return String(decoding: output, as: UTF8.self)
+  }
+
+  /// Appends the encoding of `input`, with `=` padding, to `output`.
+  package static func append(_ input: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    let count = (input.count + 2) / 3 * 4
+    // Written into a buffer of its own, then appended at once: one capacity check, not four a
+    // group of three bytes.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count) { encoded in
+      alphabet.withUnsafeBufferPointer { alphabet in
+        var index = 0
+        var next = 0
+        func put(_ byte: UInt8) {
+          encoded.initializeElement(at: next, to: byte)
+          next += 1
+        }
+        while index + 3 <= input.count {
+          let chunk =
+            UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+          put(alphabet[Int(chunk >> 18 & 63)])
+          put(alphabet[Int(chunk >> 12 & 63)])
+          put(alphabet[Int(chunk >> 6 & 63)])
+          put(alphabet[Int(chunk & 63)])
+          index += 3
+        }
+        let remaining = input.count - index
+        if remaining == 1 {
+          let chunk = UInt32(input[index]) << 16
+          put(alphabet[Int(chunk >> 18 & 63)])
+          put(alphabet[Int(chunk >> 12 & 63)])
+          put(UInt8(ascii: "="))
+          put(UInt8(ascii: "="))
+        } else if remaining == 2 {
+          let chunk = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+          put(alphabet[Int(chunk >> 18 & 63)])
+          put(alphabet[Int(chunk >> 12 & 63)])
+          put(alphabet[Int(chunk >> 6 & 63)])
+          put(UInt8(ascii: "="))
+        }
+      }
+      output.append(contentsOf: UnsafeBufferPointer(encoded))
+    }
   }
 
   /// Encodes the UTF-8 bytes of a string, keeping `=` padding.

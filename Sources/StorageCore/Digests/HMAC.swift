@@ -50,36 +50,51 @@ package enum HMAC {
     package let algorithm: Algorithm
     private let key: [UInt8]
     // The keyed libcrypto context, `nil` if libcrypto could not make one (then every message
-    // takes the one-shot path). Used under the mutex: a context is not thread-safe.
-    private let context: Mutex<OpaquePointer?>
+    // takes the one-shot path). Used only while `lock` is held: a context is not thread-safe.
+    // (Not the mutex's value: the callers' buffers, which it reads and writes, would then have
+    // to be sendable.)
+    private nonisolated(unsafe) let context: OpaquePointer?
+    private let lock = Mutex(())
 
     /// Schedules `key` for `algorithm`.
     package init(_ key: [UInt8], algorithm: Algorithm = .sha1) {
       self.algorithm = algorithm
       self.key = key
-      context = Mutex(
-        key.withUnsafeBytes { kodo_hmac_context(algorithm.digest, $0.baseAddress, $0.count) })
+      context = key.withUnsafeBytes {
+        kodo_hmac_context(algorithm.digest, $0.baseAddress, $0.count)
+      }
     }
 
     deinit {
-      context.withLock { kodo_hmac_free($0) }
+      kodo_hmac_free(context)
     }
 
     /// The HMAC of `message` under this key.
     package func authenticationCode(_ message: [UInt8]) -> [UInt8] {
-      let size = algorithm.outputSize
-      var output = [UInt8](repeating: 0, count: size)
-      let done = context.withLock { context -> Bool in
-        guard let context else { return false }
-        return message.withUnsafeBytes { messageBuffer in
-          output.withUnsafeMutableBytes { outputBuffer in
-            kodo_hmac_keyed(
-              context, messageBuffer.baseAddress, messageBuffer.count, outputBuffer.baseAddress,
-              size)
-          }
-        } == 1
+      var output = [UInt8](repeating: 0, count: algorithm.outputSize)
+      message.withUnsafeBytes { message in
+        output.withUnsafeMutableBytes { authenticationCode(of: message, into: $0) }
       }
-      return done ? output : HMAC.authenticationCode(algorithm, key: key, message: message)
+      return output
+    }
+
+    /// Writes the HMAC of `message` under this key to the start of `output`, which must hold
+    /// `algorithm.outputSize` bytes; with no array made per message (`url --stdin` signs a
+    /// million). Writes nothing when `output` is too small.
+    package func authenticationCode(
+      of message: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer
+    ) {
+      let size = algorithm.outputSize
+      guard output.count >= size else { return }
+      let done = lock.withLock { _ -> Bool in
+        guard let context else { return false }
+        return kodo_hmac_keyed(
+          context, message.baseAddress, message.count, output.baseAddress, size)
+          == 1
+      }
+      guard !done else { return }
+      let code = HMAC.authenticationCode(algorithm, key: key, message: Array(message))
+      output.copyBytes(from: code.prefix(size))
     }
   }
 }
