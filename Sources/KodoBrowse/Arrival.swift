@@ -23,10 +23,10 @@ extension State {
     let ordering = order(folder)
     var newFolders = added.prefixes.map { ~$0 }
     var newObjects = Array(added.objects)
-    let needle = filter.lowercased()
-    if !needle.isEmpty {
-      newFolders = newFolders.filter { matches(folder.folders[~$0], prefix, needle) }
-      newObjects = newObjects.filter { matches(folder.objects[$0].key, prefix, needle) }
+    let names = NameFilter(filter)
+    if !names.isEmpty {
+      newFolders = newFolders.filter { names.matches(folder.folders[~$0], in: prefix) }
+      newObjects = newObjects.filter { names.matches(folder.objects[$0].key, in: prefix) }
     }
     newFolders.sort(by: ordering.precedes)
     newObjects.sort(by: ordering.precedes)

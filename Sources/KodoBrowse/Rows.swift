@@ -160,20 +160,73 @@ func entry(_ stored: StoredObject, shapes: Shapes) -> ObjectEntry {
 /// Keys ordered by their bytes: the services' order (String's `<` compares canonical
 /// equivalents, which two keys may be without being the same; `ExactKey.same` tests equality).
 enum KeyBytes {
-  static func precede(_ a: String, _ b: String) -> Bool {
-    var a = a
-    var b = b
-    return a.withUTF8 { x in
-      b.withUTF8 { y in
-        let common = min(x.count, y.count)
-        var index = 0
-        while index < common {
-          if x[index] != y[index] { return x[index] < y[index] }
-          index += 1
-        }
-        return x.count < y.count
-      }
+  static func precede(_ a: String, _ b: String) -> Bool { compare(a, b) < 0 }
+
+  /// -1, 0 or 1 as `a`'s bytes sort before, the same as, or after `b`'s.
+  static func compare(_ a: String, _ b: String) -> Int {
+    let quick = a.utf8.withContiguousStorageIfAvailable { x in
+      b.utf8.withContiguousStorageIfAvailable { y in compare(x, y) }
     }
+    if let quick, let result = quick { return result }
+    if a.utf8.elementsEqual(b.utf8) { return 0 }
+    return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
+  }
+
+  static func compare(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
+    let common = min(x.count, y.count)
+    var index = 0
+    while index < common {
+      if x[index] != y[index] { return x[index] < y[index] ? -1 : 1 }
+      index += 1
+    }
+    return x.count == y.count ? 0 : x.count < y.count ? -1 : 1
+  }
+}
+
+/// The filter: names (keys after the folder's prefix) that contain `needle` (lower-cased), as
+/// `String.contains` on lower-cased names decides. Names and needles of plain ASCII (no CR, which
+/// joins a following LF into one character) are compared byte by byte, without making a string.
+struct NameFilter {
+  let needle: String
+  private let bytes: [UInt8]?
+
+  init(_ filter: String) {
+    needle = filter.lowercased()
+    let utf8 = Array(needle.utf8)
+    bytes = utf8.allSatisfy(NameFilter.plain) ? utf8 : nil
+  }
+
+  var isEmpty: Bool { needle.isEmpty }
+
+  private static func plain(_ byte: UInt8) -> Bool { byte < 0x80 && byte != 0x0D }
+
+  func matches(_ key: String, in prefix: String) -> Bool {
+    if let bytes, key.utf8.starts(with: prefix.utf8) {
+      let skip = prefix.utf8.count
+      let quick = key.utf8.withContiguousStorageIfAvailable { all -> Bool? in
+        let name = UnsafeBufferPointer(rebasing: all[skip...])
+        guard name.allSatisfy(NameFilter.plain) else { return nil }
+        return Self.contains(name, bytes)
+      }
+      if let quick, let result = quick { return result }
+    }
+    return Rows.name(key, in: prefix).lowercased().contains(needle)
+  }
+
+  private static func contains(_ name: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
+    if needle.isEmpty { return true }
+    guard name.count >= needle.count else { return false }
+    for start in 0...(name.count - needle.count) {
+      var index = 0
+      while index < needle.count {
+        var byte = name[start + index]
+        if byte >= 0x41 && byte <= 0x5A { byte += 0x20 }
+        if byte != needle[index] { break }
+        index += 1
+      }
+      if index == needle.count { return true }
+    }
+    return false
   }
 }
 
@@ -256,24 +309,24 @@ struct EntryOrder {
     case (true, false): return true
     case (false, true): return false
     case (true, true):
-      let (x, y) = (prefixes[~a], prefixes[~b])
-      if !ExactKey.same(x, y) { return reversed ? KeyBytes.precede(y, x) : KeyBytes.precede(x, y) }
+      let order = KeyBytes.compare(prefixes[~a], prefixes[~b])
+      if order != 0 { return reversed ? order > 0 : order < 0 }
       return a > b
     case (false, false):
-      let (x, y) = (objects[a], objects[b])
       switch key {
       case .name:
-        if !ExactKey.same(x.key, y.key) {
-          return reversed ? KeyBytes.precede(y.key, x.key) : KeyBytes.precede(x.key, y.key)
-        }
+        let order = KeyBytes.compare(objects[a].key, objects[b].key)
+        if order != 0 { return reversed ? order > 0 : order < 0 }
       case .size:
-        if x.size != y.size { return reversed ? x.size < y.size : x.size > y.size }
-        if !ExactKey.same(x.key, y.key) { return KeyBytes.precede(x.key, y.key) }
+        let (x, y) = (objects[a].size, objects[b].size)
+        if x != y { return reversed ? x < y : x > y }
+        let order = KeyBytes.compare(objects[a].key, objects[b].key)
+        if order != 0 { return order < 0 }
       case .time:
-        if x.putTime != y.putTime {
-          return reversed ? x.putTime < y.putTime : x.putTime > y.putTime
-        }
-        if !ExactKey.same(x.key, y.key) { return KeyBytes.precede(x.key, y.key) }
+        let (x, y) = (objects[a].putTime, objects[b].putTime)
+        if x != y { return reversed ? x < y : x > y }
+        let order = KeyBytes.compare(objects[a].key, objects[b].key)
+        if order != 0 { return order < 0 }
       }
       return a < b
     }

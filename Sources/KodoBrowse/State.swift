@@ -253,9 +253,10 @@ public struct State: Sendable {
       let ordering = order(folder)
       var folderOrder = folder.folders.indices.map { ~$0 }
       var objectOrder = Array(folder.objects.indices)
-      if !needle.isEmpty {
-        folderOrder = folderOrder.filter { matches(folder.folders[~$0], prefix, needle) }
-        objectOrder = objectOrder.filter { matches(folder.objects[$0].key, prefix, needle) }
+      let names = NameFilter(filter)
+      if !names.isEmpty {
+        folderOrder = folderOrder.filter { names.matches(folder.folders[~$0], in: prefix) }
+        objectOrder = objectOrder.filter { names.matches(folder.objects[$0].key, in: prefix) }
       }
       folderOrder.sort(by: ordering.precedes)
       objectOrder.sort(by: ordering.precedes)
@@ -284,11 +285,6 @@ public struct State: Sendable {
   /// The order of the folder's entries under the current sort.
   func order(_ folder: Folder) -> EntryOrder {
     EntryOrder(prefixes: folder.folders, objects: folder.objects, key: sortKey, reversed: reversed)
-  }
-
-  /// Whether the filter (`needle`, lower-cased) matches the entry's name in the folder.
-  func matches(_ key: String, _ prefix: String, _ needle: String) -> Bool {
-    Rows.name(key, in: prefix).lowercased().contains(needle)
   }
 
   /// Keeps the cursor on screen and the screen within the rows.

@@ -7,8 +7,9 @@ import Testing
 @Suite("Browser rows as pages arrive")
 struct ArrivalTests {
   /// Name parts: a precomposed é and an e with a combining accent (canonically equal, different
-  /// bytes), cases, CJK, and `-` and `.` whose byte order differs from a natural one.
-  static let parts = ["a", "B", "b", "é", "e\u{301}", "中", "-", ".", "0", "z"]
+  /// bytes), cases, CJK, `-` and `.` whose byte order differs from a natural one, and CR and LF
+  /// (one character together).
+  static let parts = ["a", "B", "b", "é", "e\u{301}", "中", "-", ".", "0", "z", "\r", "\n", "bE"]
 
   struct Entry {
     var name: String
