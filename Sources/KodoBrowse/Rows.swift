@@ -285,7 +285,17 @@ public struct Rows: RandomAccessCollection, Sendable {
 
   /// Where the row with this id is, if shown.
   func position(of id: String) -> Int? {
-    order.indices.first { ExactKey.same(self.id(at: $0), id) }
+    switch source {
+    case .none: return nil
+    case .buckets(let buckets):
+      return order.firstIndex { ExactKey.same(buckets[$0].name, id) }
+    case .folder(let prefixes, let objects, _, _):
+      let count = id.utf8.count
+      return order.firstIndex { entry in
+        let key = entry < 0 ? prefixes[~entry] : objects[entry].key
+        return key.utf8.count == count && KeyBytes.compare(key, id) == 0
+      }
+    }
   }
 
   /// A key without the folder's prefix (the whole key if it does not start with it), by bytes.
