@@ -27,6 +27,7 @@ import threading
 import time
 import urllib.request
 
+import browse_bench
 import oss_bench
 import verbs_bench
 
@@ -398,6 +399,9 @@ def main():
          "%.2f s" % sdk_list.emulator_cpu, None, "", None),
     ]
     rows += oss_rows + verbs_rows
+    browse_rows, browse_checks, browse_ok = browse_bench.run(
+        progress, Emulator, emulator_binary, kodo, env, scratch, big=options.objects)
+    rows += browse_rows
     if compared:
         for label, name in (("list", "1. list, `ls -r --json`"), ("sign", "2. sign, `url --stdin`")):
             ours, theirs = compared[label]
@@ -426,7 +430,7 @@ def main():
         "cores)" % (kodo_list.emulator_cpu / kodo_list.wall * 100, os.cpu_count()),
         "a process that does nothing (`/bin/true`) takes %.1f ms to start from this script"
         % true_ms,
-    ] + oss_checks + verbs_checks
+    ] + oss_checks + verbs_checks + browse_checks
     report = "\n".join([
         "# kodo benchmarks",
         "",
@@ -458,7 +462,8 @@ def main():
         print("- " + check)
     print()
     print("bench: wrote %s" % os.path.relpath(options.output, ROOT))
-    return 0 if same_list and same_urls and same_parallel and oss_ok and verbs_ok else 1
+    return (0 if same_list and same_urls and same_parallel and oss_ok and verbs_ok and browse_ok
+            else 1)
 
 
 if __name__ == "__main__":

@@ -72,8 +72,9 @@ public enum SortKey: Sendable, Equatable {
 public struct Folder: Sendable, Equatable {
   /// The folders' prefixes, each once, in the order they arrived.
   public var folders: [String] = []
-  /// The objects in the order they arrived (key order).
-  public var files: [ObjectEntry] = []
+  /// The objects in the order they arrived (key order), compactly.
+  var objects: [StoredObject] = []
+  var shapes = Shapes()
   var seenFolders: Set<ExactKey> = []
   /// Where the next page starts; `nil` with `complete`.
   public var marker: String?
@@ -89,7 +90,53 @@ public struct Folder: Sendable, Equatable {
   var lastUsed = 0
 
   /// Entries loaded.
-  public var count: Int { folders.count + files.count }
+  public var count: Int { folders.count + objects.count }
+
+  /// Objects loaded.
+  public var objectCount: Int { objects.count }
+
+  /// How many distinct rests of objects (class, type, status …) the folder keeps: few, however
+  /// many objects share them.
+  public var shapeCount: Int { shapes.all.count }
+
+  /// The object loaded `index`th.
+  public func object(_ index: Int) -> ObjectEntry? {
+    objects.indices.contains(index) ? entry(objects[index], shapes: shapes) : nil
+  }
+
+  /// Adds a page: what was new (the indices of the prefixes and objects it added), and whether
+  /// it was the last.
+  mutating func add(_ page: ListPage) -> (added: Added, last: Bool) {
+    let firstPrefix = folders.count
+    for prefix in page.commonPrefixes where seenFolders.insert(ExactKey(prefix)).inserted {
+      folders.append(prefix)
+    }
+    let firstObject = objects.count
+    for item in page.items {
+      let stored = shapes.store(item)
+      objects.append(stored)
+    }
+    pages += 1
+    failure = nil
+    let last: Bool
+    if let next = page.nextMarker, !next.isEmpty, next != marker {
+      marker = next
+      last = false
+    } else {
+      marker = nil
+      complete = true
+      last = true
+    }
+    return (
+      Added(prefixes: firstPrefix..<folders.count, objects: firstObject..<objects.count), last
+    )
+  }
+
+  /// What a page added to a folder.
+  struct Added {
+    var prefixes: Range<Int> = 0..<0
+    var objects: Range<Int> = 0..<0
+  }
 }
 
 /// What the bottom line asks for.
@@ -128,8 +175,9 @@ public struct State: Sendable {
   /// The most entries the cache keeps across folders other than the current one.
   public var cacheLimit = 300_000
 
-  /// The rows shown, filtered and sorted (recomputed when they change, not on every key).
-  public private(set) var rows: [Row] = []
+  /// The rows shown, filtered and sorted (recomputed when the filter or sort changes, merged
+  /// with each page that arrives, not touched by a key that only moves).
+  public internal(set) var rows = Rows()
   /// The selected row's index in `rows`, and the first row on screen.
   public var cursor = 0
   public var top = 0
@@ -189,33 +237,34 @@ public struct State: Sendable {
   /// same screen line when it is still there.
   mutating func rebuildRows() {
     let line = cursor - top
-    var all: [Row]
+    var next = Rows()
+    let needle = filter.lowercased()
     switch location {
     case .buckets:
-      all = buckets.map { Row(id: $0.name, name: $0.name, kind: .bucket($0)) }
+      next.source = .buckets(buckets)
+      next.order = buckets.indices.filter {
+        needle.isEmpty || buckets[$0].name.lowercased().contains(needle)
+      }
     case .folder(_, let prefix):
       let folder = folders[location] ?? Folder()
-      var folderRows = folder.folders.map {
-        Row(id: $0, name: String($0.dropFirst(prefix.count)), kind: .folder)
+      next.source = .folder(
+        prefixes: folder.folders, objects: folder.objects, shapes: folder.shapes,
+        prefix: prefix)
+      let ordering = order(folder)
+      var folderOrder = folder.folders.indices.map { ~$0 }
+      var objectOrder = Array(folder.objects.indices)
+      let names = NameFilter(filter)
+      if !names.isEmpty {
+        folderOrder = folderOrder.filter { names.matches(folder.folders[~$0], in: prefix) }
+        objectOrder = objectOrder.filter { names.matches(folder.objects[$0].key, in: prefix) }
       }
-      var fileRows = folder.files.map {
-        Row(id: $0.key, name: String($0.key.dropFirst(prefix.count)), kind: .object($0))
-      }
-      if !filter.isEmpty {
-        let needle = filter.lowercased()
-        folderRows = folderRows.filter { $0.name.lowercased().contains(needle) }
-        fileRows = fileRows.filter { $0.name.lowercased().contains(needle) }
-      }
-      folderRows.sort { reversed ? $0.name > $1.name : $0.name < $1.name }
-      sortFiles(&fileRows)
-      all = folderRows + fileRows
+      folderOrder.sort(by: ordering.precedes)
+      objectOrder.sort(by: ordering.precedes)
+      next.folderRows = folderOrder.count
+      next.order = folderOrder + objectOrder
     }
-    if case .buckets = location, !filter.isEmpty {
-      let needle = filter.lowercased()
-      all = all.filter { $0.name.lowercased().contains(needle) }
-    }
-    rows = all
-    if let wanted, let index = rows.firstIndex(where: { ExactKey.same($0.id, wanted) }) {
+    rows = next
+    if let wanted, let index = rows.position(of: wanted) {
       cursor = index
       selectedID = wanted
       self.wanted = nil
@@ -223,37 +272,19 @@ public struct State: Sendable {
       clampTop()
       return
     }
-    if let selectedID, let index = rows.firstIndex(where: { ExactKey.same($0.id, selectedID) }) {
+    if let selectedID, let index = rows.position(of: selectedID) {
       cursor = index
     } else {
       cursor = min(cursor, max(0, rows.count - 1))
-      selectedID = selected?.id
+      selectedID = rows.isEmpty ? nil : rows.id(at: cursor)
     }
     top = cursor - min(max(0, line), listHeight - 1)
     clampTop()
   }
 
-  private func sortFiles(_ rows: inout [Row]) {
-    let reversed = self.reversed
-    switch sortKey {
-    case .name:
-      // Key order (the service's) unless reversed.
-      if reversed { rows.reverse() }
-    case .size:
-      rows.sort {
-        let (a, b) = ($0.object?.size ?? 0, $1.object?.size ?? 0)
-        if a != b { return reversed ? a < b : a > b }
-        return $0.name < $1.name
-      }
-    case .time:
-      rows.sort {
-        let (a, b) = (
-          $0.object?.putTime.hundredNanoseconds ?? 0, $1.object?.putTime.hundredNanoseconds ?? 0
-        )
-        if a != b { return reversed ? a < b : a > b }
-        return $0.name < $1.name
-      }
-    }
+  /// The order of the folder's entries under the current sort.
+  func order(_ folder: Folder) -> EntryOrder {
+    EntryOrder(prefixes: folder.folders, objects: folder.objects, key: sortKey, reversed: reversed)
   }
 
   /// Keeps the cursor on screen and the screen within the rows.

@@ -26,8 +26,13 @@ extension State {
       if location == .buckets { rebuildRows() }
     case .pageLoaded(let id, let result):
       guard let place = folders.first(where: { $0.value.loading == id })?.key else { return [] }
-      received(result, at: place)
-      if place == location { rebuildRows() }
+      // The rows let go of the folder's arrays while the page is added, so that adding does not
+      // copy them; then the page's entries are merged into the rows.
+      var shown = Rows()
+      if place == location { swap(&shown, &rows) }
+      shown.source = .none
+      let added = received(result, at: place)
+      if place == location { merge(added, into: &shown) }
     case .statLoaded(let id, let result):
       guard let pending = statLoading, pending.id == id else { return [] }
       statLoading = nil
@@ -57,30 +62,21 @@ extension State {
     return effects
   }
 
-  private mutating func received(_ result: Result<ListPage, Failure>, at place: Location) {
-    guard var folder = folders[place] else { return }
-    folder.loading = nil
+  private mutating func received(_ result: Result<ListPage, Failure>, at place: Location)
+    -> Folder.Added
+  {
+    guard folders[place] != nil else { return Folder.Added() }
+    folders[place]?.loading = nil
     switch result {
     case .success(let page):
-      for prefix in page.commonPrefixes where !folder.seenFolders.contains(ExactKey(prefix)) {
-        folder.seenFolders.insert(ExactKey(prefix))
-        folder.folders.append(prefix)
-      }
-      folder.files += page.items
-      folder.pages += 1
-      folder.failure = nil
-      if let next = page.nextMarker, !next.isEmpty, next != folder.marker {
-        folder.marker = next
-      } else {
-        folder.marker = nil
-        folder.complete = true
-        loadAll = place == location ? false : loadAll
-      }
+      guard let (added, last) = folders[place]?.add(page) else { return Folder.Added() }
+      if last && place == location { loadAll = false }
+      return added
     case .failure(let failure):
-      folder.failure = failure.message
+      folders[place]?.failure = failure.message
       loadAll = false
+      return Folder.Added()
     }
-    folders[place] = folder
   }
 
   /// Asks for the next page of the current folder while it is needed: fewer than three screens
@@ -182,7 +178,7 @@ extension State {
   mutating func move(to index: Int) {
     guard !rows.isEmpty else { return }
     cursor = max(0, min(index, rows.count - 1))
-    selectedID = rows[cursor].id
+    selectedID = rows.id(at: cursor)
     wanted = nil
     clampTop()
   }

@@ -85,7 +85,12 @@ private func drawList(_ state: State, into screen: inout Screen, width: Int, col
     return
   }
   let showTime = state.size.width >= 100
-  let sizeWidth = 10
+  var sizeWidth = 10
+  if case .buckets = state.location {
+    // The region column fits OSS's region ids (oss-cn-hangzhou), up to a point.
+    let longest = state.buckets.map { CellWidth.of(Fit.visible($0.region ?? "")) }.max() ?? 0
+    sizeWidth = min(max(sizeWidth, longest), max(10, (width - 6) / 3))
+  }
   let timeWidth = showTime ? 17 : 0
   let nameWidth = max(4, width - 2 - sizeWidth - timeWidth - 1)
   var line = 1

@@ -22,3 +22,8 @@ extension State {
     return effects
   }
 }
+
+/// Strings in the order of their UTF-8 bytes (the services' key order).
+func byBytes(_ strings: [String]) -> [String] {
+  strings.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+}

@@ -22,8 +22,8 @@ struct ViewTests {
                 "2024/05/a-very-long-name-that-does-not-fit-in-the-column-at-all-👍.jpeg",
                 size: 3),
             ], nextMarker: "next"))))
-    _ = state.update(.key(.down))
-    _ = state.update(.key(.down))
+    // Onto a.jpg: the long name sorts before it (by bytes, `-` before `.`).
+    for _ in 0..<3 { _ = state.update(.key(.down)) }
     return state
   }
 
@@ -36,10 +36,10 @@ struct ViewTests {
         #" kodo · photos / 2024 / 05 /"#,
         #" raw/                                        — │ a.jpg"#,
         #" 日志/                                       — │"#,
-        #" a.jpg                                64.9 KiB │ loading details …"#,
-        #" b 中文.png                            1.2 MiB │ size       66441 (64.9 KiB)"#,
-        #" evil\u{1B}]52;c;aGk=\u{7}\u{2….exe      512 B │ put time   2024-05-12T11:51:00Z"#,
-        #" a-very-long-name-that-does-n….jpeg        3 B │ class      standard"#,
+        #" a-very-long-name-that-does-n….jpeg        3 B │ loading details …"#,
+        #" a.jpg                                64.9 KiB │ size       66441 (64.9 KiB)"#,
+        #" b 中文.png                            1.2 MiB │ put time   2024-05-12T11:51:00Z"#,
+        #" evil\u{1B}]52;c;aGk=\u{7}\u{2….exe      512 B │ class      standard"#,
         #" … loading more                                │"#,
         #"                                               │ key"#,
         #"                                               │ 2024/05/a.jpg"#,
@@ -68,10 +68,10 @@ struct ViewTests {
         #" kodo · photos / 2024 / 05 /"#,
         #" raw/                                               —                  │ a.jpg"#,
         #" 日志/                                              —                  │"#,
-        #" a.jpg                                       64.9 KiB 2024-05-12 11:51 │ loading details …"#,
-        #" b 中文.png                                   1.2 MiB 2024-05-12 11:52 │ size       66441 (64.9 KiB)"#,
-        #" evil\u{1B}]52;c;aGk=\u{7}\u{202E}gpj.exe       512 B 2024-05-12 11:51 │ put time   2024-05-12T11:51:00Z"#,
-        #" a-very-long-name-that-does-not-fit-….jpeg        3 B 2024-05-12 11:51 │ class      standard"#,
+        #" a-very-long-name-that-does-not-fit-….jpeg        3 B 2024-05-12 11:51 │ loading details …"#,
+        #" a.jpg                                       64.9 KiB 2024-05-12 11:51 │ size       66441 (64.9 KiB)"#,
+        #" b 中文.png                                   1.2 MiB 2024-05-12 11:52 │ put time   2024-05-12T11:51:00Z"#,
+        #" evil\u{1B}]52;c;aGk=\u{7}\u{202E}gpj.exe       512 B 2024-05-12 11:51 │ class      standard"#,
         #" … loading more                                                        │"#,
         #"                                                                       │ key"#,
         #"                                                                       │ 2024/05/a.jpg"#,
@@ -110,13 +110,27 @@ struct ViewTests {
 
   @Test func screenAt60x20ShowsTheDetailFullScreen() {
     var state = Self.sample(Size(width: 60, height: 20))
-    #expect(!view(state).lines[3].contains("│"))
+    #expect(!view(state).lines[4].contains("│"))
     _ = state.update(.key(.character("i")))
     let lines = view(state).lines
     #expect(lines[1] == " a.jpg")
     #expect(lines[4] == " size       66441 (64.9 KiB)")
     _ = state.update(.key(.escape))
-    #expect(view(state).lines[3].hasPrefix(" a.jpg"))
+    #expect(view(state).lines[4].hasPrefix(" a.jpg"))
+  }
+
+  @Test func theBucketListShowsOSSRegionsWhole() {
+    var state = State(location: .buckets, size: Size(width: 80, height: 8))
+    _ = state.update(.start)
+    _ = state.update(
+      .bucketsLoaded(
+        id: 1,
+        .success([
+          Bucket(name: "photos", region: "oss-cn-hangzhou"), Bucket(name: "z", region: "z0"),
+        ])))
+    let lines = view(state).lines
+    #expect(lines[1].hasPrefix(" photos ") && lines[1].hasSuffix(" oss-cn-hangzhou"))
+    #expect(lines[2].hasSuffix(" z0") && lines[2].count == lines[1].count)
   }
 
   /// Applies what `diff` wrote to a grid, the way a terminal would (CUP, SGR, text).

@@ -79,7 +79,8 @@ struct Browse: KodoCommand {
     let outcome = try await Runtime.$current.withValue(quiet) {
       try await loop(
         &state, events: events, send: send, runner: runner, terminal: terminal,
-        json: context.options.json, repaint: { continuation.yield(.signal(0)) })
+        json: context.options.json, trace: BrowseTrace(environment: runtime.environment),
+        repaint: { continuation.yield(.signal(0)) })
     }
     terminal.close()
     switch outcome {
@@ -111,19 +112,23 @@ struct Browse: KodoCommand {
   private func loop(
     _ state: inout State, events: AsyncStream<BrowseEvent>,
     send: @escaping @Sendable (Message) -> Void,
-    runner: EffectRunner, terminal: Terminal, json: Bool,
+    runner: EffectRunner, terminal: Terminal, json: Bool, trace: BrowseTrace?,
     repaint: @escaping @Sendable () -> Void
   ) async throws -> Outcome {
     var shown: Screen?
+    trace?.begin()
     for effect in state.update(.start) { runner.run(effect) }
-    func draw() {
+    func draw(_ cause: String) {
       let screen = view(state)
-      terminal.write(diff(from: shown, to: screen))
+      let bytes = diff(from: shown, to: screen)
+      terminal.write(bytes)
       shown = screen
+      trace?.frame(cause, bytes: bytes.count, state: state)
     }
-    draw()
+    draw("start")
     for await event in events {
       var effects: [Effect] = []
+      trace?.begin()
       switch event {
       case .message(.key(.controlZ)):
         terminal.suspend()
@@ -163,7 +168,10 @@ struct Browse: KodoCommand {
         default: runner.run(effect)
         }
       }
-      draw()
+      switch event {
+      case .message(let message): draw(BrowseTrace.kind(message))
+      case .signal: draw("signal")
+      }
     }
     throw CancellationError()
   }
