@@ -55,16 +55,37 @@ package enum PercentEncoding {
   private static func encode(_ text: String, keepSlash: Bool) -> String {
     var output = [UInt8]()
     output.reserveCapacity(text.utf8.count)
-    for byte in text.utf8 {
-      if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
-        output.append(byte)
-      } else {
-        output.append(UInt8(ascii: "%"))
-        output.append(hex[Int(byte >> 4)])
-        output.append(hex[Int(byte & 15)])
-      }
-    }
+    var text = text
+    text.withUTF8 { append($0, keepSlash: keepSlash, to: &output) }
     return String(decoding: output, as: UTF8.self)
+  }
+
+  /// Appends UTF-8 `bytes` encoded as `encodeQueryValue` (or, `keepSlash`, `encodePath`)
+  /// encodes them, building no string: listings encode every key this way.
+  package static func append(
+    _ bytes: UnsafeBufferPointer<UInt8>, keepSlash: Bool, to output: inout [UInt8]
+  ) {
+    // Runs of bytes that stay as they are are copied at once.
+    var start = 0
+    var index = 0
+    while index < bytes.count {
+      let byte = bytes[index]
+      if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
+        index += 1
+        continue
+      }
+      if start < index {
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+      }
+      output.append(UInt8(ascii: "%"))
+      output.append(hex[Int(byte >> 4)])
+      output.append(hex[Int(byte & 15)])
+      index += 1
+      start = index
+    }
+    if start < index {
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+    }
   }
 
   @inline(__always)
