@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Keys form a two-level tree, `dir-DDD/sub-SS/file-FFFF.EXT`, with zero-padded numbers so that
 /// key order is index order: the i-th key, a lookup and a list page are arithmetic plus a binary
-/// search. The only memory that grows with the object count is the digest memo (20 bytes per
+/// search. One key in 50 of each folder needs URL encoding (`hostileNames`). The only memory that grows with the object count is the digest memo (20 bytes per
 /// object once it has been listed). From 10,000 objects on there are 64 top-level folders of 16
 /// subfolders each. A flat source puts every object in one folder, `dir-000/sub-00/`, for
 /// scale tests of one huge folder level (the browser's).
@@ -91,9 +91,42 @@ final class SyntheticSource: ObjectSource {
     DecimalText.append(Int64(sub), minimumDigits: subWidth, to: &key)
     key.append(contentsOf: [0x2F, 0x66, 0x69, 0x6C, 0x65, 0x2D])  // "/file-"
     DecimalText.append(Int64(file), minimumDigits: fileWidth, to: &key)
-    key.append(contentsOf: Self.fileTypes[profile(at: index).typeIndex].ext)
+    let ext = Self.fileTypes[profile(at: index).typeIndex].ext
+    guard file % Self.hostileEvery == Self.hostileAt else {
+      key.append(contentsOf: ext)
+      return key
+    }
+    // Text after the fixed-width number cannot change the order: keys differ before it.
+    let hostile = Self.hostileNames[
+      (dir * subs + sub + file / Self.hostileEvery) % Self.hostileNames.count]
+    if hostile.trailing {
+      key.append(contentsOf: ext)
+      key.append(contentsOf: hostile.bytes)
+    } else {
+      key.append(contentsOf: hostile.bytes)
+      key.append(contentsOf: ext)
+    }
     return key
   }
+
+  /// One object in every `hostileEvery` of a folder (the one numbered `hostileAt` modulo it)
+  /// has a name that needs URL encoding: after its number comes one of `hostileNames`, in turn.
+  /// None holds a `/`, so the tree keeps its shape and a flat bucket stays flat.
+  static let hostileEvery = 50
+  static let hostileAt = 7
+  /// A space, `+`, `%` (also before hex digits, which a lenient decoder would take for an
+  /// escape), `~`, CJK, an emoji, XML's `&`, `<` and `>`, and a trailing space (after the
+  /// extension, at the very end of the key).
+  static let hostileNames: [(bytes: [UInt8], trailing: Bool)] = [
+    (Array(" with space".utf8), false),
+    (Array("+plus+".utf8), false),
+    (Array(" 100%41%".utf8), false),
+    (Array("~tilde".utf8), false),
+    (Array("-照片".utf8), false),
+    (Array("-😀".utf8), false),
+    (Array(" a&b<c>".utf8), false),
+    (Array(" ".utf8), true),
+  ]
 
   // MARK: Per-object profile
 
