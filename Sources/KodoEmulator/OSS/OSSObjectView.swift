@@ -154,24 +154,26 @@ struct OSSObjectView {
   private static func decode(
     _ qetag: UnsafeBufferPointer<UInt8>, into bytes: UnsafeMutableRawBufferPointer
   ) -> Bool {
-    var count = 0
-    var quad: UInt32 = 0
-    var symbols = 0
-    for symbol in qetag {
-      guard let value = sextet(symbol) else { return false }
-      quad = quad << 6 | UInt32(value)
-      symbols += 1
-      if symbols % 4 == 0 {
-        bytes[count] = UInt8(truncatingIfNeeded: quad >> 16)
-        bytes[count + 1] = UInt8(truncatingIfNeeded: quad >> 8)
-        bytes[count + 2] = UInt8(truncatingIfNeeded: quad)
-        count += 3
-        quad = 0
-        if count == 18 { return true }
+    guard qetag.count >= 24 else { return false }
+    return sextets.withUnsafeBufferPointer { sextets in
+      // Four symbols (a 0xFF marks a byte that is not one) make three bytes.
+      for group in 0..<6 {
+        let a = sextets[Int(qetag[4 * group])]
+        let b = sextets[Int(qetag[4 * group + 1])]
+        let c = sextets[Int(qetag[4 * group + 2])]
+        let d = sextets[Int(qetag[4 * group + 3])]
+        guard (a | b | c | d) < 64 else { return false }
+        let quad = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+        bytes[3 * group] = UInt8(truncatingIfNeeded: quad >> 16)
+        bytes[3 * group + 1] = UInt8(truncatingIfNeeded: quad >> 8)
+        bytes[3 * group + 2] = UInt8(truncatingIfNeeded: quad)
       }
+      return true
     }
-    return false
   }
+
+  /// Each byte's URL-safe base64 value, 0xFF for a byte that is not a symbol.
+  private static let sextets: [UInt8] = (0...255).map { sextet(UInt8($0)) ?? 0xFF }
 
   /// The value of a URL-safe base64 symbol.
   private static func sextet(_ symbol: UInt8) -> UInt8? {

@@ -49,12 +49,24 @@ package struct OSSListingWriter {
     xml.raw("</Key><LastModified>")
     xml.time(lastModified)
     xml.raw("</LastModified>")
-    if let etag { xml.element("ETag", quoted: etag) }
-    xml.element("Type", ifPresent: type)
+    if let etag {
+      xml.raw("<ETag>&quot;")
+      etag.withUnsafeBufferPointer { xml.escape(utf8: $0) }
+      xml.raw("&quot;</ETag>")
+    }
+    if let type {
+      xml.raw("<Type>")
+      xml.escape(type)
+      xml.raw("</Type>")
+    }
     xml.raw("<Size>")
     xml.decimal(size)
     xml.raw("</Size>")
-    xml.element("StorageClass", ifPresent: storageClass)
+    if let storageClass {
+      xml.raw("<StorageClass>")
+      xml.escape(storageClass)
+      xml.raw("</StorageClass>")
+    }
     if let owner { OSSAnswers.writeOwner(owner, to: &xml) }
     xml.element("RestoreInfo", ifPresent: restore?.text)
     xml.raw("</Contents>")

@@ -99,11 +99,10 @@ package struct XMLWriter {
 
   @inline(__always)
   private static func needsEscaping(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""): true
-    case 0x09, 0x0A, 0x20...: false
-    default: true
-    }
+    // Below 0x40 only: the control characters but tab and newline, `"`, `&`, `<` and `>`.
+    let escaped: UInt64 =
+      0xFFFF_FFFF & ~(1 << 0x09 | 1 << 0x0A) | 1 << 0x22 | 1 << 0x26 | 1 << 0x3C | 1 << 0x3E
+    return byte < 64 && (escaped >> UInt64(byte)) & 1 != 0
   }
 
   /// Appends markup as it is (a run of tags known at compile time, such as `</Key><Size>`).

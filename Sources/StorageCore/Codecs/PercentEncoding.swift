@@ -1,7 +1,6 @@
 /// Percent-encoding of keys and parameters in URLs (Kodo download paths, OSS paths and queries),
 /// and the strict decoding of percent-encoded answers.
 package enum PercentEncoding {
-  private static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
 
   /// Encodes a key for a download URL's path: every UTF-8 byte except `A–Z a–z 0–9 - _ . ~ /`
   /// becomes `%XX` with uppercase hex.
@@ -65,27 +64,28 @@ package enum PercentEncoding {
   package static func append(
     _ bytes: UnsafeBufferPointer<UInt8>, keepSlash: Bool, to output: inout [UInt8]
   ) {
-    // Runs of bytes that stay as they are are copied at once.
-    var start = 0
-    var index = 0
-    while index < bytes.count {
-      let byte = bytes[index]
-      if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
-        index += 1
-        continue
+    // Encoded into a scratch buffer (at most three bytes for each) and appended at once.
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bytes.count * 3) { scratch in
+      var count = 0
+      for byte in bytes {
+        if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
+          scratch[count] = byte
+          count += 1
+        } else {
+          scratch[count] = UInt8(ascii: "%")
+          scratch[count + 1] = hexDigit(byte >> 4)
+          scratch[count + 2] = hexDigit(byte & 15)
+          count += 3
+        }
       }
-      if start < index {
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-      }
-      output.append(UInt8(ascii: "%"))
-      output.append(hex[Int(byte >> 4)])
-      output.append(hex[Int(byte & 15)])
-      index += 1
-      start = index
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<count]))
     }
-    if start < index {
-      output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-    }
+  }
+
+  /// An upper-case hex digit for a value under 16.
+  @inline(__always)
+  private static func hexDigit(_ value: UInt8) -> UInt8 {
+    value < 10 ? UInt8(ascii: "0") &+ value : UInt8(ascii: "A") &+ (value &- 10)
   }
 
   @inline(__always)
