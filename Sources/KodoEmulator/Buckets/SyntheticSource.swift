@@ -182,6 +182,19 @@ final class SyntheticSource: ObjectSource {
 
   func metadata(at index: Int) -> ObjectMetadata {
     let profile = profile(at: index)
+    return metadata(at: index, profile: profile, hash: hash(profile, index: index))
+  }
+
+  /// The metadata with an empty `hash`, and in `qetag` the bytes the qetag encodes (a kind byte
+  /// and a SHA-1): for OSS listings, whose ETag is derived from those bytes, so that the
+  /// qetag's text is neither built nor read back.
+  func metadata(at index: Int, qetag: inout [UInt8]) -> ObjectMetadata {
+    let profile = profile(at: index)
+    qetag = qetagBytes(profile, index: index)
+    return metadata(at: index, profile: profile, hash: "")
+  }
+
+  private func metadata(at index: Int, profile: Profile, hash: String) -> ObjectMetadata {
     let (_, _, timeWord, classWord, extraWord, lifecycleWord) = words(index)
     let type = Self.fileTypes[profile.typeIndex]
 
@@ -190,7 +203,7 @@ final class SyntheticSource: ObjectSource {
     let putTime = putSeconds * 10_000_000 + Int64((timeWord >> 32) % 10_000_000)
 
     var metadata = ObjectMetadata(
-      fsize: profile.size, hash: hash(profile, index: index), mimeType: type.mimeType,
+      fsize: profile.size, hash: hash, mimeType: type.mimeType,
       putTime: putTime)
 
     let classPick = classWord % 1_000
@@ -248,13 +261,19 @@ final class SyntheticSource: ObjectSource {
   }
 
   private func hash(_ profile: Profile, index: Int) -> String {
+    URLSafeBase64.encode(qetagBytes(profile, index: index))
+  }
+
+  /// What the qetag encodes, as `QETag.hash(blockDigests:)` builds it: 0x16 and the one
+  /// block's SHA-1, or 0x96 and the SHA-1 of the blocks' SHA-1s.
+  private func qetagBytes(_ profile: Profile, index: Int) -> [UInt8] {
     if profile.poolBlocks == 0 {
       // One block: the tag is its SHA-1, remembered after the first listing (hashing every
       // generated body was most of the emulator's CPU per page).
-      if let digest = digestMemo?.digest(at: index) { return QETag.hash(blockDigests: [digest]) }
+      if let digest = digestMemo?.digest(at: index) { return [0x16] + digest }
       let digest = bodyBytes(profile).withUnsafeBytes { Digest.sha1($0) }
       digestMemo?.remember(digest, at: index)
-      return QETag.hash(blockDigests: [digest])
+      return [0x16] + digest
     }
     var digests = [[UInt8]]()
     for block in 0..<profile.poolBlocks {
@@ -266,7 +285,8 @@ final class SyntheticSource: ObjectSource {
       tail.withUnsafeMutableBytes { fill($0, word: profile.word, offset: 0, isText: false) }
       digests.append(Digest.sha1(tail))
     }
-    return QETag.hash(blockDigests: digests)
+    if digests.count == 1 { return [0x16] + digests[0] }
+    return [0x96] + Digest.sha1(Array(digests.joined()))
   }
 
   private func poolDigest(_ block: Int) -> [UInt8] {

@@ -94,15 +94,22 @@ extension OSSFront {
     // Written straight into one buffer: no string or summary per object.
     var writer = OSSListingWriter(
       result, entries: page.items.count + page.commonPrefixes.count)
-    let seed = store.source is SyntheticSource ? configuration.seed : nil
+    let synthetic = store.source as? SyntheticSource
+    let seed = synthetic != nil ? configuration.seed : nil
     var etag = [UInt8]()
     etag.reserveCapacity(48)
+    var qetag = [UInt8]()
     for item in page.items {
-      let metadata = store.source.metadata(at: item.index)
+      // A synthetic object's ETag comes from its qetag's bytes, without the qetag's text.
+      let metadata =
+        synthetic?.metadata(at: item.index, qetag: &qetag)
+        ?? store.source.metadata(at: item.index)
       let storageClass = OSSObjectView.storageClass(kodoType: metadata.type)
       let kind = OSSObjectView.kind(size: metadata.fsize, index: item.index, synthetic: seed)
       etag.removeAll(keepingCapacity: true)
-      OSSObjectView.appendETag(metadata, objectType: kind.type, parts: kind.parts, to: &etag)
+      OSSObjectView.appendETag(
+        metadata, qetag: synthetic != nil ? qetag : nil, objectType: kind.type, parts: kind.parts,
+        to: &etag)
       item.key.withUnsafeBufferPointer { key in
         writer.appendObject(
           key: key,

@@ -86,14 +86,21 @@ struct OSSObjectView {
   }
 
   /// Appends the ETag, without quotes, as ASCII: the MD5 for a `Normal` object whose MD5 is
-  /// known, else the tag derived from the qetag, `-N` after it for `parts` parts.
+  /// known, else the tag derived from the qetag, `-N` after it for `parts` parts. `qetag`, when
+  /// given, is what the qetag encodes (its kind byte and SHA-1; `metadata.hash` is then not
+  /// read).
   static func appendETag(
-    _ metadata: ObjectMetadata, objectType: String, parts: Int, to tag: inout [UInt8]
+    _ metadata: ObjectMetadata, qetag: [UInt8]? = nil, objectType: String, parts: Int,
+    to tag: inout [UInt8]
   ) {
     if objectType == "Normal", let md5 = metadata.md5, appendUpperHexDigits(md5, to: &tag) {
       return
     }
-    appendDerivedTag(metadata.hash, to: &tag)
+    if let qetag, qetag.count >= 17 {
+      appendUpperHex(qetag[1..<17], to: &tag)
+    } else {
+      appendDerivedTag(metadata.hash, to: &tag)
+    }
     if parts > 0 {
       tag.append(UInt8(ascii: "-"))
       DecimalText.append(Int64(parts), to: &tag)
@@ -137,15 +144,19 @@ struct OSSObjectView {
       tag += MD5.hex(Array(qetag.utf8)).uppercased().utf8
       return
     }
-    withUnsafeBytes(of: &decoded) { bytes in
-      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { hex in
-        for position in 0..<16 {
-          let byte = bytes[position + 1]
-          hex[2 * position] = hexDigit(byte >> 4)
-          hex[2 * position + 1] = hexDigit(byte & 15)
-        }
-        tag.append(contentsOf: UnsafeBufferPointer(hex))
+    withUnsafeBytes(of: &decoded) { bytes in appendUpperHex(bytes[1..<17], to: &tag) }
+  }
+
+  /// Appends 16 bytes as 32 upper-case hex digits.
+  private static func appendUpperHex(_ bytes: some Collection<UInt8>, to tag: inout [UInt8]) {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { hex in
+      var position = 0
+      for byte in bytes.prefix(16) {
+        hex[position] = hexDigit(byte >> 4)
+        hex[position + 1] = hexDigit(byte & 15)
+        position += 2
       }
+      tag.append(contentsOf: UnsafeBufferPointer(rebasing: hex[0..<position]))
     }
   }
 
