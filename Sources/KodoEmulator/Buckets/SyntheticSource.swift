@@ -270,10 +270,14 @@ final class SyntheticSource: ObjectSource {
     if profile.poolBlocks == 0 {
       // One block: the tag is its SHA-1, remembered after the first listing (hashing every
       // generated body was most of the emulator's CPU per page).
-      if let digest = digestMemo?.digest(at: index) { return [0x16] + digest }
+      var bytes = [UInt8]()
+      bytes.reserveCapacity(21)
+      bytes.append(0x16)
+      if digestMemo?.appendDigest(at: index, to: &bytes) == true { return bytes }
       let digest = bodyBytes(profile).withUnsafeBytes { Digest.sha1($0) }
       digestMemo?.remember(digest, at: index)
-      return [0x16] + digest
+      bytes += digest
+      return bytes
     }
     var digests = [[UInt8]]()
     for block in 0..<profile.poolBlocks {
@@ -422,11 +426,13 @@ private final class DigestMemo: @unchecked Sendable {
     free(known)
   }
 
-  func digest(at index: Int) -> [UInt8]? {
-    guard index >= 0 && index < count else { return nil }
+  /// Appends the digest at `index` to `bytes` when it is known (one copy, no array of its own).
+  func appendDigest(at index: Int, to bytes: inout [UInt8]) -> Bool {
+    guard index >= 0 && index < count else { return false }
     return lock.withLock { _ in
-      guard known[index / 64] & (1 << UInt64(index % 64)) != 0 else { return nil }
-      return Array(UnsafeBufferPointer(start: digests + index * 20, count: 20))
+      guard known[index / 64] & (1 << UInt64(index % 64)) != 0 else { return false }
+      bytes.append(contentsOf: UnsafeBufferPointer(start: digests + index * 20, count: 20))
+      return true
     }
   }
 
