@@ -251,6 +251,16 @@ def startup(kodo, env, runs):
 # The report
 
 
+def oss_page_row(oss_page, kodo_page_ms):
+    """Row 5's OSS line: the emulator's CPU per ListObjectsV2 page of kodo's OSS listing (1,000
+    keys, `encoding-type=url`), against its CPU per Kodo page; goal: no more (issue 12)."""
+    page_ms = oss_page[0]
+    ratio = page_ms / kodo_page_ms if kodo_page_ms > 0 else float("inf")
+    return ("5. … OSS ListObjectsV2 page (`--protocol oss`, `encoding-type=url`): emulator CPU "
+            "per 1,000-item page (median run)", "%.2f ms" % page_ms,
+            "%.2f ms (Kodo page)" % kodo_page_ms, ratio, "≤ 1.00 (the Kodo page)", ratio <= 1.0)
+
+
 def machine():
     model = "unknown CPU"
     try:
@@ -355,9 +365,9 @@ def main():
     finally:
         main_emulator.stop()
         slow_emulator.stop()
-    oss_rows, oss_checks, oss_ok = [], [], True
+    oss_rows, oss_checks, oss_ok, oss_page = [], [], True, None
     if not options.no_oss:
-        oss_rows, oss_checks, oss_ok = oss_bench.run(
+        oss_rows, oss_checks, oss_ok, oss_page = oss_bench.run(
             measure, median_run, sha256_of, progress, Emulator, emulator_binary, kodo,
             options.python, env, options.runs, options.objects, scratch, BENCH)
 
@@ -398,6 +408,8 @@ def main():
         ("5. … emulator CPU over the whole kodo listing", "%.2f s" % kodo_list.emulator_cpu,
          "%.2f s" % sdk_list.emulator_cpu, None, "", None),
     ]
+    if oss_page:
+        rows.append(oss_page_row(oss_page, per_page_ms))
     rows += oss_rows + verbs_rows
     browse_rows, browse_checks, browse_ok = browse_bench.run(
         progress, Emulator, emulator_binary, kodo, env, scratch, big=options.objects)

@@ -68,6 +68,19 @@ func jsonKeys(_ result: CLIRunner.Result, type: String = "object") throws -> [St
   }
 }
 
+/// The keys a text `ls` printed, read against `keys`, the same listing in JSON: line *i* must end
+/// with key *i* after two spaces, as it is or, when the renderer quotes it (a trailing space),
+/// in quotes. `nil` when a line does not, or there are more lines than keys. (Keys may hold
+/// spaces: a line cannot be split into columns.)
+func textKeys(_ result: CLIRunner.Result, among keys: [String]) -> [String]? {
+  let lines = result.lines
+  guard lines.count <= keys.count else { return nil }
+  for (line, key) in zip(lines, keys) {
+    guard line.hasSuffix("  " + key) || line.hasSuffix("  \"" + key + "\"") else { return nil }
+  }
+  return Array(keys.prefix(lines.count))
+}
+
 /// Whether `keys` are strictly increasing in UTF-8 byte order (so also free of duplicates).
 func strictlyIncreasingByBytes(_ keys: [String]) -> Bool {
   zip(keys, keys.dropFirst()).allSatisfy {

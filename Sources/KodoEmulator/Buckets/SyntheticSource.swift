@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// Keys form a two-level tree, `dir-DDD/sub-SS/file-FFFF.EXT`, with zero-padded numbers so that
 /// key order is index order: the i-th key, a lookup and a list page are arithmetic plus a binary
-/// search. The only memory that grows with the object count is the digest memo (20 bytes per
+/// search. One key in 50 of each folder needs URL encoding (`hostileNames`). The only memory that grows with the object count is the digest memo (20 bytes per
 /// object once it has been listed). From 10,000 objects on there are 64 top-level folders of 16
 /// subfolders each. A flat source puts every object in one folder, `dir-000/sub-00/`, for
 /// scale tests of one huge folder level (the browser's).
@@ -91,9 +91,42 @@ final class SyntheticSource: ObjectSource {
     DecimalText.append(Int64(sub), minimumDigits: subWidth, to: &key)
     key.append(contentsOf: [0x2F, 0x66, 0x69, 0x6C, 0x65, 0x2D])  // "/file-"
     DecimalText.append(Int64(file), minimumDigits: fileWidth, to: &key)
-    key.append(contentsOf: Self.fileTypes[profile(at: index).typeIndex].ext)
+    let ext = Self.fileTypes[profile(at: index).typeIndex].ext
+    guard file % Self.hostileEvery == Self.hostileAt else {
+      key.append(contentsOf: ext)
+      return key
+    }
+    // Text after the fixed-width number cannot change the order: keys differ before it.
+    let hostile = Self.hostileNames[
+      (dir * subs + sub + file / Self.hostileEvery) % Self.hostileNames.count]
+    if hostile.trailing {
+      key.append(contentsOf: ext)
+      key.append(contentsOf: hostile.bytes)
+    } else {
+      key.append(contentsOf: hostile.bytes)
+      key.append(contentsOf: ext)
+    }
     return key
   }
+
+  /// One object in every `hostileEvery` of a folder (the one numbered `hostileAt` modulo it)
+  /// has a name that needs URL encoding: after its number comes one of `hostileNames`, in turn.
+  /// None holds a `/`, so the tree keeps its shape and a flat bucket stays flat.
+  static let hostileEvery = 50
+  static let hostileAt = 7
+  /// A space, `+`, `%` (also before hex digits, which a lenient decoder would take for an
+  /// escape), `~`, CJK, an emoji, XML's `&`, `<` and `>`, and a trailing space (after the
+  /// extension, at the very end of the key).
+  static let hostileNames: [(bytes: [UInt8], trailing: Bool)] = [
+    (Array(" with space".utf8), false),
+    (Array("+plus+".utf8), false),
+    (Array(" 100%41%".utf8), false),
+    (Array("~tilde".utf8), false),
+    (Array("-照片".utf8), false),
+    (Array("-😀".utf8), false),
+    (Array(" a&b<c>".utf8), false),
+    (Array(" ".utf8), true),
+  ]
 
   // MARK: Per-object profile
 
@@ -149,6 +182,19 @@ final class SyntheticSource: ObjectSource {
 
   func metadata(at index: Int) -> ObjectMetadata {
     let profile = profile(at: index)
+    return metadata(at: index, profile: profile, hash: hash(profile, index: index))
+  }
+
+  /// The metadata with an empty `hash`, and in `qetag` the bytes the qetag encodes (a kind byte
+  /// and a SHA-1): for OSS listings, whose ETag is derived from those bytes, so that the
+  /// qetag's text is neither built nor read back.
+  func metadata(at index: Int, qetag: inout [UInt8]) -> ObjectMetadata {
+    let profile = profile(at: index)
+    qetag = qetagBytes(profile, index: index)
+    return metadata(at: index, profile: profile, hash: "")
+  }
+
+  private func metadata(at index: Int, profile: Profile, hash: String) -> ObjectMetadata {
     let (_, _, timeWord, classWord, extraWord, lifecycleWord) = words(index)
     let type = Self.fileTypes[profile.typeIndex]
 
@@ -157,7 +203,7 @@ final class SyntheticSource: ObjectSource {
     let putTime = putSeconds * 10_000_000 + Int64((timeWord >> 32) % 10_000_000)
 
     var metadata = ObjectMetadata(
-      fsize: profile.size, hash: hash(profile, index: index), mimeType: type.mimeType,
+      fsize: profile.size, hash: hash, mimeType: type.mimeType,
       putTime: putTime)
 
     let classPick = classWord % 1_000
@@ -215,13 +261,23 @@ final class SyntheticSource: ObjectSource {
   }
 
   private func hash(_ profile: Profile, index: Int) -> String {
+    URLSafeBase64.encode(qetagBytes(profile, index: index))
+  }
+
+  /// What the qetag encodes, as `QETag.hash(blockDigests:)` builds it: 0x16 and the one
+  /// block's SHA-1, or 0x96 and the SHA-1 of the blocks' SHA-1s.
+  private func qetagBytes(_ profile: Profile, index: Int) -> [UInt8] {
     if profile.poolBlocks == 0 {
       // One block: the tag is its SHA-1, remembered after the first listing (hashing every
       // generated body was most of the emulator's CPU per page).
-      if let digest = digestMemo?.digest(at: index) { return QETag.hash(blockDigests: [digest]) }
+      var bytes = [UInt8]()
+      bytes.reserveCapacity(21)
+      bytes.append(0x16)
+      if digestMemo?.appendDigest(at: index, to: &bytes) == true { return bytes }
       let digest = bodyBytes(profile).withUnsafeBytes { Digest.sha1($0) }
       digestMemo?.remember(digest, at: index)
-      return QETag.hash(blockDigests: [digest])
+      bytes += digest
+      return bytes
     }
     var digests = [[UInt8]]()
     for block in 0..<profile.poolBlocks {
@@ -233,7 +289,8 @@ final class SyntheticSource: ObjectSource {
       tail.withUnsafeMutableBytes { fill($0, word: profile.word, offset: 0, isText: false) }
       digests.append(Digest.sha1(tail))
     }
-    return QETag.hash(blockDigests: digests)
+    if digests.count == 1 { return [0x16] + digests[0] }
+    return [0x96] + Digest.sha1(Array(digests.joined()))
   }
 
   private func poolDigest(_ block: Int) -> [UInt8] {
@@ -369,11 +426,13 @@ private final class DigestMemo: @unchecked Sendable {
     free(known)
   }
 
-  func digest(at index: Int) -> [UInt8]? {
-    guard index >= 0 && index < count else { return nil }
+  /// Appends the digest at `index` to `bytes` when it is known (one copy, no array of its own).
+  func appendDigest(at index: Int, to bytes: inout [UInt8]) -> Bool {
+    guard index >= 0 && index < count else { return false }
     return lock.withLock { _ in
-      guard known[index / 64] & (1 << UInt64(index % 64)) != 0 else { return nil }
-      return Array(UnsafeBufferPointer(start: digests + index * 20, count: 20))
+      guard known[index / 64] & (1 << UInt64(index % 64)) != 0 else { return false }
+      bytes.append(contentsOf: UnsafeBufferPointer(start: digests + index * 20, count: 20))
+      return true
     }
   }
 

@@ -1,3 +1,4 @@
+import KodoCore
 import OSSCore
 import StorageCore
 
@@ -78,31 +79,50 @@ extension OSSFront {
     }
     let page = Listing.page(of: store.source, listQuery)
     let fetchOwner = !v2 || query.parameter("fetch-owner") == "true"
-    let seed = store.source is SyntheticSource ? configuration.seed : nil
-    let objects = page.items.map { item in
-      let view = OSSObjectView(
-        key: item.key, metadata: store.source.metadata(at: item.index), index: item.index,
-        synthetic: seed)
-      return OSSObjectSummary(
-        key: view.key, lastModified: Timestamp(unixSeconds: view.lastModified), size: view.size,
-        etag: view.etag, type: view.objectType, storageClass: view.storageClass,
-        owner: fetchOwner ? owner : nil, restore: view.restore)
-    }
-    let next = page.nextMarker.map { String(decoding: $0, as: UTF8.self) }
     var result = OSSListObjectsResult(
       name: store.name, prefix: prefix, delimiter: delimiter, maxKeys: Int64(maxKeys),
-      encodingType: encodingType, isTruncated: page.nextMarker != nil,
-      objects: objects,
-      commonPrefixes: page.commonPrefixes.map { String(decoding: $0, as: UTF8.self) })
+      encodingType: encodingType, isTruncated: page.nextMarker != nil)
     if v2 {
       result.continuationToken = token
       result.startAfter = query.parameter("start-after").flatMap { $0.isEmpty ? nil : $0 }
-      result.keyCount = Int64(objects.count + result.commonPrefixes.count)
+      result.keyCount = Int64(page.items.count + page.commonPrefixes.count)
       result.nextContinuationToken = page.nextMarker.map(ListMarker.encode)
     } else {
       result.marker = query.parameter("marker") ?? ""
-      result.nextMarker = next
+      result.nextMarker = page.nextMarker.map { String(decoding: $0, as: UTF8.self) }
     }
-    return xml(OSSAnswers.listObjectsXML(result), context)
+    // Written straight into one buffer: no string or summary per object.
+    var writer = OSSListingWriter(
+      result, entries: page.items.count + page.commonPrefixes.count)
+    let synthetic = store.source as? SyntheticSource
+    let seed = synthetic != nil ? configuration.seed : nil
+    var etag = [UInt8]()
+    etag.reserveCapacity(48)
+    var qetag = [UInt8]()
+    for item in page.items {
+      // A synthetic object's ETag comes from its qetag's bytes, without the qetag's text.
+      let metadata =
+        synthetic?.metadata(at: item.index, qetag: &qetag)
+        ?? store.source.metadata(at: item.index)
+      let storageClass = OSSObjectView.storageClass(kodoType: metadata.type)
+      let kind = OSSObjectView.kind(size: metadata.fsize, index: item.index, synthetic: seed)
+      etag.removeAll(keepingCapacity: true)
+      OSSObjectView.appendETag(
+        metadata, qetag: synthetic != nil ? qetag : nil, objectType: kind.type, parts: kind.parts,
+        to: &etag)
+      item.key.withUnsafeBufferPointer { key in
+        writer.appendObject(
+          key: key,
+          lastModified: Timestamp(
+            unixSeconds: KodoTime.unixSeconds(hundredNanoseconds: metadata.putTime)),
+          etag: etag, type: kind.type, size: metadata.fsize, storageClass: storageClass,
+          owner: fetchOwner ? owner : nil,
+          restore: OSSObjectView.restore(metadata, storageClass: storageClass, index: item.index))
+      }
+    }
+    for prefix in page.commonPrefixes {
+      prefix.withUnsafeBufferPointer { writer.appendCommonPrefix(utf8: $0) }
+    }
+    return xml(writer.finish(), context)
   }
 }

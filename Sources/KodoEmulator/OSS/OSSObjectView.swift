@@ -37,44 +37,89 @@ struct OSSObjectView {
     lastModified = KodoTime.unixSeconds(hundredNanoseconds: metadata.putTime)
     contentType = metadata.mimeType
     meta = metadata.meta
-    storageClass =
-      switch metadata.type {
-      case 1, 4: "IA"
-      case 2: "Archive"
-      case 3: "ColdArchive"
-      default: "Standard"
-      }
-    if storageClass == "Archive" || storageClass == "ColdArchive" {
-      switch metadata.restoreStatus {
-      case 1: restore = OSSRestore(ongoing: true)
-      case 2:
-        // Restored copies stay readable for a while; deterministic, in the future.
-        restore = OSSRestore(
-          ongoing: false, expiry: Self.restoredUntil + Int64(index % 30) * 86_400)
-      default: restore = nil
-      }
+    storageClass = Self.storageClass(kodoType: metadata.type)
+    restore = Self.restore(metadata, storageClass: storageClass, index: index)
+    let kind = Self.kind(size: metadata.fsize, index: index, synthetic: seed)
+    objectType = kind.type
+    if objectType == "Appendable" { nextAppendPosition = metadata.fsize }
+    var tag = [UInt8]()
+    Self.appendETag(metadata, objectType: objectType, parts: kind.parts, to: &tag)
+    etag = String(decoding: tag, as: UTF8.self)
+    contentMD5 = metadata.md5.flatMap(Self.hexBytes).map { Data($0).base64EncodedString() }
+  }
+
+  // MARK: The pieces, also written straight into listings
+
+  /// Kodo's storage class number as OSS names the class.
+  static func storageClass(kodoType: Int) -> String {
+    switch kodoType {
+    case 1, 4: "IA"
+    case 2: "Archive"
+    case 3: "ColdArchive"
+    default: "Standard"
     }
-    let md5 = metadata.md5.flatMap(Self.hexBytes)
-    var parts = 0
-    objectType = "Normal"
-    if let seed {
-      let word = Mixing.mix(seed ^ 0x6F73_73, UInt64(index))
-      let partSize: Int64 = 1 << 20
-      if metadata.fsize >= 4 * partSize || word % 10 == 0 {
-        objectType = "Multipart"
-        parts = max(1, Int((metadata.fsize + partSize - 1) / partSize))
-      } else if word % 10 == 1 {
-        objectType = "Appendable"
-        nextAppendPosition = metadata.fsize
-      }
+  }
+
+  /// The restore state of an archived object (`storageClass` from `storageClass(kodoType:)`).
+  static func restore(_ metadata: ObjectMetadata, storageClass: String, index: Int)
+    -> OSSRestore?
+  {
+    guard storageClass == "Archive" || storageClass == "ColdArchive" else { return nil }
+    switch metadata.restoreStatus {
+    case 1: return OSSRestore(ongoing: true)
+    case 2:
+      // Restored copies stay readable for a while; deterministic, in the future.
+      return OSSRestore(ongoing: false, expiry: restoredUntil + Int64(index % 30) * 86_400)
+    default: return nil
     }
-    if objectType == "Normal", let md5 {
-      etag = Self.upperHex(md5)
+  }
+
+  /// The object type and, for a multipart object, its number of parts (else 0).
+  static func kind(size: Int64, index: Int, synthetic seed: UInt64?) -> (type: String, parts: Int) {
+    guard let seed else { return ("Normal", 0) }
+    let word = Mixing.mix(seed ^ 0x6F73_73, UInt64(index))
+    let partSize: Int64 = 1 << 20
+    if size >= 4 * partSize || word % 10 == 0 {
+      return ("Multipart", max(1, Int((size + partSize - 1) / partSize)))
+    }
+    return word % 10 == 1 ? ("Appendable", 0) : ("Normal", 0)
+  }
+
+  /// Appends the ETag, without quotes, as ASCII: the MD5 for a `Normal` object whose MD5 is
+  /// known, else the tag derived from the qetag, `-N` after it for `parts` parts. `qetag`, when
+  /// given, is what the qetag encodes (its kind byte and SHA-1; `metadata.hash` is then not
+  /// read).
+  static func appendETag(
+    _ metadata: ObjectMetadata, qetag: [UInt8]? = nil, objectType: String, parts: Int,
+    to tag: inout [UInt8]
+  ) {
+    if objectType == "Normal", let md5 = metadata.md5, appendUpperHexDigits(md5, to: &tag) {
+      return
+    }
+    if let qetag, qetag.count >= 17 {
+      appendUpperHex(qetag[1..<17], to: &tag)
     } else {
-      let tag = Self.derivedTag(metadata.hash)
-      etag = parts > 0 ? tag + "-" + String(parts) : tag
+      appendDerivedTag(metadata.hash, to: &tag)
     }
-    contentMD5 = md5.map { Data($0).base64EncodedString() }
+    if parts > 0 {
+      tag.append(UInt8(ascii: "-"))
+      DecimalText.append(Int64(parts), to: &tag)
+    }
+  }
+
+  /// Appends a 32-digit hex MD5 in upper case; `false` (nothing appended) when it is not one.
+  private static func appendUpperHexDigits(_ md5: String, to tag: inout [UInt8]) -> Bool {
+    var md5 = md5
+    return md5.withUTF8 { digits in
+      guard digits.count == 32, digits.allSatisfy({ nibble($0) != nil }) else { return false }
+      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { upper in
+        for (position, digit) in digits.enumerated() {
+          upper[position] = digit >= UInt8(ascii: "a") ? digit &- 0x20 : digit
+        }
+        tag.append(contentsOf: UnsafeBufferPointer(upper))
+      }
+      return true
+    }
   }
 
   /// Whether a GET must wait for a restore (archive objects not restored).
@@ -86,25 +131,60 @@ struct OSSObjectView {
   /// 2030-01-01T00:00:00Z.
   private static let restoredUntil: Int64 = 1_893_456_000
 
-  /// 32 upper-case hex digits from the qetag's digest (bytes 1 to 16 of its URL-safe base64),
-  /// or, for a tag that is not one, from its MD5.
-  private static func derivedTag(_ qetag: String) -> String {
-    let symbols = Array(qetag.utf8.prefix(24))
-    var bytes = [UInt8]()
-    bytes.reserveCapacity(18)
-    var index = 0
-    while index + 4 <= symbols.count {
-      guard let a = sextet(symbols[index]), let b = sextet(symbols[index + 1]),
-        let c = sextet(symbols[index + 2]), let d = sextet(symbols[index + 3])
-      else { break }
-      bytes.append(a << 2 | b >> 4)
-      bytes.append((b & 0x0F) << 4 | c >> 2)
-      bytes.append((c & 0x03) << 6 | d)
-      index += 4
+  /// Appends 32 upper-case hex digits from the qetag's digest (bytes 1 to 16 of its URL-safe
+  /// base64), or, for a tag that is not one, from its MD5.
+  private static func appendDerivedTag(_ qetag: String, to tag: inout [UInt8]) {
+    // The first 24 symbols decode to 18 bytes; bytes 1...16 are kept, in a stack buffer.
+    var decoded: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    var qetag = qetag
+    let complete = withUnsafeMutableBytes(of: &decoded) { bytes -> Bool in
+      qetag.withUTF8 { symbols in decode(symbols, into: bytes) }
     }
-    guard bytes.count == 18 else { return MD5.hex(Array(qetag.utf8)).uppercased() }
-    return upperHex(bytes[1..<17])
+    guard complete else {
+      tag += MD5.hex(Array(qetag.utf8)).uppercased().utf8
+      return
+    }
+    withUnsafeBytes(of: &decoded) { bytes in appendUpperHex(bytes[1..<17], to: &tag) }
   }
+
+  /// Appends 16 bytes as 32 upper-case hex digits.
+  private static func appendUpperHex(_ bytes: some Collection<UInt8>, to tag: inout [UInt8]) {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { hex in
+      var position = 0
+      for byte in bytes.prefix(16) {
+        hex[position] = hexDigit(byte >> 4)
+        hex[position + 1] = hexDigit(byte & 15)
+        position += 2
+      }
+      tag.append(contentsOf: UnsafeBufferPointer(rebasing: hex[0..<position]))
+    }
+  }
+
+  /// Decodes the first 24 URL-safe base64 symbols into the first 18 bytes of `bytes`; `false`
+  /// when there are fewer or one is not a base64 symbol.
+  private static func decode(
+    _ qetag: UnsafeBufferPointer<UInt8>, into bytes: UnsafeMutableRawBufferPointer
+  ) -> Bool {
+    guard qetag.count >= 24 else { return false }
+    return sextets.withUnsafeBufferPointer { sextets in
+      // Four symbols (a 0xFF marks a byte that is not one) make three bytes.
+      for group in 0..<6 {
+        let a = sextets[Int(qetag[4 * group])]
+        let b = sextets[Int(qetag[4 * group + 1])]
+        let c = sextets[Int(qetag[4 * group + 2])]
+        let d = sextets[Int(qetag[4 * group + 3])]
+        guard (a | b | c | d) < 64 else { return false }
+        let quad = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+        bytes[3 * group] = UInt8(truncatingIfNeeded: quad >> 16)
+        bytes[3 * group + 1] = UInt8(truncatingIfNeeded: quad >> 8)
+        bytes[3 * group + 2] = UInt8(truncatingIfNeeded: quad)
+      }
+      return true
+    }
+  }
+
+  /// Each byte's URL-safe base64 value, 0xFF for a byte that is not a symbol.
+  private static let sextets: [UInt8] = (0...255).map { sextet(UInt8($0)) ?? 0xFF }
 
   /// The value of a URL-safe base64 symbol.
   private static func sextet(_ symbol: UInt8) -> UInt8? {
@@ -143,19 +223,11 @@ struct OSSObjectView {
     }
   }
 
-  private static func upperHex(_ bytes: some Collection<UInt8>) -> String {
-    String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
-      var position = 0
-      for byte in bytes {
-        buffer[position] = hexDigits[Int(byte >> 4)]
-        buffer[position + 1] = hexDigits[Int(byte & 15)]
-        position += 2
-      }
-      return position
-    }
+  /// An upper-case hex digit for a value under 16.
+  @inline(__always)
+  private static func hexDigit(_ value: UInt8) -> UInt8 {
+    value < 10 ? UInt8(ascii: "0") &+ value : UInt8(ascii: "A") &+ (value &- 10)
   }
-
-  private static let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
 }
 
 /// The CRC-64/ECMA of objects, computed on first use and remembered (at most `capacity`).

@@ -8,52 +8,14 @@ extension OSSAnswers {
   /// ListObjectsV2 answer. With `encodingType` `url`, keys, prefixes, markers and tokens are
   /// percent-encoded with RFC 3986's unreserved set.
   package static func listObjectsXML(_ result: OSSListObjectsResult) -> [UInt8] {
-    let url = result.encodingType == "url"
-    func encode(_ text: String) -> String { url ? PercentEncoding.encodeQueryValue(text) : text }
-    let isV2 =
-      result.continuationToken != nil || result.startAfter != nil || result.keyCount != nil
-      || result.nextContinuationToken != nil
-    var xml = XMLWriter(capacity: 400 * (result.objects.count + result.commonPrefixes.count) + 512)
-    xml.open("ListBucketResult")
-    xml.element("Name", result.name)
-    xml.element("Prefix", encode(result.prefix))
-    if isV2 {
-      xml.element("ContinuationToken", ifPresent: result.continuationToken.map(encode))
-      xml.element("StartAfter", ifPresent: result.startAfter.map(encode))
-    } else {
-      xml.element("Marker", encode(result.marker ?? ""))
-    }
-    xml.element("MaxKeys", String(result.maxKeys))
-    xml.element("Delimiter", encode(result.delimiter))
-    xml.element("EncodingType", ifPresent: result.encodingType)
-    xml.element("IsTruncated", result.isTruncated ? "true" : "false")
-    if isV2 {
-      xml.element(
-        "KeyCount",
-        String(result.keyCount ?? Int64(result.objects.count + result.commonPrefixes.count)))
-      xml.element("NextContinuationToken", ifPresent: result.nextContinuationToken.map(encode))
-    } else {
-      xml.element("NextMarker", ifPresent: result.nextMarker.map(encode))
-    }
-    for object in result.objects {
-      xml.open("Contents")
-      xml.element("Key", encode(object.key))
-      xml.element("LastModified", OSSTime.iso8601(object.lastModified))
-      xml.element("ETag", ifPresent: object.etag.map { "\"" + $0 + "\"" })
-      xml.element("Type", ifPresent: object.type)
-      xml.element("Size", String(object.size))
-      xml.element("StorageClass", ifPresent: object.storageClass)
-      if let owner = object.owner { writeOwner(owner, to: &xml) }
-      xml.element("RestoreInfo", ifPresent: object.restore?.text)
-      xml.close("Contents")
-    }
+    var writer = OSSListingWriter(
+      result, entries: result.objects.count + result.commonPrefixes.count)
+    for object in result.objects { writer.append(object) }
     for prefix in result.commonPrefixes {
-      xml.open("CommonPrefixes")
-      xml.element("Prefix", encode(prefix))
-      xml.close("CommonPrefixes")
+      var prefix = prefix
+      prefix.withUTF8 { writer.appendCommonPrefix(utf8: $0) }
     }
-    xml.close("ListBucketResult")
-    return xml.bytes
+    return writer.finish()
   }
 
   /// A ListBuckets answer.
@@ -111,7 +73,7 @@ extension OSSAnswers {
     Data(errorXML(body)).base64EncodedString()
   }
 
-  private static func writeOwner(_ owner: OSSOwner, to xml: inout XMLWriter) {
+  static func writeOwner(_ owner: OSSOwner, to xml: inout XMLWriter) {
     xml.open("Owner")
     xml.element("ID", owner.id)
     xml.element("DisplayName", owner.displayName)

@@ -1,7 +1,6 @@
 /// Percent-encoding of keys and parameters in URLs (Kodo download paths, OSS paths and queries),
 /// and the strict decoding of percent-encoded answers.
 package enum PercentEncoding {
-  private static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
 
   /// Encodes a key for a download URL's path: every UTF-8 byte except `A–Z a–z 0–9 - _ . ~ /`
   /// becomes `%XX` with uppercase hex.
@@ -54,37 +53,52 @@ package enum PercentEncoding {
 
   /// Appends `key` encoded as `encodePath` encodes it to `bytes` (a URL built as bytes).
   package static func appendPath(_ key: String, to bytes: inout [UInt8]) {
-    append(key, keepSlash: true, to: &bytes)
+    var key = key
+    key.withUTF8 { append($0, keepSlash: true, to: &bytes) }
   }
 
   private static func encode(_ text: String, keepSlash: Bool) -> String {
     var output = [UInt8]()
     output.reserveCapacity(text.utf8.count)
-    append(text, keepSlash: keepSlash, to: &output)
+    var text = text
+    text.withUTF8 { append($0, keepSlash: keepSlash, to: &output) }
     return String(decoding: output, as: UTF8.self)
   }
 
-  private static func append(_ text: String, keepSlash: Bool, to output: inout [UInt8]) {
-    var text = text
-    text.withUTF8 { utf8 in
-      // What precedes the first byte to escape (most keys: all of it) is copied in one go.
-      let first =
-        utf8.firstIndex { !isUnreserved($0) && !(keepSlash && $0 == UInt8(ascii: "/")) }
-        ?? utf8.count
-      output.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<first]))
-      guard first < utf8.count else { return }
-      hex.withUnsafeBufferPointer { hex in
-        for byte in utf8[first...] {
-          if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
-            output.append(byte)
-          } else {
-            output.append(UInt8(ascii: "%"))
-            output.append(hex[Int(byte >> 4)])
-            output.append(hex[Int(byte & 15)])
-          }
+  /// Appends UTF-8 `bytes` encoded as `encodeQueryValue` (or, `keepSlash`, `encodePath`)
+  /// encodes them, building no string: listings encode every key this way.
+  package static func append(
+    _ bytes: UnsafeBufferPointer<UInt8>, keepSlash: Bool, to output: inout [UInt8]
+  ) {
+    // What precedes the first byte to escape (most keys: all of it) is copied in one go; the
+    // rest is encoded into a scratch buffer (at most three bytes for each) and appended at once.
+    let first =
+      bytes.firstIndex { !isUnreserved($0) && !(keepSlash && $0 == UInt8(ascii: "/")) }
+      ?? bytes.count
+    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<first]))
+    guard first < bytes.count else { return }
+    let rest = UnsafeBufferPointer(rebasing: bytes[first...])
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: rest.count * 3) { scratch in
+      var count = 0
+      for byte in rest {
+        if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
+          scratch[count] = byte
+          count += 1
+        } else {
+          scratch[count] = UInt8(ascii: "%")
+          scratch[count + 1] = hexDigit(byte >> 4)
+          scratch[count + 2] = hexDigit(byte & 15)
+          count += 3
         }
       }
+      output.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<count]))
     }
+  }
+
+  /// An upper-case hex digit for a value under 16.
+  @inline(__always)
+  private static func hexDigit(_ value: UInt8) -> UInt8 {
+    value < 10 ? UInt8(ascii: "0") &+ value : UInt8(ascii: "A") &+ (value &- 10)
   }
 
   @inline(__always)
