@@ -33,8 +33,10 @@ struct BrowseEndToEndTests {
         try text.write(toFile: path, atomically: true, encoding: .utf8)
       }
       emulator = try await EmulatorProcess(["--bucket", "photos=\(root)/photos"])
+      // Long enough that the page is still loading however slowly the machine lets the test look
+      // at the screen (1.5 s was not, under a load of 20); `q` must not wait for it.
       slow = try await EmulatorProcess([
-        "--bucket", "photos=\(root)/photos", "--latency-ms", "1500",
+        "--bucket", "photos=\(root)/photos", "--latency-ms", "30000",
       ])
       func environment(_ emulator: EmulatorProcess) throws -> [String: String] {
         var environment = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
