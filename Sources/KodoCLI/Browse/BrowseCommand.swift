@@ -6,6 +6,7 @@ import Synchronization
 
 struct Browse: KodoCommand {
   static let configuration = CommandConfiguration(
+    commandName: "browse",
     abstract: "Browse buckets and folders full-screen: Finder in the terminal.",
     discussion: """
       Opens the bucket list, or BUCKET/PREFIX/ one folder level at a time (folders first); \

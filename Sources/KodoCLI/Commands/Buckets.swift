@@ -3,6 +3,7 @@ import StorageCore
 
 struct Buckets: KodoCommand {
   static let configuration = CommandConfiguration(
+    commandName: "buckets",
     abstract: "List the account's buckets, including buckets shared with it.",
     discussion: """
       Examples:
@@ -52,6 +53,7 @@ struct Buckets: KodoCommand {
 
 struct Domains: KodoCommand {
   static let configuration = CommandConfiguration(
+    commandName: "domains",
     abstract: "List the base URLs a bucket's objects can be fetched from.",
     discussion: """
       On Kodo, the domains bound to the bucket.

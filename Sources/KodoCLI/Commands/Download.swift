@@ -5,6 +5,7 @@ import SystemPackage
 
 struct Cat: KodoCommand {
   static let configuration = CommandConfiguration(
+    commandName: "cat",
     abstract: "Write an object's bytes to stdout, streaming.",
     discussion: """
       A download that fails before any byte was written is retried; once bytes have reached \
@@ -74,6 +75,7 @@ struct Cat: KodoCommand {
 
 struct Get: KodoCommand {
   static let configuration = CommandConfiguration(
+    commandName: "get",
     abstract: "Download an object to a file, checking its size and hash.",
     discussion: """
       The object is written to a new temporary file next to the destination and moved there only \

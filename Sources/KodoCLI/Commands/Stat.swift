@@ -3,6 +3,7 @@ import StorageCore
 
 struct Stat: KodoCommand {
   static let configuration = CommandConfiguration(
+    commandName: "stat",
     abstract: "Show every field the service keeps about an object (or several).",
     discussion: """
       Times are shown both in local time and exactly as the service stores them (Kodo's putTime \

@@ -5,6 +5,7 @@ import StorageCore
 
 struct Token: AsyncParsableCommand {
   static let configuration = CommandConfiguration(
+    commandName: "token",
     abstract: "Print Authorization values and upload tokens, exactly as Qiniu's SDKs make them.",
     discussion: """
       For scripts that call Kodo's APIs with curl. Each prints the value alone on one line.
