@@ -70,6 +70,20 @@ struct GlobTests {
     }
   }
 
+  @Test func theCommonShapesMatchOnBytesAsTheGeneralMatcherDoes() throws {
+    #expect(try Glob("*.jpg").shape == .suffix(Array(".jpg".utf8)))
+    #expect(try Glob("*.jpg").matches("照片.jpg"))
+    #expect(try !Glob("*.jpg").matches("a/b.jpg"))
+    #expect(try Glob("*/x").matches("a/x") && !Glob("*/x").matches("a/b/x"))
+    #expect(try Glob("log-*").shape == .prefix(Array("log-".utf8)))
+    #expect(try Glob("log-*").matches("log-é") && !Glob("log-*").matches("log-a/b"))
+    #expect(try Glob("**").shape == .anything && Glob("**").matches("a/b"))
+    #expect(try Glob("a\\*").shape == .exactly(Array("a*".utf8)) && Glob("a\\*").matches("a*"))
+    #expect(try !Glob("a\\*").matches("ab"))
+    #expect(try Glob("*").matches("") && !Glob("*").matches("/"))
+    #expect(try Glob("a*b").shape == .general)
+  }
+
   @Test func examplesFromTheHelp() throws {
     #expect(try Glob("**/*.txt").matches("a.txt"))
     #expect(try Glob("**/*.txt").matches("x/y/a.txt"))

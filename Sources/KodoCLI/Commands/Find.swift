@@ -3,6 +3,7 @@ import StorageCore
 
 struct Find: KodoCommand {
   static let configuration = CommandConfiguration(
+    commandName: "find",
     abstract: "Find the objects under a prefix by name, path, size, age, storage class or type.",
     discussion: """
       Every filter given must hold. The filters run here, on what the listing returns: every \
@@ -200,7 +201,12 @@ final class Search {
     _ objects: [ObjectEntry], page element: ListPages.Element?, request: ListRequest,
     provider: any StorageProvider
   ) async throws -> Bool {
-    var kept = objects.filter(filter.keeps)
+    // Most pages of a broad search keep everything: then the page itself, not a copy.
+    var kept = objects
+    if let dropped = objects.firstIndex(where: { !filter.keeps($0) }) {
+      kept = Array(objects[..<dropped])
+      kept += objects[(dropped + 1)...].filter(filter.keeps)
+    }
     var stop = false
     if let limit, matched + kept.count >= limit, let element {
       // Keep only what the limit allows, and find the marker right after the last one kept.

@@ -18,8 +18,24 @@ struct Glob: Sendable {
     case set(ranges: [ClosedRange<Unicode.Scalar>], negated: Bool)
   }
 
+  /// The patterns people type most, matched on bytes without the general matcher's arrays: a
+  /// literal run matches the same scalars exactly when it matches the same UTF-8 bytes.
+  enum Shape: Sendable, Equatable {
+    /// `**`: anything.
+    case anything
+    /// Literals only.
+    case exactly([UInt8])
+    /// `*` then literals (`*.jpg`, or `*` alone): the end, and no `/` before it.
+    case suffix([UInt8])
+    /// Literals then `*` (`log-*`): the start, and no `/` after it.
+    case prefix([UInt8])
+    /// Anything else: the general matcher.
+    case general
+  }
+
   let pattern: String
   let tokens: [Token]
+  let shape: Shape
 
   /// Parses `pattern`.
   ///
@@ -89,10 +105,45 @@ struct Glob: Sendable {
       index += 1
     }
     self.tokens = tokens
+    self.shape = Self.shape(of: tokens)
+  }
+
+  private static func shape(of tokens: [Token]) -> Shape {
+    func literalBytes(_ run: ArraySlice<Token>) -> [UInt8]? {
+      var text = String.UnicodeScalarView()
+      for token in run {
+        guard case .literal(let scalar) = token else { return nil }
+        text.append(scalar)
+      }
+      return Array(String(text).utf8)
+    }
+    if tokens == [.globStar] { return .anything }
+    if let bytes = literalBytes(tokens[...]) { return .exactly(bytes) }
+    if tokens.first == .star, let bytes = literalBytes(tokens.dropFirst()) { return .suffix(bytes) }
+    if tokens.last == .star, let bytes = literalBytes(tokens.dropLast()) { return .prefix(bytes) }
+    return .general
   }
 
   /// Whether the whole of `text` matches.
   func matches(_ text: some StringProtocol) -> Bool {
+    let slashByte = UInt8(ascii: "/")
+    switch shape {
+    case .anything: return true
+    case .exactly(let bytes): return text.utf8.elementsEqual(bytes)
+    case .suffix(let bytes):
+      let count = text.utf8.count
+      guard count >= bytes.count else { return false }
+      let cut = text.utf8.index(text.utf8.startIndex, offsetBy: count - bytes.count)
+      return !text.utf8[..<cut].contains(slashByte) && text.utf8[cut...].elementsEqual(bytes)
+    case .prefix(let bytes):
+      guard text.utf8.starts(with: bytes) else { return false }
+      return !text.utf8.dropFirst(bytes.count).contains(slashByte)
+    case .general: return generalMatch(text)
+    }
+  }
+
+  /// The general matcher: the set of positions each token can reach.
+  private func generalMatch(_ text: some StringProtocol) -> Bool {
     let scalars = Array(text.unicodeScalars)
     let slash: Unicode.Scalar = "/"
     // reachable[i]: the tokens so far can match exactly scalars[..<i].
