@@ -21,15 +21,9 @@ extension State {
       selectedEntry = shown.order[cursor]
     }
     let ordering = order(folder)
-    var newFolders = added.prefixes.map { ~$0 }
-    var newObjects = Array(added.objects)
-    let names = NameFilter(filter)
-    if !names.isEmpty {
-      newFolders = newFolders.filter { names.matches(folder.folders[~$0], in: prefix) }
-      newObjects = newObjects.filter { names.matches(folder.objects[$0].key, in: prefix) }
-    }
-    newFolders.sort(by: ordering.precedes)
-    newObjects.sort(by: ordering.precedes)
+    let (newFolders, newObjects) = filteredAndSorted(
+      folders: added.prefixes.map { ~$0 }, objects: Array(added.objects), of: folder,
+      prefix: prefix, ordering: ordering)
     ordering.merge(newFolders, into: &shown.order, range: 0..<shown.folderRows)
     shown.folderRows += newFolders.count
     ordering.merge(newObjects, into: &shown.order, range: shown.folderRows..<shown.order.count)

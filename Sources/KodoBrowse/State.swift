@@ -250,16 +250,9 @@ public struct State: Sendable {
       next.source = .folder(
         prefixes: folder.folders, objects: folder.objects, shapes: folder.shapes,
         prefix: prefix)
-      let ordering = order(folder)
-      var folderOrder = folder.folders.indices.map { ~$0 }
-      var objectOrder = Array(folder.objects.indices)
-      let names = NameFilter(filter)
-      if !names.isEmpty {
-        folderOrder = folderOrder.filter { names.matches(folder.folders[~$0], in: prefix) }
-        objectOrder = objectOrder.filter { names.matches(folder.objects[$0].key, in: prefix) }
-      }
-      folderOrder.sort(by: ordering.precedes)
-      objectOrder.sort(by: ordering.precedes)
+      let (folderOrder, objectOrder) = filteredAndSorted(
+        folders: folder.folders.indices.map { ~$0 }, objects: Array(folder.objects.indices),
+        of: folder, prefix: prefix, ordering: order(folder))
       next.folderRows = folderOrder.count
       next.order = folderOrder + objectOrder
     }
@@ -283,6 +276,23 @@ public struct State: Sendable {
   }
 
   /// The order of the folder's entries under the current sort.
+  /// Of `folders` (as `~index`) and `objects` (indices) of `folder`, those the filter passes,
+  /// each sorted by `ordering`.
+  func filteredAndSorted(
+    folders: [Int], objects: [Int], of folder: Folder, prefix: String, ordering: EntryOrder
+  ) -> (folders: [Int], objects: [Int]) {
+    var folders = folders
+    var objects = objects
+    let names = NameFilter(filter)
+    if !names.isEmpty {
+      folders = folders.filter { names.matches(folder.folders[~$0], in: prefix) }
+      objects = objects.filter { names.matches(folder.objects[$0].key, in: prefix) }
+    }
+    folders.sort(by: ordering.precedes)
+    objects.sort(by: ordering.precedes)
+    return (folders, objects)
+  }
+
   func order(_ folder: Folder) -> EntryOrder {
     EntryOrder(prefixes: folder.folders, objects: folder.objects, key: sortKey, reversed: reversed)
   }

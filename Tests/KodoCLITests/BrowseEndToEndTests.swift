@@ -26,12 +26,8 @@ struct BrowseEndToEndTests {
       let root = FileManager.default.temporaryDirectory.appendingPathComponent(
         "kodo-browse-\(UUID())"
       ).path
-      for (key, text) in Self.files {
-        let path = root + "/photos/" + key
-        try FileManager.default.createDirectory(
-          atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-      }
+      try CLIEnvironment.writeTree(
+        root: root, [("photos", Self.files.mapValues { Array($0.utf8) })])
       emulator = try await EmulatorProcess(["--bucket", "photos=\(root)/photos"])
       // Long enough that the page is still loading however slowly the machine lets the test look
       // at the screen (1.5 s was not, under a load of 20); `q` must not wait for it.

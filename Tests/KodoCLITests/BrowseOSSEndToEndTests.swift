@@ -24,12 +24,8 @@ struct BrowseOSSEndToEndTests {
       let root = FileManager.default.temporaryDirectory.appendingPathComponent(
         "kodo-browse-oss-\(UUID())"
       ).path
-      for (key, text) in Self.files {
-        let path = root + "/photos/" + key
-        try FileManager.default.createDirectory(
-          atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
-      }
+      try CLIEnvironment.writeTree(
+        root: root, [("photos", Self.files.mapValues { Array($0.utf8) })])
       emulator = try await EmulatorProcess([
         "--protocol", "oss", "--bucket", "photos=\(root)/photos",
       ])
