@@ -34,25 +34,14 @@ extension State {
         newFolders.first { ExactKey.same(folder.folders[~$0], wanted) }
         ?? newObjects.first { ExactKey.same(folder.objects[$0].key, wanted) }
       if let entry, let index = rows.order.firstIndex(of: entry) {
-        cursor = index
-        selectedID = wanted
-        self.wanted = nil
-        top = max(0, cursor - listHeight / 2)
-        clampTop()
+        selectWanted(at: index)
         return
       }
     }
-    if let selectedEntry {
-      cursor +=
-        ordering.countBefore(selectedEntry, in: newFolders)
-        + ordering.countBefore(selectedEntry, in: newObjects)
-    } else if let selectedID, let index = rows.position(of: selectedID) {
-      cursor = index
-    } else {
-      cursor = min(cursor, max(0, rows.count - 1))
-      selectedID = rows.isEmpty ? nil : rows.id(at: cursor)
-    }
-    top = cursor - min(max(0, line), listHeight - 1)
-    clampTop()
+    guard let selectedEntry else { return followSelection(line: line) }
+    cursor +=
+      ordering.countBefore(selectedEntry, in: newFolders)
+      + ordering.countBefore(selectedEntry, in: newObjects)
+    keepCursor(onLine: line)
   }
 }

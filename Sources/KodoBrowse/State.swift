@@ -258,24 +258,39 @@ public struct State: Sendable {
     }
     rows = next
     if let wanted, let index = rows.position(of: wanted) {
-      cursor = index
-      selectedID = wanted
-      self.wanted = nil
-      top = max(0, cursor - listHeight / 2)
-      clampTop()
+      selectWanted(at: index)
       return
     }
+    followSelection(line: line)
+  }
+
+  /// Selects the `wanted` key, found at row `index`, in the middle of the screen.
+  mutating func selectWanted(at index: Int) {
+    cursor = index
+    selectedID = wanted
+    wanted = nil
+    top = max(0, cursor - listHeight / 2)
+    clampTop()
+  }
+
+  /// Puts the cursor on the selected row (or, when it is gone, the nearest row, now selected),
+  /// and that row on screen line `line`.
+  mutating func followSelection(line: Int) {
     if let selectedID, let index = rows.position(of: selectedID) {
       cursor = index
     } else {
       cursor = min(cursor, max(0, rows.count - 1))
       selectedID = rows.isEmpty ? nil : rows.id(at: cursor)
     }
+    keepCursor(onLine: line)
+  }
+
+  /// Scrolls so that the cursor is on screen line `line`.
+  mutating func keepCursor(onLine line: Int) {
     top = cursor - min(max(0, line), listHeight - 1)
     clampTop()
   }
 
-  /// The order of the folder's entries under the current sort.
   /// Of `folders` (as `~index`) and `objects` (indices) of `folder`, those the filter passes,
   /// each sorted by `ordering`.
   func filteredAndSorted(
@@ -293,6 +308,7 @@ public struct State: Sendable {
     return (folders, objects)
   }
 
+  /// The order of the folder's entries under the current sort.
   func order(_ folder: Folder) -> EntryOrder {
     EntryOrder(prefixes: folder.folders, objects: folder.objects, key: sortKey, reversed: reversed)
   }
