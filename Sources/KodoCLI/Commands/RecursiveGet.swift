@@ -26,10 +26,7 @@ struct RecursiveGet {
 
   /// The path under DIR for `key`, or `nil` when it would not stay inside.
   static func relativePath(of key: String, prefix: String) -> [String]? {
-    var hidden = 0
-    if let slash = prefix.utf8.lastIndex(of: UInt8(ascii: "/")) {
-      hidden = prefix.utf8.distance(from: prefix.utf8.startIndex, to: slash) + 1
-    }
+    let hidden = KeySegments.folder(of: prefix).utf8.count
     guard key.utf8.count > hidden else { return nil }
     let rest = String(decoding: key.utf8.dropFirst(hidden), as: UTF8.self)
     let segments = KeySegments.segments(of: rest).map(String.init)

@@ -24,12 +24,7 @@ struct ObjectFilter: Sendable {
     if let older, object.putTime >= older { return false }
     if let storageClass, object.storageClass.name != storageClass { return false }
     if let mime, !mime.matches(object.mimeType ?? "") { return false }
-    if let name {
-      let segment = object.key.utf8.lastIndex(of: UInt8(ascii: "/")).map {
-        object.key[object.key.utf8.index(after: $0)...]
-      }
-      if !name.matches(segment ?? Substring(object.key)) { return false }
-    }
+    if let name, !name.matches(KeySegments.lastSegment(of: object.key)) { return false }
     if let path, !path.matches(object.key) { return false }
     if let regex, !regex.matches(object.key) { return false }
     return patterns.keeps(object.key)

@@ -75,11 +75,11 @@ enum ShellCompletion {
 
   private static func bucketPaths(_ context: Context, prefix: String) async throws -> [String] {
     let (scheme, path) = splitScheme(prefix)
-    guard let slash = path.utf8.firstIndex(of: UInt8(ascii: "/")) else {
+    guard let (head, tail) = KeySegments.splitAtFirstSlash(path) else {
       return try await buckets(context, prefix: prefix, suffix: "/")
     }
-    let bucket = String(decoding: path.utf8[..<slash], as: UTF8.self)
-    let keyPrefix = String(decoding: path.utf8[path.utf8.index(after: slash)...], as: UTF8.self)
+    let bucket = String(head)
+    let keyPrefix = String(tail)
     return try await keys(context, bucket: scheme + bucket, prefix: keyPrefix).map {
       scheme + bucket + "/" + $0
     }
@@ -133,11 +133,8 @@ enum ShellCompletion {
 
   /// Local directories whose path starts with `prefix`, each ending in `/`.
   static func directories(prefix: String) -> [String] {
-    let slash = prefix.utf8.lastIndex(of: UInt8(ascii: "/"))
-    let folder = slash.map { String(decoding: prefix.utf8[...$0], as: UTF8.self) } ?? ""
-    let start =
-      slash.map { String(decoding: prefix.utf8[prefix.utf8.index(after: $0)...], as: UTF8.self) }
-      ?? prefix
+    let folder = String(KeySegments.folder(of: prefix))
+    let start = String(KeySegments.lastSegment(of: prefix))
     let names =
       (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
     return printable(
