@@ -73,7 +73,11 @@ package struct EmulatorLimits: Sendable {
   /// A connection that has not sent a complete request this long after it opened, or after its
   /// previous answer ended, is closed (milliseconds). Slow answers are not cut.
   package var requestTimeoutMilliseconds = 30_000
-  /// Open connections at most; one more is closed as soon as it is accepted.
+  /// A connection whose request head (request line and headers) is not complete this long after
+  /// it opened, or after its previous answer ended, is closed (milliseconds).
+  package var headTimeoutMilliseconds = 10_000
+  /// Open connections at most. One more closes the connection that has waited longest for a
+  /// request (never one being answered); when every one is being answered, the new one is closed.
   package var maximumConnections = 512
   /// The largest request body; a longer one gets 413 at once and a close. API and control bodies
   /// are a few hundred bytes.

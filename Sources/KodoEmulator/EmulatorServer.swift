@@ -31,7 +31,7 @@ public final class EmulatorServer: Sendable {
 
   private let service: EmulatorService
   private let listener: any Channel
-  private let connections: Locked<[ObjectIdentifier: any Channel]>
+  private let connections: ConnectionRegistry
 
   /// The host bound, as configured.
   public let host: String
@@ -40,7 +40,7 @@ public final class EmulatorServer: Sendable {
 
   private init(
     service: EmulatorService, listener: any Channel,
-    connections: Locked<[ObjectIdentifier: any Channel]>, host: String, port: Int
+    connections: ConnectionRegistry, host: String, port: Int
   ) {
     self.service = service
     self.listener = listener
@@ -67,9 +67,9 @@ public final class EmulatorServer: Sendable {
       case .kodo: service
       case .oss: OSSFront(service: service)
       }
-    let connections = Locked([ObjectIdentifier: any Channel]())
     let limits = configuration.limits
-    let maximumConnections = ConnectionLimit.effective(limits.maximumConnections)
+    let connections = ConnectionRegistry(
+      capacity: ConnectionLimit.effective(limits.maximumConnections))
     let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
       .serverChannelOption(.backlog, value: 256)
       .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -82,23 +82,16 @@ public final class EmulatorServer: Sendable {
       .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
       .childChannelInitializer { channel in
         service.connectionAccepted()
-        let id = ObjectIdentifier(channel)
-        let admitted = connections.withLock { open -> Bool in
-          guard open.count < maximumConnections else { return false }
-          open[id] = channel
-          return true
-        }
-        guard admitted else {
-          // Over the cap: closed at once, so a flood of idle connections cannot hold more.
+        // At the cap the idlest open connection gives way; when every one is being answered,
+        // this one is closed at once.
+        guard let entry = connections.admit(channel) else {
           return channel.eventLoop.makeFailedFuture(ConnectionRefusedOverCap())
         }
-        channel.closeFuture.whenComplete { _ in
-          _ = connections.withLock { $0.removeValue(forKey: id) }
-        }
+        channel.closeFuture.whenComplete { _ in connections.remove(entry) }
         return channel.eventLoop.makeCompletedFuture {
           try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: false)
           try channel.pipeline.syncOperations.addHandler(
-            ConnectionHandler(service: front, limits: limits))
+            ConnectionHandler(service: front, limits: limits, connection: entry))
         }
       }
     let listener: any Channel
@@ -260,8 +253,7 @@ public final class EmulatorServer: Sendable {
   /// Stops listening and closes every connection (including hanging ones).
   public func shutdown() async throws {
     try? await listener.close()
-    let open = connections.withLock { Array($0.values) }
-    for channel in open {
+    for channel in connections.channels {
       try? await channel.close()
     }
   }

@@ -185,29 +185,103 @@ import Testing
     }
   }
 
-  @Test func connectionsOverTheCapAreClosedAtOnce() async throws {
-    let configuration = limited { $0.maximumConnections = 2 }
+  /// Opens one connection per input (sending it, if not empty), holds them all open while
+  /// `body` runs, then closes them.
+  private func holding<Result: Sendable>(
+    _ inputs: ArraySlice<[UInt8]>, port: Int, _ body: () async throws -> Result
+  ) async throws -> Result {
+    guard let input = inputs.first else { return try await body() }
+    return try await RawHTTPClient.withConnection(port: port) { connection in
+      // The server may already have closed it (reaped for a newer one): the same outcome.
+      if !input.isEmpty { try? await connection.send(input) }
+      return try await holding(inputs.dropFirst(), port: port, body)
+    }
+  }
+
+  /// Issue 19 §2 (the audit's M4 row): idle connections, however many, do not keep a new request
+  /// from being answered. Silent ones, half request heads and half bodies, four times the cap,
+  /// with deadlines far longer than the test: each newcomer closes the idlest, and a request
+  /// sent after them all is answered at once rather than refused.
+  @Test func idleConnectionsDoNotLockANewRequestOut() async throws {
+    let configuration = limited {
+      $0.maximumConnections = 48
+      $0.requestTimeoutMilliseconds = 600_000
+      $0.headTimeoutMilliseconds = 600_000
+    }
+    try await EmulatorHarness.with(configuration) { emulator in
+      let host = "Host: \(emulator.hostHeader)\r\n"
+      let kinds: [[UInt8]] = [
+        [], Array("GET /buckets HTTP/1.1\r\n\(host)X-Half: ".utf8),
+        Array("POST /buckets HTTP/1.1\r\n\(host)Content-Length: 100\r\n\r\n{\"half\":".utf8),
+      ]
+      let idle = (0..<192).map { kinds[$0 % kinds.count] }
+      let request = emulator.request("GET", "/buckets")
+      let port = emulator.port
+      let result = try await holding(idle[...], port: port) {
+        try await RawHTTPClient.send(request, port: port, timeout: .seconds(60))
+      }
+      #expect(result.response?.status == 200, "\(result.summary)")
+      #expect(emulator.server.stats.connections >= 193)
+    }
+  }
+
+  @Test func theIdlestConnectionGivesWayAtTheCap() async throws {
+    let configuration = limited { $0.maximumConnections = 3 }
     try await EmulatorHarness.with(configuration) { emulator in
       let request = emulator.request("GET", "/buckets")
       let port = emulator.port
+      // Three kept-alive connections, answered in turn: the first has waited longest.
       try await RawHTTPClient.withConnection(port: port) { first in
         try await first.send(request)
         #expect(try await first.readResponse().response?.status == 200)
         try await RawHTTPClient.withConnection(port: port) { second in
           try await second.send(request)
           #expect(try await second.readResponse().response?.status == 200)
-          // The third is closed without an answer, and the two held ones still work.
-          let third = try await RawHTTPClient.withConnection(port: port) { third in
-            try? await third.send(request)
-            return try await third.readResponse(timeout: .seconds(60))
+          try await RawHTTPClient.withConnection(port: port) { third in
+            try await third.send(request)
+            #expect(try await third.readResponse().response?.status == 200)
+            // A fourth is answered; the first is closed for it, the others still work.
+            let fourth = try await RawHTTPClient.send(request, port: port, timeout: .seconds(60))
+            #expect(fourth.response?.status == 200, "\(fourth.summary)")
+            let reaped = try await first.readResponse(timeout: .seconds(60))
+            guard case .closed(let received) = reaped else {
+              Issue.record("the idlest connection: \(reaped.summary)")
+              return
+            }
+            #expect(received.isEmpty)
+            for connection in [second, third] {
+              try await connection.send(request)
+              #expect(try await connection.readResponse().response?.status == 200)
+            }
           }
+        }
+      }
+    }
+  }
+
+  @Test func connectionsBeingAnsweredAreNeverReaped() async throws {
+    let configuration = limited { $0.maximumConnections = 2 }
+    try await EmulatorHarness.with(configuration) { emulator in
+      let request = emulator.request("GET", "/buckets")
+      let port = emulator.port
+      emulator.server.scheduleFault(EmulatorFault(endpoint: .buckets, mode: .hang, count: 2))
+      try await RawHTTPClient.withConnection(port: port) { first in
+        try await first.send(request)
+        try await RawHTTPClient.withConnection(port: port) { second in
+          try await second.send(request)
+          // Once both faults are taken, both connections are being answered (never).
+          var taken = false
+          for _ in 0..<6_000 where !taken {
+            taken = emulator.server.pendingFaults.isEmpty
+            if !taken { try await Task.sleep(for: .milliseconds(10)) }
+          }
+          #expect(taken)
+          let third = try await RawHTTPClient.send(request, port: port, timeout: .seconds(60))
           guard case .closed(let received) = third else {
-            Issue.record("over the cap: \(third.summary)")
+            Issue.record("over the cap, every connection answering: \(third.summary)")
             return
           }
           #expect(received.isEmpty)
-          try await second.send(request)
-          #expect(try await second.readResponse().response?.status == 200)
         }
         // One slot is free again once the server has seen the close.
         var answered = false
@@ -217,6 +291,29 @@ import Testing
         }
         #expect(answered)
       }
+    }
+  }
+
+  @Test func anUnfinishedRequestHeadIsClosedBeforeTheRequestTimeout() async throws {
+    let configuration = limited {
+      $0.requestTimeoutMilliseconds = 600_000
+      $0.headTimeoutMilliseconds = 300
+    }
+    try await EmulatorHarness.with(configuration) { emulator in
+      let host = "Host: \(emulator.hostHeader)\r\n"
+      for input in [[], Array("GET /buckets HTTP/1.1\r\n\(host)X-Half: ".utf8)] {
+        let result = try await RawHTTPClient.withConnection(port: emulator.port) { connection in
+          if !input.isEmpty { try? await connection.send(input) }
+          return try await connection.readResponse(timeout: .seconds(60))
+        }
+        guard case .closed(let received) = result else {
+          Issue.record("\(String(decoding: input, as: UTF8.self)): \(result.summary)")
+          continue
+        }
+        #expect(received.isEmpty)
+      }
+      // A complete request on a new connection is still answered.
+      #expect(try await emulator.get("/buckets").status == 200)
     }
   }
 

@@ -7,9 +7,10 @@ import NIOPosix
 /// deliberate breakages of fault injection).
 ///
 /// It also keeps a client from holding the emulator: a connection that has not sent a complete
-/// request within the request timeout is closed, and a body over the limit gets 413 and a close
-/// at once. Work that reads files (directory buckets) runs on NIO's thread pool, never on the
-/// event loop.
+/// request head within the head timeout, or a complete request within the request timeout, is
+/// closed, and a body over the limit gets 413 and a close at once. It reports its activity to
+/// the connection registry, which closes the idlest connection when the cap is reached. Work
+/// that reads files (directory buckets) runs on NIO's thread pool, never on the event loop.
 final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   typealias InboundIn = HTTPServerRequestPart
   typealias OutboundOut = HTTPServerResponsePart
@@ -19,18 +20,26 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
   private let service: any EmulatorFront
   private let limits: EmulatorLimits
+  /// This connection in the registry: told when bytes arrive and when answers start and end.
+  private let connection: ConnectionRegistry.Entry
   private var head: HTTPRequestHead?
   private var body: [UInt8] = []
   /// The request was refused before its end (413); what is left of it is ignored.
   private var discarding = false
-  /// A response was started and has not ended (or never will: hang, stall).
-  private var responding = false
+  /// A response was started and has not ended (or never will: hang, stall). A connection being
+  /// answered is never reaped for another.
+  private var responding = false {
+    didSet { connection.setAnswering(responding) }
+  }
   /// Closes the connection when no complete request arrives in time.
   private var requestDeadline: Scheduled<Void>?
+  /// Closes the connection when no complete request head arrives in time.
+  private var headDeadline: Scheduled<Void>?
 
-  init(service: any EmulatorFront, limits: EmulatorLimits) {
+  init(service: any EmulatorFront, limits: EmulatorLimits, connection: ConnectionRegistry.Entry) {
     self.service = service
     self.limits = limits
+    self.connection = connection
   }
 
   func channelActive(context: ChannelHandlerContext) {
@@ -39,14 +48,16 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   }
 
   func channelInactive(context: ChannelHandlerContext) {
-    requestDeadline?.cancel()
-    requestDeadline = nil
+    cancelDeadlines()
     context.fireChannelInactive()
   }
 
   func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    connection.touch()
     switch unwrapInboundIn(data) {
     case .head(let head):
+      headDeadline?.cancel()
+      headDeadline = nil
       guard !discarding, !responding else { return }
       body.removeAll(keepingCapacity: true)
       if let declared = head.headers.first(name: "Content-Length").flatMap({ Int($0) }),
@@ -66,8 +77,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     case .end:
       guard !discarding, let head else { return }
       self.head = nil
-      requestDeadline?.cancel()
-      requestDeadline = nil
+      cancelDeadlines()
       responding = true
       let request = IncomingRequest(head: head, body: body)
       body = []
@@ -108,8 +118,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     discarding = true
     head = nil
     body = []
-    requestDeadline?.cancel()
-    requestDeadline = nil
+    cancelDeadlines()
     guard !responding else {
       context.close(promise: nil)
       return
@@ -118,10 +127,10 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     write(service.bodyTooLargeReply(), context: context, keepAlive: false, delivery: .normal)
   }
 
-  /// Starts the clock for the next request: the connection is closed if it does not arrive,
-  /// complete, in time.
+  /// Starts the clocks for the next request: the connection is closed if its head, or the whole
+  /// request, does not arrive in time.
   private func armRequestDeadline(context: ChannelHandlerContext) {
-    requestDeadline?.cancel()
+    cancelDeadlines()
     let loop = context.eventLoop.assumeIsolated()
     requestDeadline = loop.scheduleTask(
       in: .milliseconds(Int64(max(1, limits.requestTimeoutMilliseconds)))
@@ -129,6 +138,21 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       guard !self.responding else { return }
       context.close(promise: nil)
     }
+    headDeadline = loop.scheduleTask(
+      in: .milliseconds(Int64(max(1, limits.headTimeoutMilliseconds)))
+    ) {
+      // A head that arrived (a pipelined one, delivered while the previous answer ended) is
+      // left to the request deadline.
+      guard !self.responding, self.head == nil else { return }
+      context.close(promise: nil)
+    }
+  }
+
+  private func cancelDeadlines() {
+    requestDeadline?.cancel()
+    requestDeadline = nil
+    headDeadline?.cancel()
+    headDeadline = nil
   }
 
   private func schedule(_ decision: Decision, context: ChannelHandlerContext, keepAlive: Bool) {

@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -49,5 +50,92 @@ enum ConnectionLimit {
   }
 }
 
-/// The child-channel initialiser's failure for a connection over the cap (NIO then closes it).
+/// The child-channel initialiser's failure for a connection over the cap while every open one
+/// is being answered (NIO then closes it).
 struct ConnectionRefusedOverCap: Error {}
+
+/// The open connections, and which one gives way when a new one would pass the cap.
+///
+/// At the cap, a new connection closes the one that has waited longest for a request (silent,
+/// or stuck in a request head or body) rather than being turned away: idle connections, however
+/// many, cannot keep a new request from being answered. A connection being answered (a slow
+/// download, a `hang` fault) is never closed for another; when every open one is, the new one
+/// is refused.
+final class ConnectionRegistry: Sendable {
+  /// One open connection, as its handler reports it.
+  final class Entry: Sendable {
+    /// The channel, closed when it is reaped.
+    let channel: any Channel
+    /// Tells entries apart (an `ObjectIdentifier` may be reused once a channel is gone).
+    fileprivate let serial: UInt64
+    /// When it last received bytes or finished an answer (`NIODeadline` uptime nanoseconds).
+    private let lastActivity = Atomic<UInt64>(NIODeadline.now().uptimeNanoseconds)
+    /// Whether an answer is under way.
+    private let answering = Atomic<Bool>(false)
+
+    fileprivate init(channel: any Channel, serial: UInt64) {
+      self.channel = channel
+      self.serial = serial
+    }
+
+    /// Bytes arrived, or an answer ended.
+    func touch() {
+      lastActivity.store(NIODeadline.now().uptimeNanoseconds, ordering: .relaxed)
+    }
+
+    /// An answer started (`true`) or ended (`false`).
+    func setAnswering(_ value: Bool) {
+      answering.store(value, ordering: .relaxed)
+      if !value { touch() }
+    }
+
+    fileprivate var isAnswering: Bool { answering.load(ordering: .relaxed) }
+    fileprivate var idleSince: UInt64 { lastActivity.load(ordering: .relaxed) }
+  }
+
+  private enum Admission {
+    case admitted(reaping: Entry?)
+    case refused
+  }
+
+  private let capacity: Int
+  private let open = Mutex([UInt64: Entry]())
+  private let serials = Atomic<UInt64>(0)
+
+  /// A registry holding at most `capacity` connections (at least 1).
+  init(capacity: Int) {
+    self.capacity = max(1, capacity)
+  }
+
+  /// Registers `channel`, closing the idlest open connection when the cap is reached; `nil` when
+  /// every open connection is being answered (the caller then refuses `channel`).
+  func admit(_ channel: any Channel) -> Entry? {
+    let entry = Entry(channel: channel, serial: serials.add(1, ordering: .relaxed).newValue)
+    let outcome = open.withLock { open -> Admission in
+      var reaped: Entry?
+      if open.count >= capacity {
+        guard
+          let idlest = open.values.lazy.filter({ !$0.isAnswering })
+            .min(by: { $0.idleSince < $1.idleSince })
+        else { return .refused }
+        open.removeValue(forKey: idlest.serial)
+        reaped = idlest
+      }
+      open[entry.serial] = entry
+      return .admitted(reaping: reaped)
+    }
+    guard case .admitted(let reaped) = outcome else { return nil }
+    reaped?.channel.close(promise: nil)
+    return entry
+  }
+
+  /// Forgets `entry` (its channel closed).
+  func remove(_ entry: Entry) {
+    _ = open.withLock { $0.removeValue(forKey: entry.serial) }
+  }
+
+  /// Every open connection's channel.
+  var channels: [any Channel] {
+    open.withLock { $0.values.map(\.channel) }
+  }
+}
