@@ -160,6 +160,47 @@ import Testing
     }
   }
 
+  /// Issue 19 L18: archive and deep archive objects are read only once restored, on the Kodo
+  /// protocol as on OSS; archive IR and the other classes are read directly.
+  @Test func archivedObjectsAreRefusedUntilRestored() async throws {
+    let cases: [(key: String, type: Int, restore: Int?, readable: Bool)] = [
+      ("archive.bin", 2, nil, false), ("archive-restoring.bin", 2, 1, false),
+      ("archive-restored.bin", 2, 2, true), ("deep.bin", 3, nil, false),
+      ("deep-restoring.bin", 3, 1, false), ("deep-restored.bin", 3, 2, true),
+      ("archive-ir.bin", 4, nil, true), ("ia.bin", 1, nil, true), ("tiering.bin", 5, nil, true),
+    ]
+    let objects = cases.map {
+      EmulatorObject(key: $0.key, body: [9, 8, 7], type: $0.type, restoreStatus: $0.restore)
+    }
+    let now: Int64 = 1_700_000_000
+    let configuration = EmulatorConfiguration(
+      buckets: [.objects("cold", objects), .objects("vault", objects)], privateBuckets: ["vault"],
+      clock: .fixed(unixSeconds: now))
+    try await EmulatorHarness.with(configuration) { emulator in
+      for test in cases {
+        let targets = [
+          emulator.publicDownloadTarget(bucket: "cold", key: test.key),
+          emulator.privateDownloadTarget(bucket: "vault", key: test.key, deadline: now + 60),
+        ]
+        for target in targets {
+          for method in ["GET", "HEAD"] {
+            let response = try await emulator.download(target, method: method)
+            if test.readable {
+              #expect(response.status == 200, "\(method) \(target)")
+              #expect(response.body == (method == "GET" ? [9, 8, 7] : []), "\(target)")
+            } else {
+              #expect(response.status == 403, "\(method) \(target)")
+              #expect(response.header("X-Reqid") != nil)
+              if method == "GET" {
+                #expect(response.errorMessage == "archived file is frozen, restore it first")
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
   @Test func downloadsAreCounted() async throws {
     try await EmulatorHarness.with(SampleObjects.configuration()) { emulator in
       _ = try await emulator.download("/dl/public/a.txt")

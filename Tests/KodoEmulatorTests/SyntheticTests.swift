@@ -95,6 +95,12 @@ import Testing
           let key = try #require(item["key"]?.stringValue)
           let body = try await emulator.download(
             emulator.publicDownloadTarget(bucket: "big", key: key))
+          // Archived objects not restored are read only after a restore (403), as on Kodo.
+          let type = item["type"]?.int64Value ?? 0
+          if (type == 2 || type == 3) && item["restoreStatus"]?.int64Value != 2 {
+            #expect(body.status == 403, "\(key)")
+            continue
+          }
           #expect(Int64(body.body.count) == size, "\(key)")
           #expect(QETag.hash(of: body.body) == item["hash"]?.stringValue, "\(key)")
           #expect(body.header("Content-Type") == item["mimeType"]?.stringValue)

@@ -3,11 +3,22 @@ import NIOCore
 import StorageCore
 
 extension EmulatorService {
+  /// The answer's message for a download of an archived object that is not restored.
+  static let frozenMessage = "archived file is frozen, restore it first"
+
+  /// Whether an object must be restored before it can be read: archive (2) or deep archive (3),
+  /// not restored (`restoreStatus` 2). Archive IR (4) is read directly, as on Kodo.
+  static func isFrozen(_ metadata: ObjectMetadata) -> Bool {
+    (metadata.type == 2 || metadata.type == 3) && metadata.restoreStatus != 2
+  }
+
   /// `GET|HEAD /dl/BUCKET/KEY`: the object's bytes, with `Range` support.
   ///
   /// The key is the percent-decoded rest of the path (`%2F` and `/` both mean `/`, `+` is a
   /// plus). Private buckets need a valid, unexpired token; so does a disabled object in a public
-  /// bucket (Kodo serves disabled files only through signed URLs).
+  /// bucket (Kodo serves disabled files only through signed URLs). An archived object that is not
+  /// restored is refused with 403 (Kodo's "forbidden", `kodo-protocol.md` §5.2), as OSS refuses it
+  /// with `InvalidObjectState`.
   func download(
     bucket bucketName: Substring, key encodedKey: Substring, request: IncomingRequest,
     reqid: String
@@ -40,6 +51,9 @@ extension EmulatorService {
     let metadata = bucket.source.metadata(at: index)
     if metadata.status != 0 && (token ?? checkDownloadToken(request)) != .valid {
       return error(403, "file disabled", reqid: reqid)
+    }
+    if Self.isFrozen(metadata) {
+      return error(403, Self.frozenMessage, reqid: reqid)
     }
     var headers = commonHeaders(reqid: reqid)
     headers.append(("Content-Type", metadata.mimeType))
