@@ -45,6 +45,53 @@ struct ReadmeTests {
     }
   }
 
+  /// Issue 19 H7, M8, M15, P4: every shell block of the README runs as written against
+  /// emulators started as the README starts them on `demo/buckets`: each command exits as the
+  /// README says, prints what the README shows (ports, times and signatures aside), and each
+  /// emulator prints the lines the README shows, the `export` line the README pastes included.
+  @Test func theShellBlocksRunAsWrittenAgainstTheDemoBuckets() async throws {
+    let steps = ReadmeSessions.steps(ReadmeSessions.blocks(try Self.readme()))
+    let emulators = steps.filter { $0.kind == .emulator }
+    #expect(emulators.count == 2, "a Kodo and an OSS emulator: \(emulators.map(\.line))")
+    #expect(steps.filter { $0.expected != nil && $0.kind == .command }.count > 10)
+    let runner = CLIRunner(
+      "kodo", environment: ["PATH": CLIRunner.binDirectory.path + ":/usr/bin:/bin"])
+    let script = ReadmeSessions.script(steps, root: Fixtures.repositoryRoot.path)
+    let run = try await runner.runShell(script, seconds: 600)
+    let results = ReadmeSessions.results(run.stdout, count: steps.count)
+    #expect(results.count == steps.count, "\(run)")
+    for (step, result) in zip(steps, results) {
+      let printed = result.output.joined(separator: "\n")
+      #expect(result.status == 0, "\(step.line)\nexit \(result.status)\n\(printed)")
+      guard let expected = step.expected else { continue }
+      let got = result.output.map(ReadmeSessions.normalized)
+      let want = expected.map(ReadmeSessions.normalized)
+      #expect(got == want, "\(step.line)\n--- printed ---\n\(printed)")
+    }
+    // The `export` lines the README pastes are the ones the emulators print.
+    let printedExports = zip(steps, results).filter { $0.0.kind == .emulator }.map {
+      $0.1.output.first { $0.hasPrefix("export ") } ?? ""
+    }
+    for step in steps where step.line.hasPrefix("export ") {
+      guard let index = ReadmeSessions.emulator(for: step.line, among: steps),
+        index < printedExports.count
+      else {
+        Issue.record("no emulator for \(step.line)")
+        continue
+      }
+      #expect(
+        ReadmeSessions.normalized(step.line) == ReadmeSessions.normalized(printedExports[index]))
+    }
+  }
+
+  /// Issue 19 M7: `url` signs offline and never asks whether a key exists, so the README does not
+  /// promise a not-found exit for it.
+  @Test func urlIsNotSaidToReportMissingKeys() throws {
+    let text = try Self.readme().replacingOccurrences(of: "\n", with: " ")
+    #expect(!text.contains("`stat` and `url` take several keys after the bucket; a missing key"))
+    #expect(text.contains("`url` signs offline"))
+  }
+
   @Test func theTimeoutsItStatesAreTheDefaults() throws {
     let text = try Self.readme().replacingOccurrences(of: "\n", with: " ")
     let defaults = CurlTransport.Configuration()
