@@ -70,7 +70,7 @@ struct ReadmeSessions {
       switch block.language {
       case "sh":
         for line in lines where !isSetUp(line) {
-          if line.hasPrefix("kodo-emulator ") {
+          if line.hasPrefix("kodo-emulator ") || line.hasPrefix(".build/debug/kodo-emulator ") {
             var printed: [String]?
             if index + 1 < blocks.count, blocks[index + 1].language.isEmpty,
               blocks[index + 1].lines.first?.hasPrefix("kodo-emulator listening on ") == true
@@ -84,7 +84,11 @@ struct ReadmeSessions {
         }
       case "" where lines.first?.hasPrefix("$ ") == true:
         for line in lines {
-          if line.hasPrefix("$ ") {
+          if line.hasPrefix("$ kodo-emulator ") {
+            // Started and left running; what follows is what it prints.
+            steps.append(
+              Step(kind: .emulator, line: String(line.dropFirst(2)), expected: [], group: index))
+          } else if line.hasPrefix("$ ") {
             steps.append(
               Step(kind: .command, line: String(line.dropFirst(2)), expected: [], group: index))
           } else {
@@ -133,8 +137,11 @@ struct ReadmeSessions {
         if group != nil { script += ")\n" }
         group = nil
         let out = "\"$work/emulator-\(emulatorIndex).out\""
+        // The binary on PATH, the one the test was built with, wherever the build went.
+        let command =
+          step.line.hasPrefix(".build/debug/") ? String(step.line.dropFirst(13)) : step.line
         script += """
-          \(step.line) >\(out) 2>&1 &
+          \(command) >\(out) 2>&1 &
           pids+=($!)
           for _ in $(seq 1 1200); do grep -q '^export ' \(out) && break; sleep 0.05; done
           cat \(out); grep -q '^export ' \(out); mark $?

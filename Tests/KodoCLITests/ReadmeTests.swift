@@ -84,6 +84,34 @@ struct ReadmeTests {
     }
   }
 
+  /// docs/emulator.md's start-up samples are what the emulator prints (issue 19 P4).
+  @Test func theEmulatorDocsStartUpSamplesAreWhatItPrints() async throws {
+    let text = try String(
+      contentsOf: Fixtures.repositoryRoot.appendingPathComponent("docs/emulator.md"),
+      encoding: .utf8)
+    // Only the emulators: the other examples name a fixed port or need an SDK. A fixed port
+    // could be taken on a test machine: port 0 stands for it.
+    let steps = ReadmeSessions.steps(ReadmeSessions.blocks(text)).filter { $0.kind == .emulator }
+      .map { step -> ReadmeSessions.Step in
+        var step = step
+        step.line = step.line.replacingOccurrences(of: "--port 9000", with: "--port 0")
+        return step
+      }
+    #expect(steps.count == 2, "\(steps.map(\.line))")
+    let runner = CLIRunner(
+      "kodo", environment: ["PATH": CLIRunner.binDirectory.path + ":/usr/bin:/bin"])
+    let script = ReadmeSessions.script(steps, root: Fixtures.repositoryRoot.path)
+    let run = try await runner.runShell(script, seconds: 300)
+    let results = ReadmeSessions.results(run.stdout, count: steps.count)
+    #expect(results.count == steps.count, "\(run)")
+    for (step, result) in zip(steps, results) {
+      #expect(result.status == 0, "\(step.line)\n\(result.output.joined(separator: "\n"))")
+      #expect(
+        result.output.map(ReadmeSessions.normalized)
+          == (step.expected ?? []).map(ReadmeSessions.normalized), "\(step.line)")
+    }
+  }
+
   /// Issue 19 M7: `url` signs offline and never asks whether a key exists, so the README does not
   /// promise a not-found exit for it.
   @Test func urlIsNotSaidToReportMissingKeys() throws {
