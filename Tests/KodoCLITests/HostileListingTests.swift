@@ -186,6 +186,66 @@ struct HostileListingTests {
     }
   }
 
+  // MARK: - M-1: a skew refusal moves the clock by at most a day
+
+  /// OSS's `RequestTimeTooSkewed` refusal, its `ServerTime` `time`.
+  static func skewRefusal(_ time: String) -> ScriptedHTTPServer.Action {
+    let xml =
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>RequestTimeTooSkewed</Code><Message>The difference between the request time and the current time is too large.</Message><RequestId>5F00</RequestId><HostId>bkt</HostId><MaxAllowedSkewMilliseconds>900000</MaxAllowedSkewMilliseconds><RequestTime>2024-01-01T00:00:00.000Z</RequestTime><ServerTime>\(time)</ServerTime></Error>"
+    return .respond(
+      ScriptedHTTPServer.Response(
+        status: 403, headers: ["x-oss-request-id": "5F00", "Content-Type": "application/xml"],
+        body: Array(xml.utf8)))
+  }
+
+  // One hostile ServerTime (or Date) made every later link live until the year 10000.
+  @Test func aServiceTimeYearsAwayIsNotTakenAndTheLinksStayShort() async throws {
+    let requests = Mutex(0)
+    try await ScriptedHTTPServer.withServer { _ in
+      requests.withLock { $0 += 1 }
+      return Self.skewRefusal("9999-12-31T23:59:59.000Z")
+    } body: { server in
+      let result = try await Self.oss(server, ["ls", "bkt"])
+      #expect(result.status == 77, "\(result)")
+      #expect(result.stderr.contains("more than the 24 hours kodo corrects for"), "\(result)")
+      #expect(!result.stderr.contains("signing with the service's time"), "\(result)")
+    }
+    #expect(requests.withLock { $0 } == 1, "the refusal is final")
+  }
+
+  // The audit's reproduction: one download answer's Date moved the clock that signs the next
+  // downloads' links (`e=` until 2036, or the year 10000).
+  @Test func aDownloadAnswersDateDoesNotStretchTheNextLinks() async throws {
+    let deadlines = Mutex<[Int64]>([])
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try await ScriptedHTTPServer.withServer { request in
+      if request.path == "/list" {
+        let items = ["p/a.txt", "p/b.txt", "p/c.txt"].map {
+          #"{"key":"\#($0)","fsize":3,"hash":"","mimeType":"text/plain","putTime":17000000000000000}"#
+        }
+        return .respond(
+          .json(
+            #"{"marker":"","items":[\#(items.joined(separator: ","))]}"#,
+            headers: Self.kodoHeaders))
+      }
+      let deadline = (request.query ?? "").split(separator: "&").first { $0.hasPrefix("e=") }
+        .flatMap { Int64($0.dropFirst(2)) }
+      deadlines.withLock { $0.append(deadline ?? -1) }
+      return .respond(.text("abc", headers: ["Date": "Fri, 31 Dec 9999 23:59:59 GMT"]))
+    } body: { server in
+      let result = try await Self.kodo(
+        server, ["get", "-r", "--parallel", "1", "--domain", server.baseURL, "b/p/", directory])
+      #expect(result.status == 0, "\(result)")
+    }
+    let now = Int64(Date().timeIntervalSince1970)
+    let seen = deadlines.withLock { $0 }
+    #expect(seen.count == 3)
+    for deadline in seen {
+      #expect(deadline > now && deadline <= now + 3_600 + 60, "e=\(deadline), now \(now)")
+    }
+  }
+
   // MARK: - M-2: a redirected OSS download
 
   @Test func aRedirectedOSSDownloadCarriesNoTokenToTheOtherHost() async throws {
