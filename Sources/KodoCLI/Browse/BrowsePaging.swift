@@ -9,6 +9,9 @@ import Synchronization
 /// browser shows on the folder, and it stops asking.
 final class BrowsePaging: Sendable {
   private let cursors = Mutex([Location: PageCursor]())
+  /// The most folders whose cursors are kept; past it they are all dropped, and a folder
+  /// resumed later starts a new cursor at its marker (the rules still hold from there on).
+  static let keptFolders = 256
 
   /// The folder's next page: through the cursor kept for the folder when it stands at `marker`,
   /// else a new one from `marker` (`nil`: the folder's start). The cursor moves only when the
@@ -32,7 +35,10 @@ final class BrowsePaging: Sendable {
       try await cursor.step(provider.pageFetcher)?.page ?? ListPage()
     }
     if case .success = result, !Task.isCancelled {
-      cursors.withLock { $0[place] = cursor }
+      cursors.withLock { cursors in
+        if cursors[place] == nil, cursors.count >= Self.keptFolders { cursors.removeAll() }
+        cursors[place] = cursor
+      }
     }
     return result
   }
