@@ -65,9 +65,12 @@ public enum CellWidth {
 
   /// Whether terminals disagree on the cluster's width (emoji sequences, variation selectors,
   /// skin tones, flags, ambiguous symbols): the renderer puts the cursor back in place after it.
+  /// Any cluster of several scalars that holds a ZWJ or a variation selector is risky, whatever
+  /// it starts with (the escaper keeps those only inside emoji, but a terminal may join a ZWJ
+  /// to the next cell).
   public static func isRisky(_ character: Character) -> Bool {
     let scalars = character.unicodeScalars
-    guard let first = scalars.first, first.value >= 0x80 else { return false }
+    guard let first = scalars.first else { return false }
     if scalars.count > 1 {
       for scalar in scalars {
         switch scalar.value {
@@ -76,6 +79,7 @@ public enum CellWidth {
         }
       }
     }
+    guard first.value >= 0x80 else { return false }
     if first.properties.isEmoji && !first.properties.isEmojiPresentation { return true }
     return first.value >= 0x1FA70 && first.value <= 0x1FAFF
   }

@@ -105,7 +105,9 @@ public struct Folder: Sendable, Equatable {
   }
 
   /// Adds a page: what was new (the indices of the prefixes and objects it added), and whether
-  /// it was the last.
+  /// it was the last (it names no marker). The pages come through the shared paging driver
+  /// (`PageCursor`), which refuses a marker given twice, an endless run of empty pages and
+  /// entries that do not fit the request or go backwards; so this has no end rule of its own.
   mutating func add(_ page: ListPage) -> (added: Added, last: Bool) {
     let firstPrefix = folders.count
     for prefix in page.commonPrefixes where seenFolders.insert(ExactKey(prefix)).inserted {
@@ -119,7 +121,7 @@ public struct Folder: Sendable, Equatable {
     pages += 1
     failure = nil
     let last: Bool
-    if let next = page.nextMarker, !next.isEmpty, next != marker {
+    if let next = page.nextMarker, !next.isEmpty {
       marker = next
       last = false
     } else {

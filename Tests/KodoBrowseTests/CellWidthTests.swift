@@ -1,5 +1,7 @@
 import KodoBrowse
 import KodoTestSupport
+import PropertyBased
+import StorageCore
 import Testing
 
 @Suite("Cell widths")
@@ -48,5 +50,40 @@ struct CellWidthTests {
     #expect(Fit.visible("a\u{200B}b") == #"a\u{200B}b"#)
     #expect(Fit.visible("\u{301}x") == #"\u{301}x"#)
     #expect(Fit.visible("中文 😀") == "中文 😀")
+  }
+
+  /// Joiners, selectors, marks, format characters, controls and wide or emoji neighbours: what
+  /// puts a cell model out of step with a terminal.
+  static let awkward = Gen<Character?>.element(
+    of: Array(
+      "a}X.中😀👩❤\u{200D}\u{200C}\u{200B}\u{FE0F}\u{FE0E}\u{301}\u{20E3}\u{1B}\n\u{E0020}\u{3164}\u{34F}\u{1F3FD}\u{1F1E8}1#"
+    ) as [Character]
+  ).map { $0 ?? "a" }
+
+  // Issue 19 L-5: `b\u{200B}\u{200D}X.txt` was drawn `b\u{200B}` + ZWJ + `X.txt`: the ZWJ joined
+  // the `}` of the escape in a cluster the cell model measured as one plain cell, and the
+  // terminal drew it elsewhere. Whatever the escaper emits, each cluster is either measured
+  // exactly (one starting scalar of known width, then combining marks only) or risky (the
+  // renderer puts the cursor back after it), and no cluster is of no width.
+  @Test func theCellModelMeasuresWhatTheEscaperEmits() async {
+    let input = Gen.oneOf(Self.awkward, Self.awkward, anyScalar).string(of: 0...24)
+    await seededCheck(count: fuzzCount(2_000), input: input) { text in
+      let shown = Fit.visible(text)
+      #expect(DisplayText.isDisplaySafe(shown))
+      for character in shown {
+        let scalars = character.unicodeScalars.map(\.value)
+        #expect(CellWidth.of(character) >= 1, "\(scalars) in \(text.unicodeScalars.map(\.value))")
+        if scalars.contains(0x200D) || scalars.contains(0xFE0F) || scalars.contains(0xFE0E) {
+          #expect(CellWidth.isRisky(character), "\(scalars)")
+        }
+        guard !CellWidth.isRisky(character) else { continue }
+        for scalar in character.unicodeScalars.dropFirst() {
+          switch scalar.properties.generalCategory {
+          case .nonspacingMark, .enclosingMark, .spacingMark: continue
+          default: Issue.record("\(scalars) joins a non-mark to its cluster")
+          }
+        }
+      }
+    }
   }
 }

@@ -17,7 +17,8 @@ import Testing
 struct UntrustedTextTests {
   static let kodoHeaders: HTTPHeaders = ["X-Reqid": "scripted"]
 
-  /// (JSON text of the key as the server writes it, the key.)
+  /// (JSON text of the key as the server writes it, the key), in the service's order (by
+  /// bytes), as a listing must give them.
   static let keys: [(json: String, key: String)] = [
     (#"a\nb"#, "a\nb"), (#"tab\there"#, "tab\there"), (#"esc\u001b[31mred"#, "esc\u{1B}[31mred"),
     (#"bell\u0007"#, "bell\u{7}"), (#"del\u007f"#, "del\u{7F}"),
@@ -28,17 +29,22 @@ struct UntrustedTextTests {
     (#"iso\u2066late\u2069"#, "iso\u{2066}late\u{2069}"),
     (#"zero\u200bwidth"#, "zero\u{200B}width"),
     (" lead", " lead"), ("trail ", "trail "),
-  ]
+  ].sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
 
   static func item(_ json: String) -> String {
     #"{"key":"\#(json)","hash":"Fh","fsize":3,"mimeType":"text/plain","putTime":15000000000000000,"type":0}"#
   }
 
-  /// A list answer with every key; with a delimiter, also a common prefix.
+  /// A list answer with every key; with a delimiter, the one key ending in `/` is a common
+  /// prefix, with another.
   static func listAnswer(delimiter: Bool) -> String {
-    #"{"marker":"","#
-      + (delimiter ? #""commonPrefixes":["dir\u001b[2J/"],"# : "")
-      + #""items":["# + keys.map { item($0.json) }.joined(separator: ",") + "]}"
+    guard delimiter else {
+      return #"{"marker":"","items":["# + keys.map { item($0.json) }.joined(separator: ",") + "]}"
+    }
+    return #"{"marker":"","commonPrefixes":["dir\u001b[2J/","fold\u001b/"],"#
+      + #""items":["#
+      + keys.filter { !$0.key.contains("/") }.map { item($0.json) }
+      .joined(separator: ",") + "]}"
   }
 
   static func script() -> ScriptedHTTPServer.Script {

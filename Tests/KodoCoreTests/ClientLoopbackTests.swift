@@ -24,7 +24,8 @@ struct ClientLoopbackTests {
 
   static let kodoHeaders: HTTPHeaders = ["X-Reqid": "loopback"]
 
-  /// Pages `page-0` … `page-(count-1)`; every third page is empty but carries a marker.
+  /// Pages of keys `k00` … (in byte order, as a listing must be); every third page is empty but
+  /// carries a marker.
   static func pagedScript(count: Int) -> ScriptedHTTPServer.Script {
     { request in
       let marker = request.query?.split(separator: "&").first { $0.hasPrefix("marker=") }.map {
@@ -34,7 +35,8 @@ struct ClientLoopbackTests {
       let next = index + 1 < count ? "\"p\(index + 1)\"" : "\"\""
       let items =
         index % 3 == 1
-        ? "" : #"{"key":"k\#(index)","fsize":1,"hash":"h","mimeType":"m","putTime":1}"#
+        ? ""
+        : #"{"key":"k\#(index < 10 ? "0" : "")\#(index)","fsize":1,"hash":"h","mimeType":"m","putTime":1}"#
       return .respond(.json(#"{"marker":\#(next),"items":[\#(items)]}"#, headers: kodoHeaders))
     }
   }
@@ -46,7 +48,7 @@ struct ClientLoopbackTests {
       for try await element in Self.kodoClient(server).listPages(bucket: "b") {
         keys += element.page.items.map(\.key)
       }
-      #expect(keys == (0..<30).filter { $0 % 3 != 1 }.map { "k\($0)" })
+      #expect(keys == (0..<30).filter { $0 % 3 != 1 }.map { "k\($0 < 10 ? "0" : "")\($0)" })
       #expect(server.requests.count == 30)
       #expect(server.acceptedConnections == 1, "the connection is reused across pages")
     }

@@ -132,7 +132,7 @@ struct CodecPropertyTests {
       #expect(expected == nil, "\(text.debugDescription): \(error)", sourceLocation: sourceLocation)
       #expect(error.kind == .invalidInput, sourceLocation: sourceLocation)
       #expect(
-        error.message.unicodeScalars.allSatisfy { !DisplayText.isUnsafe($0) },
+        DisplayText.isDisplaySafe(error.message),
         sourceLocation: sourceLocation)
     }
   }
@@ -200,12 +200,14 @@ struct CodecPropertyTests {
   @Test func displayTextOfAnyTextIsSafeForATerminal() async {
     await seededCheck(count: fuzzCount(500), input: anyKey) { text in
       let escaped = DisplayText.escaped(text)
-      #expect(escaped.unicodeScalars.allSatisfy { !DisplayText.isUnsafe($0) })
+      #expect(DisplayText.isDisplaySafe(escaped))
+      #expect(DisplayText.escaped(escaped) == escaped)
       if text.unicodeScalars.allSatisfy({ !DisplayText.isUnsafe($0) }) { #expect(escaped == text) }
+      if DisplayText.isDisplaySafe(text) { #expect(escaped == text) }
       let quoted = DisplayText.quoted(text)
       // Scalars, not Characters: a leading combining mark joins the quote's Character.
       #expect(quoted.unicodeScalars.first == "\"" && quoted.unicodeScalars.last == "\"")
-      #expect(quoted.unicodeScalars.allSatisfy { !DisplayText.isUnsafe($0) })
+      #expect(DisplayText.isDisplaySafe(quoted))
     }
   }
 

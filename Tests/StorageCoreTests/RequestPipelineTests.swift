@@ -49,13 +49,13 @@ struct RequestPipelineTests {
   }
 
   /// A plan over `bases` that signs each request with the time it is signed at.
-  static func plan(bases: [String] = ["http://a"]) -> RequestPlan {
+  static func plan(bases: [String] = ["http://a"], mayCorrectClock: Bool = true) -> RequestPlan {
     RequestPlan(
       method: "GET", bases: bases, path: "/x", what: "the test request",
       sign: { request, now in
         request.headers.add("X-Signed-At", String(Int64(now.timeIntervalSince1970)))
       },
-      judge: judge)
+      judge: judge, mayCorrectClock: mayCorrectClock)
   }
 
   @Test func aSkewedClockIsCorrectedOnceWithoutUsingAnAttempt() async throws {
@@ -80,6 +80,37 @@ struct RequestPipelineTests {
     }
     #expect(stub.requests.count == 2)
     #expect(notices.willRetry == [true, false])
+  }
+
+  // Issue 19 M-1: every answer's `Date` moved the clock, a download's or a CDN's too.
+  @Test func onlyARefusalFromAnAPIHostMovesTheClock() async throws {
+    let notices = Notices()
+    let far = StubTransport(answers: [Self.answer(200)])
+    let pipeline = Self.pipeline(far, attempts: 2, notices: notices)
+    _ = try await pipeline.perform(Self.plan())
+    #expect(pipeline.correctedClock.unixSeconds == Self.local)
+    let download = StubTransport(answers: [Self.answer(403)])
+    let elsewhere = Self.pipeline(download, attempts: 5, notices: notices)
+    await #expect(throws: StorageError(.unauthorized, "clock")) {
+      _ = try await elsewhere.perform(Self.plan(mayCorrectClock: false))
+    }
+    #expect(download.requests.count == 1)
+    #expect(elsewhere.correctedClock.unixSeconds == Self.local)
+  }
+
+  @Test func aRefusalFurtherOffThanTheLimitIsFinal() async throws {
+    let years = StubTransport(answers: [
+      .response(
+        HTTPResponse(status: 403, headers: ["Date": "Fri, 31 Dec 9999 23:59:59 GMT"], body: []))
+    ])
+    let pipeline = Self.pipeline(years, attempts: 5, notices: Notices())
+    let caught = await #expect(throws: StorageError.self) {
+      _ = try await pipeline.perform(Self.plan())
+    }
+    #expect(caught?.message.contains("more than the 24 hours kodo corrects for") == true)
+    #expect(years.requests.count == 1)
+    #expect(pipeline.correctedClock.unixSeconds == Self.local)
+    #expect(RequestPipeline.maximumClockCorrection == 86_400)
   }
 
   @Test func retriesRotateTheBasesAndGiveUpAfterTheLastAttempt() async {

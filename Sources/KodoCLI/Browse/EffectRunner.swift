@@ -16,6 +16,8 @@ final class EffectRunner: Sendable {
   /// How long copied URLs last, in seconds.
   let expires: Int64
   private let tasks = Mutex([Int: Task<Void, Never>]())
+  /// Each folder's place in its listing (the shared paging driver's rules).
+  private let paging = BrowsePaging()
   private let downloads = Mutex(0)
 
   init(
@@ -43,11 +45,9 @@ final class EffectRunner: Sendable {
         send(.bucketsLoaded(id: id, result))
       }
     case .listPage(let id, let bucket, let prefix, let marker):
-      start(id) { [provider, send] in
-        let request = ListRequest(bucket: bucket, prefix: prefix, delimiter: "/", marker: marker)
-        let result = await Self.result { () async throws(StorageError) in
-          try await provider.listPage(request)
-        }
+      start(id) { [self] in
+        let result = await paging.nextPage(
+          from: provider, bucket: bucket, prefix: prefix, marker: marker)
         if Task.isCancelled { return }
         send(.pageLoaded(id: id, result))
       }

@@ -169,6 +169,7 @@ struct Find: KodoCommand {
     }
     if summarize { try search.renderer.summary(partial: search.next != nil, to: output) }
     try output.flush()
+    try search.renderer.checkRecords()
   }
 }
 
@@ -248,14 +249,16 @@ final class Search {
     var again = request
     again.marker = element.startMarker
     again.limit = index + 1
-    let page = try await provider.listPage(again)
-    guard let again = page.items.last, ExactKey.same(again.key, last.key) else {
+    // The paging driver's rules hold for this page too.
+    var cursor = PageCursor(again)
+    let page = try await cursor.step(provider.pageFetcher)?.page
+    guard let again = page?.items.last, ExactKey.same(again.key, last.key) else {
       throw StorageError(
         .protocolError,
         "the listing changed while it was read (the page fetched again ends elsewhere); run the search again"
       )
     }
-    return page.nextMarker ?? element.page.nextMarker
+    return page?.nextMarker ?? element.page.nextMarker
   }
 }
 

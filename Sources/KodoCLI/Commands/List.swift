@@ -127,6 +127,7 @@ struct List: KodoCommand {
       try renderer.summary(partial: listing.stoppedEarly, to: output)
     }
     try output.flush()
+    try renderer.checkRecords()
   }
 
   /// The command that continues this listing from a marker, quoted for a shell: everything that

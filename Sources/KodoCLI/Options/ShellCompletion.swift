@@ -126,8 +126,10 @@ enum ShellCompletion {
     let bucket = try context.strippingScheme(bucket)
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
-    let page = try await provider.listPage(
+    // One page, checked by the paging driver's rules like every other.
+    var cursor = PageCursor(
       ListRequest(bucket: bucket, prefix: prefix, delimiter: "/", limit: pageSize))
+    guard let page = try await cursor.step(provider.pageFetcher)?.page else { return [] }
     return page.commonPrefixes + page.items.map(\.key)
   }
 

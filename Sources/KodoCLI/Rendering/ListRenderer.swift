@@ -18,6 +18,10 @@ struct ListRenderer {
   private(set) var folderCount: Int64 = 0
   private(set) var objectCount: Int64 = 0
   private(set) var totalSize: Int64 = 0
+  /// Keys left out of `-0` output: a NUL inside one would split its record in two.
+  private(set) var keysWithNUL: Int64 = 0
+  /// How many of those get a warning line of their own.
+  private static let namedKeysWithNUL = 10
 
   /// A renderer; `relativeTo` is the listed prefix for a one-level listing (`nil`: full keys).
   init(mode: Mode, long: Bool, humanSizes: Bool, relativeTo prefix: String?, palette: Palette) {
@@ -50,7 +54,9 @@ struct ListRenderer {
         }
       }
     case .nul:
-      try output.nulSeparated(prefixes)
+      var records: [String] = []
+      for prefix in prefixes where recordable(prefix) { records.append(prefix) }
+      try output.nulSeparated(records)
     case .text:
       try output.text { text in
         for prefix in prefixes { appendFolderRow(prefix, to: &text) }
@@ -82,13 +88,41 @@ struct ListRenderer {
         }
       }
     case .nul:
-      try output.nulSeparated(objects.lazy.map(\.key))
+      if objects.contains(where: { $0.key.utf8.contains(0) }) {
+        var records: [String] = []
+        for object in objects where recordable(object.key) { records.append(object.key) }
+        try output.nulSeparated(records)
+      } else {
+        try output.nulSeparated(objects.lazy.map(\.key))
+      }
     case .text:
       let rows = { (text: inout TerminalText) in
         for object in objects { appendObjectRow(object, to: &text) }
       }
       if let held { try held.hold(rows) } else { try output.text(rows) }
     }
+  }
+
+  /// Whether `key` can be one `-0` record; a key holding a NUL cannot, and is counted and named
+  /// in a warning instead (see `checkRecords`).
+  private mutating func recordable(_ key: String) -> Bool {
+    guard key.utf8.contains(0) else { return true }
+    keysWithNUL += 1
+    if keysWithNUL <= Self.namedKeysWithNUL {
+      Diagnostics.warning(
+        "left \(DisplayText(quoting: key)) out of the -0 output: it holds a NUL byte, which would split its record"
+      )
+    }
+    return false
+  }
+
+  /// Throws when keys were left out of `-0` output (exit 65), after everything else was written.
+  func checkRecords() throws(StorageError) {
+    guard keysWithNUL > 0 else { return }
+    let keys = keysWithNUL == 1 ? "1 key" : "\(keysWithNUL) keys"
+    throw StorageError(
+      .invalidInput,
+      "\(keys) holding a NUL byte left out of the -0 output; list them with --json to see them")
   }
 
   private func appendFolderRow(_ prefix: String, to text: inout TerminalText) {

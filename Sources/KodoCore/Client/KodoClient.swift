@@ -99,7 +99,9 @@ extension KodoClient {
   ///   - path: path and query after the base URL.
   ///   - signed: whether to add `X-Qiniu-Date` and the `Qiniu` Authorization.
   ///   - context: what the call is about, for error messages.
-  ///   - origin: `.api` answers must carry `X-Reqid`; `.download` answers need not.
+  ///   - origin: `.api` answers must carry `X-Reqid`, and only their skew refusals may correct
+  ///     the signing clock; `.download` answers (CDN domains, often plain HTTP) need not, and
+  ///     never move the clock.
   ///   - body: the request body.
   ///   - send: how to send (defaults to the transport's `send`).
   ///   - mayRetry: whether a network failure may be retried (downloads decide).
@@ -119,7 +121,7 @@ extension KodoClient {
     let plan = RequestPlan(
       method: method, bases: bases, path: path, body: body, what: context.what, sign: signer,
       judge: { response in Self.judge(response, context: context, origin: origin) },
-      send: send, mayRetry: mayRetry)
+      send: send, mayRetry: mayRetry, mayCorrectClock: origin == .api)
     return try await pipeline.perform(plan)
   }
 

@@ -104,7 +104,9 @@ public struct OSSClient: Sendable {
       judge: { response in
         OSSErrors.verdict(for: response, what: what, bucket: bucket, key: key)
       },
-      send: send, mayRetry: mayRetry)
+      send: send, mayRetry: mayRetry,
+      // Only OSS's own endpoint corrects the clock, never a custom domain (a CDN).
+      mayCorrectClock: customDomain == nil)
     return try await pipeline.perform(plan).response
   }
 

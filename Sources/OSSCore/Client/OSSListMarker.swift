@@ -61,6 +61,9 @@ enum OSSListMarker {
       }
       next = wrap(token)
     }
-    return ListPage(commonPrefixes: result.commonPrefixes, items: items, nextMarker: next)
+    return ListPage(
+      commonPrefixes: result.commonPrefixes, items: items, nextMarker: next,
+      bucket: result.name.isEmpty ? nil : result.name,
+      prefix: result.prefix.isEmpty ? nil : result.prefix)
   }
 }

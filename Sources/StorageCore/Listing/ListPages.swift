@@ -59,15 +59,16 @@ public struct PageAnswer: Sendable {
 }
 
 /// The pages of a listing, fetched one at a time as they are consumed: the one paging loop of
-/// the package (`ls`, `ParallelListing`, the browser and the verbs all iterate it).
+/// the package (`ls`, `find`, `du`, `get -r` and `ParallelListing` iterate it; the browser steps
+/// its `PageCursor` one page at a time).
 ///
 /// Each page is fetched (and retried) with the marker the previous page returned, so retries can
 /// never skip or repeat entries. Without an entry limit, the request for the next page is sent as
 /// soon as this page's answer has arrived, before this page is decoded and handed on: the
-/// service's work and ours overlap, at most one request ahead. Empty pages that carry a marker are followed, not taken for the
-/// end. A listing that stops making progress is an error rather than an endless loop: a marker
-/// the service already gave in this listing (a cycle), or more than `maximumEmptyPages` pages in
-/// a row without an entry, throws `.protocolError`.
+/// service's work and ours overlap, at most one request ahead. Empty pages that carry a marker
+/// are followed, not taken for the end. Every page must keep `PageCursor`'s rules (answers that
+/// match the request, strictly increasing entries within the prefix, no marker twice, no endless
+/// run of empty pages); one that does not throws `.protocolError`.
 public struct ListPages: AsyncSequence, Sendable {
   /// One page and the marker that fetched it (where to resume to see this page again).
   public struct Element: Sendable {
@@ -82,11 +83,8 @@ public struct ListPages: AsyncSequence, Sendable {
   /// The most pages in a row that may bring no entry before the listing is taken to be stuck.
   public static let defaultMaximumEmptyPages = 10_000
 
-  let first: ListRequest
+  let cursor: PageCursor
   let fetch: PageFetcher
-  let entryLimit: Int?
-  let maximumEmptyPages: Int
-  let onEmptyPages: (@Sendable (Int) -> Void)?
 
   /// The pages of `request`'s listing from its marker on.
   ///
@@ -104,93 +102,60 @@ public struct ListPages: AsyncSequence, Sendable {
     maximumEmptyPages: Int = ListPages.defaultMaximumEmptyPages,
     onEmptyPages: (@Sendable (Int) -> Void)? = nil
   ) {
-    self.first = request
+    self.cursor = PageCursor(
+      request, entryLimit: entryLimit, maximumEmptyPages: maximumEmptyPages,
+      onEmptyPages: onEmptyPages)
     self.fetch = fetch
-    self.entryLimit = entryLimit
-    self.maximumEmptyPages = Swift.max(1, maximumEmptyPages)
-    self.onEmptyPages = onEmptyPages
   }
 
   /// Iterates the pages.
   public func makeAsyncIterator() -> Iterator {
-    Iterator(sequence: self)
+    Iterator(cursor: cursor, fetch: fetch)
   }
 
   /// Fetches the next page on demand.
   public struct Iterator: AsyncIteratorProtocol {
     /// Listing fails only with `StorageError`.
     public typealias Failure = StorageError
-    let sequence: ListPages
-    /// The marker the next page will be fetched with (`nil` for the first page).
-    public private(set) var nextMarker: String?
-    /// Whether the last page has been returned.
-    public private(set) var isFinished = false
-    // Hashes of the markers given so far: 8 bytes a page, whatever the markers' length.
-    private var seenMarkers: Set<Int> = []
-    private var emptyRun = 0
-    private var remaining: Int?
+    private var cursor: PageCursor
+    let fetch: PageFetcher
     /// The answer to the next request, already on its way.
     private var ahead: (marker: String?, task: Task<Result<PageAnswer, StorageError>, Never>)?
 
-    init(sequence: ListPages) {
-      self.sequence = sequence
-      self.remaining = sequence.entryLimit
-      self.nextMarker = sequence.first.marker
-      if let marker = nextMarker { seenMarkers.insert(marker.hashValue) }
+    init(cursor: PageCursor, fetch: @escaping PageFetcher) {
+      self.cursor = cursor
+      self.fetch = fetch
     }
+
+    /// The marker the next page will be fetched with (`nil` for the first page).
+    public var nextMarker: String? { cursor.nextMarker }
+    /// Whether the last page has been returned.
+    public var isFinished: Bool { cursor.isFinished }
 
     /// The next page, or `nil` after the last.
     public mutating func next() async throws(StorageError) -> Element? {
-      guard !isFinished else { return nil }
-      var request = sequence.first
-      request.marker = nextMarker
-      if let remaining { request.limit = Swift.max(1, Swift.min(request.limit, remaining)) }
+      guard let request = cursor.nextRequest else { return nil }
       let answer = try await self.answer(for: request)
-      let startMarker = nextMarker
       // With no entry limit the next request does not depend on this page's entries: send it now.
-      if remaining == nil, let marker = answer.nextMarker, !seenMarkers.contains(marker.hashValue) {
+      if !cursor.hasEntryLimit, let marker = answer.nextMarker, !cursor.hasSeen(marker) {
         var following = request
         following.marker = marker
-        let fetch = sequence.fetch
+        let fetch = self.fetch
         ahead = (
           marker,
           Task { await Self.result { () throws(StorageError) in try await fetch(following) } }
         )
       }
-      let page = try answer.decode()
-      if page.nextMarker != answer.nextMarker { cancelAhead() }
-      if let left = remaining {
-        remaining = left - page.entryCount
-        if left - page.entryCount <= 0 { isFinished = true }
-      }
-      guard let marker = page.nextMarker else {
-        isFinished = true
+      do {
+        let page = try answer.decode()
+        if page.nextMarker != answer.nextMarker { cancelAhead() }
+        let element = try cursor.take(page)
+        if cursor.isFinished { cancelAhead() }
+        return element
+      } catch {
         cancelAhead()
-        return Element(startMarker: startMarker, page: page)
+        throw error
       }
-      if isFinished { return Element(startMarker: startMarker, page: page) }
-      guard seenMarkers.insert(marker.hashValue).inserted else {
-        cancelAhead()
-        throw StorageError(
-          .protocolError,
-          "the listing of \(DisplayText.quoted(request.bucket + "/" + request.prefix)) goes round in circles: the service gave a marker it had given before in this listing"
-        )
-      }
-      if page.entryCount == 0 {
-        emptyRun += 1
-        sequence.onEmptyPages?(emptyRun)
-        if emptyRun > sequence.maximumEmptyPages {
-          cancelAhead()
-          throw StorageError(
-            .protocolError,
-            "the listing of \(DisplayText.quoted(request.bucket + "/" + request.prefix)) is not progressing: \(emptyRun) pages in a row brought no entry"
-          )
-        }
-      } else {
-        emptyRun = 0
-      }
-      nextMarker = marker
-      return Element(startMarker: startMarker, page: page)
     }
 
     /// The answer already on its way for `request`'s marker, else a fresh one.
@@ -206,7 +171,7 @@ public struct ListPages: AsyncSequence, Sendable {
         }.get()
       }
       cancelAhead()
-      return try await sequence.fetch(request)
+      return try await fetch(request)
     }
 
     private mutating func cancelAhead() {

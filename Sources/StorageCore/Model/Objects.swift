@@ -104,12 +104,22 @@ public struct ListPage: Sendable, Equatable {
   public var items: [ObjectEntry]
   /// The marker that continues the listing after this page; `nil` when the listing is complete.
   public var nextMarker: String?
+  /// The bucket the answer says it lists, when it names one (OSS does, Kodo does not): the paging
+  /// driver refuses an answer about another bucket.
+  public var bucket: String?
+  /// The prefix the answer says it lists, when it names one (OSS does, Kodo does not).
+  public var prefix: String?
 
   /// A page from its parts.
-  public init(commonPrefixes: [String] = [], items: [ObjectEntry] = [], nextMarker: String? = nil) {
+  public init(
+    commonPrefixes: [String] = [], items: [ObjectEntry] = [], nextMarker: String? = nil,
+    bucket: String? = nil, prefix: String? = nil
+  ) {
     self.commonPrefixes = commonPrefixes
     self.items = items
     self.nextMarker = nextMarker
+    self.bucket = bucket
+    self.prefix = prefix
   }
 
   /// Prefixes and objects together.

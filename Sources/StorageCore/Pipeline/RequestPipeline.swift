@@ -7,9 +7,11 @@ public enum AnswerVerdict: Sendable {
   case success
   /// The answer is a failure; `retry` says whether another attempt may help.
   case failure(StorageError, retry: RetryDecision)
-  /// The service refused the request because the local clock is off. The pipeline corrects its
-  /// clock from `serverTime` (Unix seconds) or the answer's `Date`, and signs and sends once
-  /// more; if that cannot help, `error` is final.
+  /// The service refused the request because the local clock is off. When the plan's answers
+  /// may correct the clock (`RequestPlan.mayCorrectClock`), the pipeline corrects it from
+  /// `serverTime` (Unix seconds) or the answer's `Date`, within
+  /// `RequestPipeline.maximumClockCorrection`, and signs and sends once more; otherwise, or if
+  /// that cannot help, `error` is final.
   case clockSkew(StorageError, serverTime: Int64?)
 }
 
@@ -46,6 +48,11 @@ public struct RequestPlan: Sendable {
   /// Whether a failure of the network (before a complete answer) may be retried; downloads say
   /// no once bytes were written that cannot be taken back.
   public var mayRetry: (@Sendable (StorageError) -> Bool)?
+  /// Whether the request goes to one of the service's own API hosts, so that a clock-skew
+  /// refusal in its answer may correct the signing clock. Downloads from a CDN or a custom
+  /// domain, and anything else a third party may answer, say no: their answers never move the
+  /// clock.
+  public var mayCorrectClock: Bool
 
   /// A plan from its parts.
   public init(
@@ -53,8 +60,9 @@ public struct RequestPlan: Sendable {
     body: [UInt8] = [], what: String, sign: (@Sendable (inout HTTPRequest, Date) -> Void)?,
     judge: @escaping @Sendable (HTTPResponse) -> AnswerVerdict,
     send: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil,
-    mayRetry: (@Sendable (StorageError) -> Bool)? = nil
+    mayRetry: (@Sendable (StorageError) -> Bool)? = nil, mayCorrectClock: Bool = false
   ) {
+    self.mayCorrectClock = mayCorrectClock
     self.method = method
     self.bases = bases
     self.path = path
@@ -70,8 +78,8 @@ public struct RequestPlan: Sendable {
 
 /// Sends requests through a transport, in three steps: a signer signs each attempt with the
 /// clock corrected for any skew learnt from the service (`sendSigned`); a skew corrector sends
-/// that attempt once more, signed again, when the service says the clock is off
-/// (`sendCorrectingSkew`); a retrier repeats attempts that the provider's judgement and the retry
+/// that attempt once more, signed again, when one of the service's API hosts refuses it because
+/// the clock is off (`sendCorrectingSkew`); a retrier repeats attempts that the provider's judgement and the retry
 /// policy allow, rotating through the base URLs (`perform`). Every attempt is reported to an
 /// observer. The one request path of the package; providers supply only the signing and the
 /// judgement.
@@ -170,17 +178,17 @@ public final class RequestPipeline: Sendable {
   /// What one signed sending came to, for the skew corrector.
   private enum SendOutcome {
     case decided(AttemptOutcome)
-    /// The service said the clock is off; `learnt` is whether its answer already moved the
-    /// clock's correction.
+    /// The service said the clock is off.
     case clockSkew(
-      StorageError, serverTime: Int64?, response: HTTPResponse, learnt: Bool,
+      StorageError, serverTime: Int64?, response: HTTPResponse,
       report: (request: HTTPRequest, started: ContinuousClock.Instant))
   }
 
-  /// The skew corrector: one signed attempt; when the service says the local clock is off and
-  /// its answer corrects the clock, the same attempt once more, signed with the corrected time
-  /// (once per request: `corrected` remembers it). The re-sent attempt keeps its number: it does
-  /// not count against the retries.
+  /// The skew corrector: one signed attempt; when one of the service's API hosts says the local
+  /// clock is off (`RequestPlan.mayCorrectClock`) and its answer gives a time within
+  /// `maximumClockCorrection` of the local clock, the same attempt once more, signed with the
+  /// corrected time (once per request: `corrected` remembers it). The re-sent attempt keeps its
+  /// number: it does not count against the retries.
   private func sendCorrectingSkew(
     _ plan: RequestPlan, base: String, attempt: Int, corrected: inout Bool
   ) async throws(StorageError) -> AttemptOutcome {
@@ -188,11 +196,19 @@ public final class RequestPipeline: Sendable {
       switch try await sendSigned(plan, base: base, attempt: attempt) {
       case .decided(let outcome):
         return outcome
-      case .clockSkew(let error, let serverTime, let response, let learnt, let sent):
-        if !corrected && (learnt || learnSkew(from: response, serverTime: serverTime)) {
-          corrected = true
-          report(sent.request, response, sent.started, attempt, error, willRetry: true)
-          continue
+      case .clockSkew(var error, let serverTime, let response, let sent):
+        if !corrected && plan.mayCorrectClock {
+          switch learnSkew(from: response, serverTime: serverTime) {
+          case .corrected:
+            corrected = true
+            report(sent.request, response, sent.started, attempt, error, willRetry: true)
+            continue
+          case .beyondLimit(let offset):
+            error.message +=
+              " (the service's time is \(offset) seconds away from this machine's, more than the \(Self.maximumClockCorrection / 3_600) hours kodo corrects for)"
+          case .unchanged:
+            break
+          }
         }
         report(sent.request, response, sent.started, attempt, error, willRetry: false)
         throw error
@@ -228,7 +244,6 @@ public final class RequestPipeline: Sendable {
     } catch {
       throw StorageError(.protocolError, "\(plan.what) failed: \(error)")
     }
-    let learnt = learnSkew(from: response)
     func retryable(_ error: StorageError, rateLimited: Bool) -> SendOutcome {
       .decided(
         .retryable(
@@ -242,8 +257,7 @@ public final class RequestPipeline: Sendable {
       return .decided(.success(response))
     case .clockSkew(let error, let serverTime):
       return .clockSkew(
-        error, serverTime: serverTime, response: response, learnt: learnt,
-        report: (request, started))
+        error, serverTime: serverTime, response: response, report: (request, started))
     case .failure(let error, .final):
       report(request, response, started, attempt, error, willRetry: false)
       throw error
@@ -271,27 +285,41 @@ public final class RequestPipeline: Sendable {
     return error
   }
 
-  /// Compares the service's time (`serverTime`, else the answer's `Date`) with the local clock;
-  /// past a minute's difference (or any difference, when the service said the clock is off),
-  /// signs with the corrected time from now on. Returns whether the offset changed.
-  @discardableResult
-  public func learnSkew(from response: HTTPResponse, serverTime: Int64? = nil) -> Bool {
-    learnSkew(from: response, serverTime: serverTime, force: serverTime != nil)
+  /// The largest clock correction the pipeline makes, either way: one day (86,400 seconds).
+  ///
+  /// A skew refusal from the service's API host corrects the signing clock; a service (or
+  /// anyone in its place) whose time is further off than this gets no correction: the refusal
+  /// is final, and no link kodo signs later can outlive what was asked by more than this.
+  public static let maximumClockCorrection: Int64 = 86_400
+
+  /// What an answer that refused a request as skewed did to the clock's correction.
+  private enum SkewLesson {
+    /// The correction changed: sign again.
+    case corrected
+    /// The answer gives no time, or one within a few seconds of the current correction.
+    case unchanged
+    /// The service's time is `offset` seconds away, beyond `maximumClockCorrection`.
+    case beyondLimit(offset: Int64)
   }
 
-  private func learnSkew(from response: HTTPResponse, serverTime: Int64?, force: Bool) -> Bool {
+  /// Compares the service's time (`serverTime`, else the answer's `Date`) with the local clock
+  /// after the service refused a request as skewed, and signs with the corrected time from now
+  /// on, within `maximumClockCorrection`. Only `sendCorrectingSkew` calls it, for answers of the
+  /// service's API hosts: no other answer moves the clock.
+  private func learnSkew(from response: HTTPResponse, serverTime: Int64?) -> SkewLesson {
     guard
       let server = serverTime
         ?? response.headers["Date"].flatMap({ HTTPDate.parse($0) })
     else {
-      return false
+      return .unchanged
     }
     let local = Int64(clock.now().timeIntervalSince1970.rounded())
     let (offset, overflow) = server.subtractingReportingOverflow(local)
-    guard !overflow else { return false }
+    guard !overflow, offset.magnitude <= Self.maximumClockCorrection.magnitude else {
+      return .beyondLimit(offset: overflow ? (server < local ? .min : .max) : offset)
+    }
     var notify = false
     let changed = skew.withLock { skew -> Bool in
-      guard abs(offset) > 60 || (force && offset != skew.offset) else { return false }
       guard abs(offset - skew.offset) > 5 else { return false }
       skew.offset = offset
       if !skew.reported {
@@ -301,11 +329,7 @@ public final class RequestPipeline: Sendable {
       return true
     }
     if notify { observer?(.clockSkew(seconds: offset)) }
-    return changed
-  }
-
-  private func learnSkew(from response: HTTPResponse) -> Bool {
-    learnSkew(from: response, serverTime: nil, force: false)
+    return changed ? .corrected : .unchanged
   }
 
   private func report(

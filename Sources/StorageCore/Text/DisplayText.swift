@@ -2,11 +2,18 @@
 /// config file) can become one only through the escaper, and the command line's human renderers
 /// accept nothing else.
 ///
-/// The escaper writes control characters, DEL, C1 controls, the Unicode line and paragraph
-/// separators, bidirectional controls (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) and
-/// invisible characters (U+200B, U+2060, U+FEFF) as escapes (`\n`, `\t`, `\u{1B}`, `\u{202E}`),
-/// so a key can never move the cursor, forge an output line, reorder what follows it or hide a
-/// character. Backslashes are kept as they are, so escaping escaped text changes nothing.
+/// The escaper decides by Unicode property, not by a list: it writes as escapes (`\n`, `\t`,
+/// `\u{1B}`, `\u{202E}`) every control (C0, DEL, C1), format character (general category Cf:
+/// bidirectional controls, zero-width spaces and joiners, tags U+E0000–E007F, invisible operators
+/// U+2061–2064, interlinear annotations U+FFF9–FFFB, the Mongolian vowel separator, …), line and
+/// paragraph separator, unassigned code point (Cn, noncharacters included), private-use
+/// character (Co) and default-ignorable code point (Hangul fillers U+115F, U+1160, U+3164,
+/// U+FFA0, the combining grapheme joiner U+034F, variation selectors, …). So a key can never move
+/// the cursor, forge an output line, reorder what follows it, or hide a character: two keys that
+/// differ only by such a character never look the same. Two exceptions keep emoji whole: a ZWJ
+/// (U+200D) between two emoji, and a variation selector U+FE0E/U+FE0F right after an emoji (or
+/// a keycap's digit). Emoji tag sequences (subdivision flags) are escaped like any tag.
+/// Backslashes are kept as they are, so escaping escaped text changes nothing.
 ///
 /// String literals are trusted (`let label: DisplayText = "Size:"`); in an interpolation
 /// (`"wrote \(path)"`) a `DisplayText` is kept and every other value is escaped.
@@ -111,17 +118,12 @@ public struct DisplayText: Sendable, Hashable, CustomStringConvertible,
     if text.utf8.withContiguousStorageIfAvailable({ !mayNeedEscaping($0) }) == true {
       return String(text)
     }
-    var needsEscape = false
-    for scalar in text.unicodeScalars where isUnsafe(scalar) {
-      needsEscape = true
-      break
-    }
-    if !needsEscape { return String(text) }
+    if isDisplaySafe(text) { return String(text) }
     var output = ""
-    for scalar in text.unicodeScalars {
-      if !isUnsafe(scalar) {
+    forEachScalar(of: text) { scalar, escape in
+      if !escape {
         output.unicodeScalars.append(scalar)
-        continue
+        return true
       }
       switch scalar {
       case "\n": output += "\\n"
@@ -129,8 +131,63 @@ public struct DisplayText: Sendable, Hashable, CustomStringConvertible,
       case "\t": output += "\\t"
       default: output += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
       }
+      return true
     }
     return output
+  }
+
+  /// Whether `text` is shown as it is: the escaper would change nothing.
+  public static func isDisplaySafe(_ text: some StringProtocol) -> Bool {
+    var safe = true
+    forEachScalar(of: text) { _, escape in
+      if escape { safe = false }
+      return safe
+    }
+    return safe
+  }
+
+  /// Calls `body` with each scalar of `text` and whether the escaper writes it as an escape
+  /// there, until `body` returns `false`: `isUnsafe`, except for a ZWJ between two emoji and a
+  /// variation selector U+FE0E/U+FE0F after an emoji, which are kept.
+  private static func forEachScalar(
+    of text: some StringProtocol, _ body: (Unicode.Scalar, Bool) -> Bool
+  ) {
+    var scalars = text.unicodeScalars.makeIterator()
+    var next = scalars.next()
+    // The scalar before, when it was kept and an emoji may go on after it.
+    var emojiBefore: Unicode.Scalar?
+    while let scalar = next {
+      next = scalars.next()
+      var escape = isUnsafe(scalar)
+      switch scalar.value {
+      case 0x200D:
+        if let before = emojiBefore, before.value >= 0x80, let following = next,
+          isEmojiScalar(following)
+        {
+          escape = false
+        }
+      case 0xFE0E, 0xFE0F:
+        if let before = emojiBefore, before.value != 0xFE0E, before.value != 0xFE0F,
+          before.value >= 0x80 || next?.value == 0x20E3
+        {
+          escape = false
+        }
+      default: break
+      }
+      if escape {
+        emojiBefore = nil
+      } else if scalar.value == 0xFE0F || scalar.properties.isEmoji {
+        emojiBefore = scalar
+      } else {
+        emojiBefore = nil
+      }
+      guard body(scalar, escape) else { return }
+    }
+  }
+
+  /// An emoji that a ZWJ may join to: any emoji scalar outside ASCII (not a digit, `#` or `*`).
+  private static func isEmojiScalar(_ scalar: Unicode.Scalar) -> Bool {
+    scalar.value >= 0x80 && scalar.properties.isEmoji
   }
 
   /// Untrusted text escaped and in double quotes (see `quoted`).
@@ -151,14 +208,29 @@ public struct DisplayText: Sendable, Hashable, CustomStringConvertible,
     return "\"" + inner + "\""
   }
 
-  /// Whether a scalar must be escaped before reaching a terminal.
+  /// Whether a scalar is escaped before it reaches a terminal (wherever it stands, but for the
+  /// two emoji exceptions, which `escaped` keeps in their place): a control (Cc), a format
+  /// character (Cf), a line or paragraph separator (Zl, Zp), an unassigned (Cn) or private-use
+  /// (Co) code point, or a default-ignorable code point.
   public static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
     let value = scalar.value
     if value < 0x20 || value == 0x7F { return true }
-    if value < 0x80 { return false }
-    switch value {
-    case 0x80...0x9F, 0x061C, 0x200B, 0x200E, 0x200F, 0x2028...0x202E, 0x2060, 0x2066...0x2069,
-      0xFEFF:
+    if value < 0x7F { return false }
+    if value < 0xA0 { return true }
+    // Latin-1, Latin Extended and IPA: all assigned letters and symbols but the soft hyphen.
+    if value < 0x300 { return value == 0xAD }
+    // CJK ideographs and Hangul syllables: every one assigned, none format or ignorable.
+    if (0x4E00...0x9FFF).contains(value) || (0xAC00...0xD7A3).contains(value) { return false }
+    return isUnsafeByProperty(scalar)
+  }
+
+  /// `isUnsafe` from the Unicode properties alone (the quick ranges above must agree).
+  package static func isUnsafeByProperty(_ scalar: Unicode.Scalar) -> Bool {
+    let properties = scalar.properties
+    if properties.isDefaultIgnorableCodePoint { return true }
+    switch properties.generalCategory {
+    case .control, .format, .unassigned, .privateUse, .surrogate, .lineSeparator,
+      .paragraphSeparator:
       return true
     default:
       return false
@@ -166,8 +238,9 @@ public struct DisplayText: Sendable, Hashable, CustomStringConvertible,
   }
 
   /// Whether UTF-8 `bytes` may hold an unsafe character: `false` means certainly safe, so a fast
-  /// path can copy them as they are. (Every unsafe character is below 0x20, DEL, or starts with
-  /// 0xC2, 0xD8, 0xE2 or 0xEF.)
+  /// path can copy them as they are. Only printable ASCII and the two-byte characters
+  /// U+00C0–U+02FF (lead bytes 0xC3–0xCB: Latin letters and IPA, none unsafe) are certainly
+  /// safe; any other byte from 0x80 up sends the text to the escaper.
   @inline(__always)
   public static func mayNeedEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
     // Eight bytes at a time: a word whose bytes are all printable ASCII (0x20–0x7E) is safe.
@@ -187,7 +260,7 @@ public struct DisplayText: Sendable, Hashable, CustomStringConvertible,
     }
     while index < count {
       switch bytes[index] {
-      case 0..<0x20, 0x7F, 0xC2, 0xD8, 0xE2, 0xEF: return true
+      case 0..<0x20, 0x7F, 0xC0...0xC2, 0xCC...0xFF: return true
       default: index += 1
       }
     }

@@ -34,7 +34,8 @@ extension CurlTransport {
     /// A PEM file of CA certificates to trust instead of the system's, or `nil` (the default) for
     /// libcurl's built-in CA store.
     public var caCertificatesPath: String?
-    /// The most redirects ``CurlTransport/download(_:to:)`` follows (only to `http`/`https`).
+    /// The most redirects ``CurlTransport/download(_:to:)`` follows (by `RedirectPolicy`'s
+    /// rule: only to `http`/`https`, never from https to http, no credential to another origin).
     /// Default 5. ``CurlTransport/send(_:)`` never follows redirects.
     public var maxDownloadRedirects: Int
     /// The most idle easy handles (each with its live connections) kept for reuse. Default 32.

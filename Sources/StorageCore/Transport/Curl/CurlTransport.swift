@@ -26,8 +26,8 @@ import Synchronization
 ///   transport never sets a proxy: `http_proxy` (lower case only), `https_proxy`/`HTTPS_PROXY`,
 ///   `ALL_PROXY`/`all_proxy` and `NO_PROXY`/`no_proxy`. Only ``ProxyPolicy/none`` turns that off.
 /// - Follows no redirects in ``send(_:)``; ``download(_:to:)`` follows up to
-///   ``Configuration/maxDownloadRedirects`` `http`/`https` redirects (libcurl does not forward
-///   custom `Authorization` headers to another host).
+///   ``Configuration/maxDownloadRedirects`` redirects itself, by `RedirectPolicy`'s rule (never
+///   from https to http; no credential, token or signature header to another origin).
 /// - Reports every answer that arrives, whatever its status; throws `StorageError` only when no
 ///   complete answer arrived.
 ///
@@ -98,8 +98,10 @@ public final class CurlTransport: HTTPTransport {
     _ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?,
     digest: StreamedDigest?
   ) async throws -> HTTPResponse {
-    try await transfer(
-      request, destination: fileDescriptor, expectedLength: expectedLength, digest: digest)
+    try await downloadFollowingRedirects(request) { hop in
+      try await transfer(
+        hop, destination: fileDescriptor, expectedLength: expectedLength, digest: digest)
+    }
   }
 
   // MARK: - Running a transfer
@@ -272,16 +274,9 @@ public final class CurlTransport: HTTPTransport {
     try handle.set(CURLOPT_TCP_KEEPALIVE, 1, name: "CURLOPT_TCP_KEEPALIVE")
     try handle.set(CURLOPT_SUPPRESS_CONNECT_HEADERS, 1, name: "CURLOPT_SUPPRESS_CONNECT_HEADERS")
 
-    // Redirects: only downloads follow them, and only to http/https.
-    if isDownload {
-      try handle.set(CURLOPT_FOLLOWLOCATION, 1, name: "CURLOPT_FOLLOWLOCATION")
-      try handle.set(
-        CURLOPT_MAXREDIRS, max(0, configuration.maxDownloadRedirects), name: "CURLOPT_MAXREDIRS")
-      try handle.set(
-        CURLOPT_REDIR_PROTOCOLS_STR, string: "http,https", name: "CURLOPT_REDIR_PROTOCOLS_STR")
-    } else {
-      try handle.set(CURLOPT_FOLLOWLOCATION, 0, name: "CURLOPT_FOLLOWLOCATION")
-    }
+    // Redirects: libcurl follows none; downloads follow them hop by hop
+    // (`downloadFollowingRedirects`), by `RedirectPolicy`'s rule.
+    try handle.set(CURLOPT_FOLLOWLOCATION, 0, name: "CURLOPT_FOLLOWLOCATION")
 
     // Proxy: never set CURLOPT_PROXY, so libcurl keeps reading the environment, unless the
     // configuration opts out of proxies altogether.
