@@ -1,6 +1,9 @@
 import StorageCore
 
 extension State {
+  /// What Esc during `A` says, until the folder is complete.
+  static let stoppedLoading = "stopped loading all pages"
+
   /// The one place the state changes: applies `message` and returns what to do.
   public mutating func update(_ message: Message) -> [Effect] {
     var effects: [Effect] = []
@@ -43,9 +46,14 @@ extension State {
     case .copied(let what, let result):
       switch result {
       case .success(let text):
-        self.message = "copied \(what) (OSC 52): " + text
+        // Whether the terminal lets OSC 52 reach the clipboard is not known here: say what
+        // was done, and under tmux what it takes.
+        let how = insideTmux ? "OSC 52 (tmux needs set-clipboard on)" : "OSC 52"
+        self.message = "\(what) sent by \(how): " + text
       case .failure(let failure): self.message = "copy failed: " + failure.message
       }
+    case .localListed(let id, let result):
+      completed(id: id, result)
     case .note(let text):
       self.message = text
     case .downloadProgress(let name, let bytes, let total):
@@ -70,7 +78,10 @@ extension State {
     switch result {
     case .success(let page):
       guard let (added, last) = folders[place]?.add(page) else { return Folder.Added() }
-      if last && place == location { loadAll = false }
+      if last && place == location {
+        loadAll = false
+        if message == Self.stoppedLoading { message = nil }
+      }
       return added
     case .failure(let failure):
       folders[place]?.failure = failure.message
@@ -119,7 +130,10 @@ extension State {
     default: details = [:]  // known by key within one bucket: another's `a.txt` is another object
     }
     location = target
+    // A message was about the view left (a failed download, "stopped loading"): not this one.
+    message = nil
     filter = ""
+    filterBase = nil
     loadAll = false
     detailFullScreen = false
     cursor = 0

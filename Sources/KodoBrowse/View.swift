@@ -60,7 +60,15 @@ public func view(_ state: State) -> Screen {
   }
   screen.put(Fit.truncate(statusLine(state), to: size.width), row: size.height - 2, column: 0)
   screen.fill(row: size.height - 2, style: color ? [.reverse, .blue] : .reverse)
-  screen.put(Fit.truncate(bottomLine(state), to: size.width), row: size.height - 1, column: 0)
+  switch state.mode {
+  case .goTo(let editor):
+    drawPrompt("go to: ", editor, into: &screen, row: size.height - 1, width: size.width)
+  case .saveAs(let editor):
+    drawPrompt("save as: ", editor, into: &screen, row: size.height - 1, width: size.width)
+  default:
+    screen.put(
+      Fit.truncate(bottomLine(state), to: size.width), row: size.height - 1, column: 0)
+  }
   return screen
 }
 
@@ -81,7 +89,12 @@ private func drawList(_ state: State, into screen: inout Screen, width: Int, col
   let height = state.listHeight
   let rows = state.rows
   if rows.isEmpty {
-    screen.put(" " + Fit.visible(emptyText(state)), row: 1, column: 0, style: .dim, limit: width)
+    // Whole, wrapped: an error's end (its request id) is the part a user needs.
+    for (index, part) in wrap(Fit.visible(emptyText(state)), width: width - 1).prefix(height)
+      .enumerated()
+    {
+      screen.put(" " + part, row: index + 1, column: 0, style: .dim, limit: width)
+    }
     return
   }
   let showTime = state.size.width >= 100
@@ -97,7 +110,7 @@ private func drawList(_ state: State, into screen: inout Screen, width: Int, col
   var index = state.top
   while line <= height && index < rows.count {
     let row = rows[index]
-    let name = Fit.pad(Fit.visible(row.name), to: nameWidth)
+    let name = Fit.pad(Format.name(row.name), to: nameWidth)
     var text = " " + name + " "
     var style: Style = []
     switch row.kind {
@@ -122,8 +135,11 @@ private func drawList(_ state: State, into screen: inout Screen, width: Int, col
   }
   if line <= height, let folder = state.folder {
     if let failure = folder.failure {
-      let text = " ⚠ page \(folder.pages + 1) failed: \(Fit.visible(failure)) — A retries"
-      screen.put(text, row: line, column: 0, style: color ? .red : .bold, limit: width)
+      let text = "⚠ page \(folder.pages + 1) failed: \(Fit.visible(failure)) — A retries"
+      for part in wrap(text, width: width - 1) where line <= height {
+        screen.put(" " + part, row: line, column: 0, style: color ? .red : .bold, limit: width)
+        line += 1
+      }
     } else if folder.loading != nil {
       screen.put(" … loading more", row: line, column: 0, style: .dim, limit: width)
     }
@@ -152,18 +168,23 @@ public func statusLine(_ state: State) -> String {
   case .buckets:
     if state.bucketsLoading != nil {
       parts.append("loading buckets")
+    } else if state.bucketsFailure != nil {
+      parts.append("buckets not loaded (R retries)")
     } else {
-      parts.append("\(Format.count(state.buckets.count)) buckets")
+      parts.append(Format.count(state.buckets.count, "bucket", "buckets"))
     }
   case .folder:
     let folder = state.folder ?? Folder()
     let count = Format.count(folder.count)
+    let entries = Format.count(folder.count, "entry", "entries")
     if folder.complete {
-      parts.append("\(count) entries")
+      parts.append(entries)
+    } else if folder.failure != nil {
+      parts.append("\(entries) loaded, page \(folder.pages + 1) failed (A retries)")
     } else if folder.loading != nil {
-      parts.append("≥ \(count) entries, loading" + (state.loadAll ? " all (Esc stops)" : ""))
+      parts.append("≥ \(entries), loading" + (state.loadAll ? " all (Esc stops)" : ""))
     } else {
-      parts.append("≥ \(count) entries (A loads all)")
+      parts.append("≥ \(entries) (A loads all)")
     }
     let partial = !folder.complete
     if !state.filter.isEmpty || state.mode == .filter {
@@ -192,9 +213,7 @@ private func bottomLine(_ state: State) -> String {
   case .filter: return "/" + Fit.visible(state.filter) + "▏  Enter keeps · Esc clears"
   case .sort: return "sort: n name · s size · t time · r reverse"
   case .copy: return "copy: k key · p BUCKET/KEY · u download URL"
-  case .goTo(let text): return "go to: " + Fit.visible(text) + "▏"
-  case .saveAs(let text): return "save as: " + Fit.visible(text) + "▏"
-  case .help, .normal:
+  case .help, .normal, .goTo, .saveAs:
     if state.pick {
       return " ↑↓ move  ⏎ choose  ← back  / filter  o sort  : go  q quit without choosing"
     }

@@ -69,7 +69,7 @@ struct BrowseEndToEndTests {
 
   @Test func navigatesBucketsFoldersFirstAndBack() async throws {
     let session = try await Self.start("")
-    var seen = try await session.waitFor { $0.contains("photos") && $0.contains("1 buckets") }
+    var seen = try await session.waitFor { $0.contains("photos") && $0.contains("1 bucket") }
     #expect(seen.holds, "\(seen.screen)")
     try await session.keys("Enter")
     seen = try await session.waitFor { $0.contains("2 entries") }
@@ -118,10 +118,11 @@ struct BrowseEndToEndTests {
         ["a.jpg", "b 中文.png", "c.log"].first { line.hasPrefix(" " + $0) }
       }
     }
-    #expect(order(seen.screen) == ["b 中文.png", "c.log", "a.jpg"])
+    // Smallest first, as `kodo ls --sort size`.
+    #expect(order(seen.screen) == ["a.jpg", "c.log", "b 中文.png"])
     try await session.keys("o", "r")
     seen = try await session.waitFor { $0.contains("reversed") }
-    #expect(order(seen.screen) == ["a.jpg", "c.log", "b 中文.png"])
+    #expect(order(seen.screen) == ["b 中文.png", "c.log", "a.jpg"])
     try await session.keys("q")
   }
 
@@ -129,11 +130,13 @@ struct BrowseEndToEndTests {
     let session = try await Self.start("photos/2024/05/c.log")
     #expect(try await session.waitFor { $0.contains("size       700") }.holds)
     try await session.keys("y", "k")
-    var seen = try await session.waitFor { $0.contains("copied key (OSC 52): 2024/05/c.log") }
+    var seen = try await session.waitFor {
+      $0.contains("key sent by OSC 52 (tmux needs set-clipboard on): 2024/05/c.log")
+    }
     #expect(seen.holds, "\(seen.screen)")
     #expect(try await session.buffer() == "2024/05/c.log")
     try await session.keys("y", "u")
-    seen = try await session.waitFor { $0.contains("copied download URL") }
+    seen = try await session.waitFor { $0.contains("download URL sent by OSC 52") }
     #expect(seen.holds, "\(seen.screen)")
     let url = try await session.buffer()
     let fixture = try await Fixture.shared.value
@@ -195,6 +198,52 @@ struct BrowseEndToEndTests {
     let status = try await session.exitStatus()
     #expect(status == 128 + SIGSEGV)
     try await Self.expectSane(session)
+  }
+
+  @Test func otherSignalsThatEndTheProcessRestoreTheTerminal() async throws {
+    for number in [SIGUSR1, SIGALRM, SIGQUIT] {
+      let session = try await Self.start("photos/")
+      #expect(try await session.waitFor { $0.contains("2 entries") }.holds)
+      let pid = try #require(try await session.pid())
+      kill(pid, number)
+      #expect(try await session.exitStatus() == 128 + number, "signal \(number)")
+      try await Self.expectSane(session)
+      #expect(try await session.display("#{cursor_flag}") == "1", "signal \(number)")
+    }
+  }
+
+  @Test func promptsAreLineEditorsWithLocalPathCompletion() async throws {
+    let session = try await Self.start("photos/2024/05/a.jpg")
+    #expect(try await session.waitFor { $0.contains("size       66") }.holds)
+    try FileManager.default.createDirectory(
+      atPath: session.directory + "/scratch/downloads", withIntermediateDirectories: true)
+    try await session.keys("S")
+    var seen = try await session.waitFor { $0.contains("save as: a.jpg") }
+    #expect(seen.holds, "\(seen.screen)")
+    // At the start of the line, a folder is typed and completed in front of the name.
+    try await session.keys("C-a")
+    try await session.type("scr")
+    try await session.keys("Tab")
+    seen = try await session.waitFor { $0.contains("save as: scratch/a.jpg") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("Tab")
+    seen = try await session.waitFor { $0.contains("save as: scratch/downloads/a.jpg") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("Enter")
+    seen = try await session.waitFor { $0.contains("saved a.jpg") }
+    #expect(seen.holds, "\(seen.screen)")
+    #expect(session.file("scratch/downloads/a.jpg") == String(repeating: "a", count: 66))
+    // `:` shows where the browser is, selected: what is typed replaces it.
+    try await session.keys(":")
+    seen = try await session.waitFor { $0.contains("go to: photos/2024/05/") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.type("photos/2024/x/")
+    try await session.keys("C-w")
+    try await session.keys("Enter")
+    seen = try await session.waitFor { $0.contains("kodo · photos / 2024 /") && $0.contains("日志/") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("q")
+    #expect(try await session.exitStatus() == 0)
   }
 
   @Test func quitsWhileAPageIsStillLoading() async throws {

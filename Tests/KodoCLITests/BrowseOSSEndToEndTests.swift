@@ -53,7 +53,7 @@ struct BrowseOSSEndToEndTests {
 
   @Test func navigatesFromTheBucketListWithTheWholeRegionShown() async throws {
     let session = try await Self.start("")
-    var seen = try await session.waitFor { $0.contains("photos") && $0.contains("1 buckets") }
+    var seen = try await session.waitFor { $0.contains("photos") && $0.contains("1 bucket") }
     #expect(seen.holds, "\(seen.screen)")
     #expect(seen.screen.contains("oss-cn-hangzhou"), "\(seen.screen)")
     try await session.keys("Enter")
@@ -118,7 +118,7 @@ struct BrowseOSSEndToEndTests {
     #expect(seen.holds, "\(seen.screen)")
     #expect(session.file("b 中文.png") == String(repeating: "b", count: 5000))
     try await session.keys("y", "u")
-    seen = try await session.waitFor { $0.contains("copied download URL") }
+    seen = try await session.waitFor { $0.contains("download URL sent by OSC 52") }
     #expect(seen.holds, "\(seen.screen)")
     let url = try await session.buffer()
     let fixture = try await Fixture.shared.value

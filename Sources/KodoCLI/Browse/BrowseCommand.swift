@@ -59,6 +59,8 @@ struct Browse: KodoCommand {
     let color = (runtime.environment["NO_COLOR"] ?? "").isEmpty
     var state = State(
       location: start.location, size: terminal.size, pick: pick, color: color, select: start.select)
+    state.home = runtime.environment["HOME"]
+    state.insideTmux = !(runtime.environment["TMUX"] ?? "").isEmpty
     let (events, continuation) = AsyncStream.makeStream(of: BrowseEvent.self)
     let send: @Sendable (Message) -> Void = { continuation.yield(.message($0)) }
     let configured = context.configuration.domains

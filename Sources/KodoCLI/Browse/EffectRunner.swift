@@ -78,6 +78,9 @@ final class EffectRunner: Sendable {
       }
     case .download(let bucket, let key, let size, let path):
       Task { [self] in await download(bucket: bucket, key: key, size: size, path: path) }
+    case .listLocal(let id, let directory):
+      let send = self.send
+      LocalListing.start(directory) { send(.localListed(id: id, $0)) }
     case .pick, .quit:
       break
     }
