@@ -234,8 +234,9 @@ public struct State: Sendable {
   /// The current folder.
   public var folder: Folder? { folders[location] }
 
-  /// Rows of the list area.
-  public var listHeight: Int { max(1, size.height - 3) }
+  /// Rows of the list area (below the title and the column header, above the status and
+  /// hint lines).
+  public var listHeight: Int { max(1, size.height - 4) }
 
   mutating func newID() -> Int {
     defer { nextID += 1 }

@@ -8,11 +8,11 @@ public let keyTable: [(keys: String, does: String)] = [
   ("g Home / G End", "first / last loaded entry"),
   ("PgUp / PgDn", "page up / down"),
   ("/", "filter the loaded entries (Enter keeps, Esc clears)"),
-  ("o", "sort: n name, s size, t time, r reverse"),
+  ("o", "sort: n name, s size, t time (smallest, oldest first), r reverse"),
   ("i", "show or hide the details"),
-  ("y", "copy: k key, p BUCKET/KEY, u download URL (OSC 52)"),
-  ("s / S", "download here / to a path"),
-  (":", "go to BUCKET/PREFIX"),
+  ("y", "copy: k key, p BUCKET/KEY, u download URL (OSC 52, if the terminal allows)"),
+  ("s / S", "download here / to a path (Tab completes, ~ is home)"),
+  (":", "go to BUCKET/PREFIX (typing replaces the path shown)"),
   ("A", "load every page (Esc stops)"),
   ("R", "reload the folder"),
   ("?", "this help"),
@@ -28,10 +28,16 @@ public func view(_ state: State) -> Screen {
     return screen
   }
   let color = state.color
-  screen.put(" kodo · " + Fit.visible(title(state)), row: 0, column: 0)
+  // The position (`37/98`) at the right of the title line.
+  let position = state.rows.isEmpty ? "" : "\(state.cursor + 1)/\(state.rows.count) "
+  let titleRoom = size.width - position.count - 1
+  screen.put(Fit.truncate(" kodo · " + Fit.visible(title(state)), to: titleRoom), row: 0, column: 0)
+  screen.put(position, row: 0, column: size.width - position.count)
   screen.fill(row: 0, style: .reverse)
+  // The rows between the title and the status line: the list's header and rows, or the pane.
+  let bodyHeight = state.listHeight + 1
   if state.mode == .help {
-    for (index, entry) in keyTable.enumerated() where index < state.listHeight {
+    for (index, entry) in keyTable.enumerated() where index < bodyHeight {
       screen.put(" " + Fit.pad(entry.keys, to: 16) + entry.does, row: index + 1, column: 0)
     }
     screen.put(" any key closes the help", row: size.height - 1, column: 0, style: .dim)
@@ -50,10 +56,10 @@ public func view(_ state: State) -> Screen {
   if paneWidth > 0 {
     let column = size.width - paneWidth
     if column > 0 {
-      for row in 1...state.listHeight { screen.put("│", row: row, column: column - 1, style: .dim) }
+      for row in 1...bodyHeight { screen.put("│", row: row, column: column - 1, style: .dim) }
     }
     let lines = detailLines(state, width: paneWidth - 1)
-    for (index, line) in lines.prefix(state.listHeight).enumerated() {
+    for (index, line) in lines.prefix(bodyHeight).enumerated() {
       screen.put(
         line.text, row: index + 1, column: column + 1, style: line.style, limit: paneWidth - 1)
     }
@@ -90,7 +96,7 @@ private func drawList(_ state: State, into screen: inout Screen, width: Int, col
   let rows = state.rows
   if rows.isEmpty {
     // Whole, wrapped: an error's end (its request id) is the part a user needs.
-    for (index, part) in wrap(Fit.visible(emptyText(state)), width: width - 1).prefix(height)
+    for (index, part) in wrap(Fit.visible(emptyText(state)), width: width - 1).prefix(height + 1)
       .enumerated()
     {
       screen.put(" " + part, row: index + 1, column: 0, style: .dim, limit: width)
@@ -106,9 +112,19 @@ private func drawList(_ state: State, into screen: inout Screen, width: Int, col
   }
   let timeWidth = showTime ? 17 : 0
   let nameWidth = max(4, width - 2 - sizeWidth - timeWidth - 1)
-  var line = 1
+  // The column header.
+  let buckets = state.location == .buckets
+  var header = " " + Fit.pad("name", to: nameWidth) + " "
+  header += Fit.pad(buckets ? "region" : "size", to: sizeWidth, right: true)
+  if showTime {
+    header +=
+      " " + Fit.pad(buckets ? "access" : "modified (UTC)", to: timeWidth - 1, right: buckets)
+  }
+  screen.put(header, row: 1, column: 0, style: .dim, limit: width)
+  // The rows, below it: lines 2 to height + 1.
+  var line = 2
   var index = state.top
-  while line <= height && index < rows.count {
+  while line <= height + 1 && index < rows.count {
     let row = rows[index]
     let name = Fit.pad(Format.name(row.name), to: nameWidth)
     var text = " " + name + " "
@@ -133,10 +149,10 @@ private func drawList(_ state: State, into screen: inout Screen, width: Int, col
     line += 1
     index += 1
   }
-  if line <= height, let folder = state.folder {
+  if line <= height + 1, let folder = state.folder {
     if let failure = folder.failure {
       let text = "⚠ page \(folder.pages + 1) failed: \(Fit.visible(failure)) — A retries"
-      for part in wrap(text, width: width - 1) where line <= height {
+      for part in wrap(text, width: width - 1) where line <= height + 1 {
         screen.put(" " + part, row: line, column: 0, style: color ? .red : .bold, limit: width)
         line += 1
       }

@@ -75,7 +75,7 @@ struct StatusAndFilterTests {
       [object(" leading.txt"), object("trailing.txt "), object("in side.txt")], prefixes: [" lead/"]
     )
     let lines = view(state).lines
-    #expect(lines[1].hasPrefix(#" " lead/""#), "\(lines)")
+    #expect(lines[2].hasPrefix(#" " lead/""#), "\(lines)")
     #expect(lines.contains { $0.hasPrefix(#" " leading.txt""#) })
     #expect(lines.contains { $0.hasPrefix(#" "trailing.txt ""#) })
     #expect(lines.contains { $0.hasPrefix(" in side.txt ") })

@@ -76,7 +76,9 @@ struct BrowseEndToEndTests {
     #expect(seen.holds, "\(seen.screen)")
     let lines = seen.screen.split(separator: "\n")
     // Folders first.
-    #expect(lines.count > 2 && lines[1].contains("2024/") && lines[2].contains("top.txt"))
+    // Folders first, below the column header; the position at the title's end.
+    #expect(lines.count > 3 && lines[2].contains("2024/") && lines[3].contains("top.txt"))
+    #expect(lines[1].contains("name") && lines[0].hasSuffix("1/2"))
     try await session.keys("l")
     seen = try await session.waitFor { $0.contains("05/") && $0.contains("日志/") }
     #expect(seen.holds, "\(seen.screen)")
