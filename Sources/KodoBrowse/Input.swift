@@ -4,6 +4,7 @@ extension State {
   /// What a key does in the current mode (the contract's key table).
   mutating func handle(_ key: Key) -> [Effect] {
     if key == .controlC { return [.quit(130)] }
+    if pager != nil { return pagerKey(key) }
     switch mode {
     case .normal: return normal(key)
     case .filter: return editFilter(key)

@@ -203,6 +203,8 @@ public struct State: Sendable {
   /// A download in progress: name, bytes, total.
   public var download: (name: String, bytes: Int64, total: Int64)?
 
+  /// The preview shown over everything, if one is open.
+  public var pager: Pager?
   /// Whether the browser runs inside tmux (`$TMUX`), whose default settings stop OSC 52.
   public var insideTmux = false
   /// The user's home directory (`$HOME`), for `~` in local paths.

@@ -52,6 +52,8 @@ extension State {
         self.message = "\(what) sent by \(how): " + text
       case .failure(let failure): self.message = "copy failed: " + failure.message
       }
+    case .rangeLoaded(let id, let result):
+      effects += pagerLoaded(id: id, result)
     case .localListed(let id, let result):
       completed(id: id, result)
     case .note(let text):
@@ -206,8 +208,8 @@ extension State {
     return enter(.folder(bucket: bucket, prefix: parent), select: prefix)
   }
 
-  /// Opens the selected row: a bucket or folder is entered; an object shows its details (or,
-  /// with `--pick`, is chosen).
+  /// Opens the selected row: a bucket or folder is entered; an object is previewed (or, with
+  /// `--pick`, chosen).
   mutating func open() -> [Effect] {
     guard let row = selected else { return [] }
     switch row.kind {
@@ -219,9 +221,7 @@ extension State {
     case .object(let object):
       guard case .folder(let bucket, _) = location else { return [] }
       if pick { return [.pick(bucket: bucket, key: object.key)] }
-      showDetail = true
-      if size.width < 80 { detailFullScreen = true }
-      return []
+      return openPager(bucket: bucket, key: object.key, size: object.size)
     }
   }
 

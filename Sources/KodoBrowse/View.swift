@@ -3,7 +3,7 @@ import StorageCore
 /// The keys, for the help screen and the hint line (one table, so they cannot drift apart).
 public let keyTable: [(keys: String, does: String)] = [
   ("↓ j / ↑ k", "move"),
-  ("→ l Enter", "open the bucket or folder; on an object, its details"),
+  ("→ l Enter", "open the bucket or folder; on an object, preview it (q back)"),
   ("← h Backspace", "up one level"),
   ("g Home / G End", "first / last loaded entry"),
   ("PgUp / PgDn", "page up / down"),
@@ -25,6 +25,10 @@ public func view(_ state: State) -> Screen {
   let size = state.size
   guard size.width >= 20, size.height >= 5 else {
     screen.put("terminal too small", row: 0, column: 0)
+    return screen
+  }
+  if let pager = state.pager {
+    drawPager(pager, state, into: &screen)
     return screen
   }
   let color = state.color

@@ -20,6 +20,8 @@ struct BrowseEndToEndTests {
       "2024/05/b 中文.png": String(repeating: "b", count: 5000),
       "2024/05/c.log": String(repeating: "c", count: 700),
       "2024/日志/x.log": "x",
+      "2024/日志/notes.txt": "first line\nsecond \u{1B}[31m red\r\nthird\n",
+      "2024/日志/blob.bin": "\u{0}\u{1}ABC\u{1B}",
     ]
 
     private init() async throws {
@@ -246,6 +248,28 @@ struct BrowseEndToEndTests {
     #expect(seen.holds, "\(seen.screen)")
     try await session.keys("q")
     #expect(try await session.exitStatus() == 0)
+  }
+
+  @Test func previewsTextEscapedAndBinaryAsAHexDump() async throws {
+    let session = try await Self.start(TmuxSession.quote("photos/2024/日志/notes.txt"))
+    #expect(try await session.waitFor { $0.contains("size       35") }.holds)
+    try await session.keys("Enter")
+    var seen = try await session.waitFor {
+      $0.contains(#"second \u{1B}[31m red"#) && $0.contains("third") && $0.contains(" text · 35 B")
+    }
+    #expect(seen.holds, "\(seen.screen)")
+    #expect(seen.screen.contains("first line"))
+    try await session.keys("q")
+    seen = try await session.waitFor { $0.contains("notes.txt") && $0.contains("x.log") }
+    #expect(seen.holds, "\(seen.screen)")
+    // blob.bin sorts first.
+    try await session.keys("g", "Enter")
+    seen = try await session.waitFor { $0.contains("0000000000  00 01 41 42 43 1b") }
+    #expect(seen.holds, "\(seen.screen)")
+    #expect(seen.screen.contains("|..ABC.|") && seen.screen.contains(" hex · 6 B"))
+    try await session.keys("Left", "q")
+    #expect(try await session.exitStatus() == 0)
+    try await Self.expectSane(session)
   }
 
   @Test func quitsWhileAPageIsStillLoading() async throws {

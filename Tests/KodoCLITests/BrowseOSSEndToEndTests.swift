@@ -17,7 +17,8 @@ struct BrowseOSSEndToEndTests {
       "top.txt": "top",
       "2024/05/a.jpg": String(repeating: "a", count: 66),
       "2024/05/b 中文.png": String(repeating: "b", count: 5000),
-      "2024/日志/x.log": "x",
+      "2024/日志/x.log": "x\u{1B}]0;t\u{7}y\n",
+      "2024/日志/blob.bin": "\u{0}\u{1}ABC\u{1B}",
     ]
 
     private init() async throws {
@@ -129,6 +130,21 @@ struct BrowseOSSEndToEndTests {
     let fetched = try await CLIRunner("kodo").runShell("curl -s \(TmuxSession.quote(url))")
     #expect(fetched.stdout == String(repeating: "b", count: 5000))
     try await session.keys("q")
+    #expect(try await session.exitStatus() == 0)
+  }
+
+  @Test func previewsTextAndBinaryByRange() async throws {
+    let session = try await Self.start(TmuxSession.quote("photos/2024/日志/x.log"))
+    #expect(try await session.waitFor { $0.contains("size       9") }.holds)
+    try await session.keys("Enter")
+    var seen = try await session.waitFor {
+      $0.contains(#"x\u{1B}]0;t\u{7}y"#) && $0.contains(" text ·")
+    }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("q", "g", "Enter")
+    seen = try await session.waitFor { $0.contains("0000000000  00 01 41 42 43 1b") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("q", "q")
     #expect(try await session.exitStatus() == 0)
   }
 }
