@@ -94,6 +94,8 @@ extension State {
       } else if !filter.isEmpty {
         setFilter("")
       }
+    case .character(" "): toggleMark()
+    case .character("*"): markAllShown()
     case .character("?"): mode = .help
     case .character("q"): return [.quit(0)]
     default: break
@@ -169,6 +171,28 @@ extension State {
     switch location {
     case .buckets: return ""
     case .folder(let bucket, let prefix): return bucket + "/" + prefix
+    }
+  }
+}
+
+extension State {
+  /// `Space`: marks the selected entry (or unmarks it) and moves to the next.
+  mutating func toggleMark() {
+    guard case .folder = location, let row = selected else { return }
+    let key = ExactKey(row.id)
+    if marks.remove(key) == nil { marks.insert(key) }
+    move(to: cursor + 1)
+  }
+
+  /// `*`: marks every entry shown (those the filter passes, of those loaded); when all of them
+  /// are marked already, unmarks them.
+  mutating func markAllShown() {
+    guard case .folder = location, !rows.isEmpty else { return }
+    let shown = rows.indices.map { ExactKey(rows.id(at: $0)) }
+    if shown.allSatisfy({ marks.contains($0) }) {
+      marks.subtract(shown)
+    } else {
+      marks.formUnion(shown)
     }
   }
 }

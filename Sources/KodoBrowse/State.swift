@@ -203,6 +203,9 @@ public struct State: Sendable {
   /// A download in progress: name, bytes, total.
   public var download: (name: String, bytes: Int64, total: Int64)?
 
+  /// The marked entries of the current folder, by key (or prefix): kept across filters, sorts
+  /// and pages, dropped when the browser leaves the folder.
+  public var marks: Set<ExactKey> = []
   /// The preview shown over everything, if one is open.
   public var pager: Pager?
   /// Whether the browser runs inside tmux (`$TMUX`), whose default settings stop OSC 52.

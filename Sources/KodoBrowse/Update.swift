@@ -136,6 +136,7 @@ extension State {
     message = nil
     filter = ""
     filterBase = nil
+    marks = []
     loadAll = false
     detailFullScreen = false
     cursor = 0

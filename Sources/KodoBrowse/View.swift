@@ -10,6 +10,7 @@ public let keyTable: [(keys: String, does: String)] = [
   ("/", "filter the loaded entries (Enter keeps, Esc clears)"),
   ("o", "sort: n name, s size, t time (smallest, oldest first), r reverse"),
   ("i", "show or hide the details"),
+  ("Space / *", "mark or unmark / mark every entry shown (all marked: none)"),
   ("y", "copy: k key, p BUCKET/KEY, u download URL (OSC 52, if the terminal allows)"),
   ("s / S", "download here / to a path (Tab completes, ~ is home)"),
   (":", "go to BUCKET/PREFIX (typing replaces the path shown)"),
@@ -131,7 +132,8 @@ private func drawList(_ state: State, into screen: inout Screen, width: Int, col
   while line <= height + 1 && index < rows.count {
     let row = rows[index]
     let name = Fit.pad(Format.name(row.name), to: nameWidth)
-    var text = " " + name + " "
+    let marked = !state.marks.isEmpty && state.marks.contains(ExactKey(row.id))
+    var text = (marked ? "*" : " ") + name + " "
     var style: Style = []
     switch row.kind {
     case .bucket(let bucket):
@@ -219,6 +221,7 @@ public func statusLine(_ state: State) -> String {
         "sorted by \(key)\(state.reversed ? ", reversed" : "")" + (partial ? " among loaded" : ""))
     }
   }
+  if !state.marks.isEmpty { parts.append("\(Format.count(state.marks.count)) marked") }
   if let download = state.download {
     let percent = download.total > 0 ? download.bytes * 100 / download.total : 100
     parts.append(
