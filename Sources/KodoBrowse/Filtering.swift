@@ -37,38 +37,59 @@ extension State {
     }
     filter = new
     let line = cursor - top
+    // The selected entry, found again by its index rather than by comparing keys.
+    var selectedEntry: Int?
+    if let selectedID, rows.indices.contains(cursor), ExactKey.same(rows.id(at: cursor), selectedID)
+    {
+      selectedEntry = rows.order[cursor]
+    }
     let names = NameFilter(new, prefix: prefix)
+    var found: Int?
     if !new.isEmpty && (old.isEmpty || new.lowercased().contains(old.lowercased())) {
       var order: [Int] = []
       swap(&order, &rows.order)
-      keep(names, in: &order, of: folder)
+      found = keep(names, in: &order, of: folder, finding: selectedEntry)
     } else if let base = filterBase, base.holds(for: self, folder) {
       var order = base.order
       if new.isEmpty {
         rows.order = order
         rows.folderRows = base.folderRows
+        found = selectedEntry.flatMap { order.firstIndex(of: $0) }
       } else {
-        keep(names, in: &order, of: folder)
+        found = keep(names, in: &order, of: folder, finding: selectedEntry)
       }
     } else {
       rebuildRows()
       return
     }
-    followSelection(line: line)
+    if let found {
+      cursor = found
+    } else {
+      // The selected row is filtered out: the nearest row is selected.
+      cursor = min(cursor, max(0, rows.count - 1))
+      selectedID = rows.isEmpty ? nil : rows.id(at: cursor)
+    }
+    keepCursor(onLine: line)
   }
 
-  /// Keeps the entries of `order` whose names pass `names`, in their order, as the rows.
-  private mutating func keep(_ names: NameFilter, in order: inout [Int], of folder: Folder) {
+  /// Keeps the entries of `order` whose names pass `names`, in their order, as the rows;
+  /// returns the row `entry` is now on, if it is kept.
+  private mutating func keep(
+    _ names: NameFilter, in order: inout [Int], of folder: Folder, finding entry: Int?
+  ) -> Int? {
     var kept = 0
     var folderRows = 0
+    var found: Int?
     folder.folders.withUnsafeBufferPointer { prefixes in
       folder.objects.withUnsafeBufferPointer { objects in
+        let wanted = entry
         order.withUnsafeMutableBufferPointer { order in
           for index in order.indices {
             let entry = order[index]
             let passes =
               entry < 0 ? names.matches(prefixes[~entry]) : names.matches(objects[entry].key)
             guard passes else { continue }
+            if entry == wanted { found = kept }
             order[kept] = entry
             kept += 1
             if entry < 0 { folderRows += 1 }
@@ -79,5 +100,6 @@ extension State {
     order.removeSubrange(kept...)
     rows.order = order
     rows.folderRows = folderRows
+    return found
   }
 }
