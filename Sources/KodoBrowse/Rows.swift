@@ -186,12 +186,15 @@ enum KeyBytes {
 /// The filter: names (keys after the folder's prefix) that contain `needle` (lower-cased), as
 /// `String.contains` on lower-cased names decides. Names and needles of plain ASCII (no CR, which
 /// joins a following LF into one character) are compared byte by byte, in place, without making
-/// a string: a pass over a million keys allocates nothing.
+/// a string; a needle with a non-ASCII character is not in a name of plain ASCII (whose lower
+/// case is ASCII too). A pass over a million such keys allocates nothing.
 struct NameFilter {
   let needle: String
   let prefix: String
   private let bytes: [UInt8]?
   private let prefixBytes: [UInt8]
+  /// Whether the needle holds a byte outside ASCII.
+  private let wide: Bool
 
   init(_ filter: String, prefix: String) {
     needle = filter.lowercased()
@@ -199,6 +202,11 @@ struct NameFilter {
     prefixBytes = Array(prefix.utf8)
     let utf8 = Array(needle.utf8)
     bytes = utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D } ? utf8 : nil
+    // U+037E and U+1FEF are canonically `;` and `` ` `` (U+212A, `K`, is `k` once lower-cased):
+    // a needle holding them may match ASCII.
+    wide =
+      utf8.contains { $0 >= 0x80 }
+      && !needle.unicodeScalars.contains { $0.value == 0x37E || $0.value == 0x1FEF }
   }
 
   var isEmpty: Bool { needle.isEmpty }
@@ -219,6 +227,9 @@ struct NameFilter {
         }
       }
       if let quick, let result = quick { return result }
+    } else if wide {
+      let ascii = key.utf8.withContiguousStorageIfAvailable { all in all.allSatisfy { $0 < 0x80 } }
+      if ascii == true { return false }
     }
     return Rows.name(key, in: prefix).lowercased().contains(needle)
   }

@@ -91,6 +91,19 @@ struct StatusAndFilterTests {
     #expect(statusLine(buckets) == " 1 bucket")
   }
 
+  @Test func aFilterMatchesAsStringContainsDoesEvenForCanonicalTwinsOfASCII() {
+    var state = Self.folder([object("a;b"), object("a`b"), object("kelvin"), object("中文.txt")])
+    for (needle, count) in [("\u{37E}", 1), ("\u{1FEF}", 1), ("\u{212A}", 1), ("文", 1), ("é", 0)] {
+      _ = state.update(.key(.character("/")))
+      _ = state.keys(needle)
+      let names = ["a;b", "a`b", "kelvin", "中文.txt"]
+      #expect(
+        state.rows.count == names.filter { $0.lowercased().contains(needle.lowercased()) }.count)
+      #expect(state.rows.count == count, "\(needle.debugDescription)")
+      _ = state.update(.key(.escape))
+    }
+  }
+
   /// Typing, deleting and clearing a filter, with pages arriving and the sort changing between
   /// keys, always shows what one filter and sort of everything loaded shows, and keeps the
   /// selection on its row while it passes the filter.
