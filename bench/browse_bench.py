@@ -27,8 +27,9 @@ import time
 
 TICKS = os.sysconf("SC_CLK_TCK")
 WIDTH, HEIGHT = 120, 40
-# The list shows HEIGHT - 3 rows: a move below that scrolls.
-LIST_HEIGHT = HEIGHT - 3
+# The list shows HEIGHT - 4 rows (title, column header, status, hints): a move below that
+# scrolls.
+LIST_HEIGHT = HEIGHT - 4
 
 
 class Pane:

@@ -14,9 +14,12 @@ func detailLines(_ state: State, width: Int) -> [DetailLine] {
   let labelWidth = 11
   func field(_ label: String, _ value: String?) {
     guard let value, !value.isEmpty else { return }
-    lines.append(DetailLine(text: Fit.pad(label, to: labelWidth) + Fit.visible(value)))
+    // Cut with `…`, never silently: a cut hash must not pass for a whole one.
+    let room = max(1, width - labelWidth)
+    lines.append(
+      DetailLine(text: Fit.pad(label, to: labelWidth) + Fit.truncate(Fit.visible(value), to: room)))
   }
-  for part in wrap(Fit.visible(row.name), width: width) {
+  for part in wrap(Format.name(row.name), width: width) {
     lines.append(DetailLine(text: part, style: .bold))
   }
   lines.append(DetailLine(text: ""))
@@ -61,7 +64,7 @@ func detailLines(_ state: State, width: Int) -> [DetailLine] {
     }
     lines.append(DetailLine(text: ""))
     lines.append(DetailLine(text: "key", style: .dim))
-    for part in wrap(Fit.visible(entry.key), width: width) { lines.append(DetailLine(text: part)) }
+    for part in wrap(Format.name(entry.key), width: width) { lines.append(DetailLine(text: part)) }
   }
   return lines
 }

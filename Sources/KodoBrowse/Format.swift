@@ -18,6 +18,23 @@ public enum Format {
     return out
   }
 
+  /// `1 entry`, `2 entries`, `12,345 entries`.
+  public static func count(_ number: Int, _ one: String, _ many: String) -> String {
+    count(number) + " " + (number == 1 ? one : many)
+  }
+
+  /// A name or key as the browser shows it, as the CLI does: escaped, and in double quotes
+  /// when it is empty or has a space at either end (a folder's own `/` aside), so that the
+  /// spaces can be seen.
+  public static func name(_ raw: String) -> String {
+    let bare = KeySegments.endsWithSlash(raw) ? raw.utf8.dropLast() : raw.utf8[...]
+    let space = UInt8(ascii: " ")
+    guard let first = bare.first, let last = bare.last, first != space, last != space else {
+      return Fit.visible(DisplayText.quoted(raw))
+    }
+    return Fit.visible(raw)
+  }
+
   /// `2024-05-12 11:51` in UTC.
   public static func minute(_ time: Timestamp) -> String {
     let civil = CivilTime(unixSeconds: time.unixSeconds)

@@ -4,15 +4,17 @@ extension State {
   /// What a key does in the current mode (the contract's key table).
   mutating func handle(_ key: Key) -> [Effect] {
     if key == .controlC { return [.quit(130)] }
+    if pager != nil { return pagerKey(key) }
     switch mode {
     case .normal: return normal(key)
     case .filter: return editFilter(key)
     case .sort:
       mode = .normal
+      // A key sorts ascending (the CLI's `--sort`); only `r` reverses, until the next key.
       switch key {
-      case .character("n"): sortKey = .name
-      case .character("s"): sortKey = .size
-      case .character("t"): sortKey = .time
+      case .character("n"): (sortKey, reversed) = (.name, false)
+      case .character("s"): (sortKey, reversed) = (.size, false)
+      case .character("t"): (sortKey, reversed) = (.time, false)
       case .character("r"): reversed.toggle()
       default: return []
       }
@@ -21,11 +23,12 @@ extension State {
     case .copy:
       mode = .normal
       return copy(key)
-    case .goTo(let text):
-      return prompt(key, text: text, wrap: Mode.goTo) { state, path in state.goTo(path) }
-    case .saveAs(let text):
-      return prompt(key, text: text, wrap: Mode.saveAs) { state, path in
-        state.save(to: path.isEmpty ? nil : path)
+    case .goTo:
+      return prompt(key, local: false) { state, path in state.goTo(path) }
+    case .saveAs:
+      return prompt(key, local: true) { state, path in
+        let path = expandingHome(path, home: state.home)
+        return state.save(to: path.isEmpty ? nil : path)
       }
     case .help:
       mode = .normal
@@ -60,12 +63,13 @@ extension State {
     case .character("y"):
       guard selected != nil else { return [] }
       mode = .copy
-    case .character(":"): mode = .goTo(currentPath)
+    case .character(":"): mode = .goTo(LineEditor(currentPath, selectAll: true))
     case .character("s"): return save(to: nil)
     case .character("S"):
       guard let object = selected?.object else { return [] }
       mode = .saveAs(
-        String(KeySegments.lastSegment(of: KeySegments.droppingTrailingSlashes(object.key))))
+        LineEditor(
+          String(KeySegments.lastSegment(of: KeySegments.droppingTrailingSlashes(object.key)))))
     case .character("i"):
       if size.width < 80 {
         detailFullScreen = selected?.object != nil
@@ -77,6 +81,7 @@ extension State {
     case .character("A"):
       if case .folder = location, folder?.complete == false {
         loadAll = true
+        message = nil
         if var current = folders[location], current.failure != nil {
           current.failure = nil
           folders[location] = current
@@ -85,11 +90,12 @@ extension State {
     case .escape:
       if loadAll {
         loadAll = false
-        message = "stopped loading all pages"
+        message = Self.stoppedLoading
       } else if !filter.isEmpty {
-        filter = ""
-        rebuildRows()
+        setFilter("")
       }
+    case .character(" "): toggleMark()
+    case .character("*"): markAllShown()
     case .character("?"): mode = .help
     case .character("q"): return [.quit(0)]
     default: break
@@ -103,35 +109,15 @@ extension State {
       mode = .normal
     case .escape:
       mode = .normal
-      filter = ""
+      setFilter("")
     case .backspace:
-      if filter.isEmpty { mode = .normal } else { filter.removeLast() }
+      if filter.isEmpty { mode = .normal } else { setFilter(String(filter.dropLast())) }
     case .character(let character):
-      filter.append(character)
+      setFilter(filter + String(character))
     case .down, .up, .pageDown, .pageUp:
       return normal(key)
     default:
-      return []
-    }
-    rebuildRows()
-    return []
-  }
-
-  private mutating func prompt(
-    _ key: Key, text: String, wrap: (String) -> Mode,
-    done: (inout State, String) -> [Effect]
-  ) -> [Effect] {
-    switch key {
-    case .enter:
-      mode = .normal
-      return done(&self, text)
-    case .escape:
-      mode = .normal
-    case .backspace:
-      mode = wrap(String(text.dropLast()))
-    case .character(let character):
-      mode = wrap(text + String(character))
-    default: break
+      break
     }
     return []
   }
@@ -142,12 +128,12 @@ extension State {
     switch location {
     case .buckets:
       return key == .character("k") || key == .character("p")
-        ? [.copy(what: "bucket name", text: row.id)] : []
+        ? copyText("bucket name", row.id) : []
     case .folder(let name, _): bucket = name
     }
     switch key {
-    case .character("k"): return [.copy(what: "key", text: row.id)]
-    case .character("p"): return [.copy(what: "path", text: bucket + "/" + row.id)]
+    case .character("k"): return copyText("key", row.id)
+    case .character("p"): return copyText("path", bucket + "/" + row.id)
     case .character("u"):
       guard row.object != nil else {
         message = "a folder has no download URL"
@@ -158,7 +144,21 @@ extension State {
     }
   }
 
-  private mutating func save(to path: String?) -> [Effect] {
+  /// Copies text that holds no character the escaper would escape: a key with a line break,
+  /// ESC or another control (or a bidi or invisible character) is not put in the clipboard,
+  /// where a paste into a shell could run it or end a bracketed paste; the status line says
+  /// why.
+  private mutating func copyText(_ what: String, _ text: String) -> [Effect] {
+    guard DisplayText.escaped(text).utf8.elementsEqual(text.utf8) else {
+      message =
+        "not copied: the \(what) holds control or invisible characters (shown escaped), which a"
+        + " paste would run or hide"
+      return []
+    }
+    return [.copy(what: what, text: text)]
+  }
+
+  mutating func save(to path: String?) -> [Effect] {
     guard case .folder(let bucket, _) = location, let object = selected?.object else {
       message = "select an object to download"
       return []
@@ -171,6 +171,28 @@ extension State {
     switch location {
     case .buckets: return ""
     case .folder(let bucket, let prefix): return bucket + "/" + prefix
+    }
+  }
+}
+
+extension State {
+  /// `Space`: marks the selected entry (or unmarks it) and moves to the next.
+  mutating func toggleMark() {
+    guard case .folder = location, let row = selected else { return }
+    let key = ExactKey(row.id)
+    if marks.remove(key) == nil { marks.insert(key) }
+    move(to: cursor + 1)
+  }
+
+  /// `*`: marks every entry shown (those the filter passes, of those loaded); when all of them
+  /// are marked already, unmarks them.
+  mutating func markAllShown() {
+    guard case .folder = location, !rows.isEmpty else { return }
+    let shown = rows.indices.map { ExactKey(rows.id(at: $0)) }
+    if shown.allSatisfy({ marks.contains($0) }) {
+      marks.subtract(shown)
+    } else {
+      marks.formUnion(shown)
     }
   }
 }

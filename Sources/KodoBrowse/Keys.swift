@@ -3,6 +3,9 @@ public enum Key: Sendable, Equatable, Hashable {
   case up, down, left, right, home, end, pageUp, pageDown
   case enter, backspace, escape, tab, delete
   case controlC, controlZ, controlL
+  /// Another control key, by its letter in lower case: `.control("a")` is Ctrl-A (the line
+  /// editor's keys).
+  case control(Character)
   /// A printable character (UTF-8 text, IME input included).
   case character(Character)
   /// A sequence or control byte the browser has no use for.
@@ -71,6 +74,7 @@ public struct KeyDecoder: Sendable {
     case 0x03: return (.controlC, 1)
     case 0x1A: return (.controlZ, 1)
     case 0x0C: return (.controlL, 1)
+    case 0x01...0x1A: return (.control(Character(Unicode.Scalar(byte + 0x60))), 1)
     case 0..<0x20: return (.unknown, 1)
     case 0x20..<0x7F: return (.character(Character(Unicode.Scalar(byte))), 1)
     default: return utf8(bytes, at: index)

@@ -14,6 +14,10 @@ public enum Message: Sendable {
   case copied(what: String, Result<String, Failure>)
   case downloadProgress(name: String, bytes: Int64, total: Int64)
   case downloadFinished(name: String, Result<String, Failure>)
+  /// A range of an object, for the pager.
+  case rangeLoaded(id: Int, Result<[UInt8], Failure>)
+  /// The entries of a local directory, for Tab completion.
+  case localListed(id: Int, Result<[LocalEntry], Failure>)
   /// A diagnostic (a warning, a note) for the status line, already escaped.
   case note(String)
 }
@@ -40,6 +44,10 @@ public enum Effect: Sendable, Equatable {
   case copyURL(bucket: String, key: String)
   /// Downloads the object to `path` (`nil`: its name in the current directory).
   case download(bucket: String, key: String, size: Int64, path: String?)
+  /// Fetches a range of an object (at most 64 KiB) into memory, for the pager.
+  case fetchRange(id: Int, bucket: String, key: String, range: ClosedRange<Int64>)
+  /// Lists a local directory (for Tab completion of a local path).
+  case listLocal(id: Int, directory: String)
   /// `--pick`: the chosen object; the runner prints it and quits.
   case pick(bucket: String, key: String)
   /// Leaves with this exit status.

@@ -185,46 +185,76 @@ enum KeyBytes {
 
 /// The filter: names (keys after the folder's prefix) that contain `needle` (lower-cased), as
 /// `String.contains` on lower-cased names decides. Names and needles of plain ASCII (no CR, which
-/// joins a following LF into one character) are compared byte by byte, without making a string.
+/// joins a following LF into one character) are compared byte by byte, in place, without making
+/// a string; a needle with a non-ASCII character is not in a name of plain ASCII (whose lower
+/// case is ASCII too). A pass over a million such keys allocates nothing.
 struct NameFilter {
   let needle: String
+  let prefix: String
   private let bytes: [UInt8]?
+  private let prefixBytes: [UInt8]
+  /// Whether the needle holds a byte outside ASCII.
+  private let wide: Bool
 
-  init(_ filter: String) {
+  init(_ filter: String, prefix: String) {
     needle = filter.lowercased()
+    self.prefix = prefix
+    prefixBytes = Array(prefix.utf8)
     let utf8 = Array(needle.utf8)
-    bytes = utf8.allSatisfy(NameFilter.plain) ? utf8 : nil
+    bytes = utf8.allSatisfy { $0 < 0x80 && $0 != 0x0D } ? utf8 : nil
+    // U+037E and U+1FEF are canonically `;` and `` ` `` (U+212A, `K`, is `k` once lower-cased):
+    // a needle holding them may match ASCII.
+    wide =
+      utf8.contains { $0 >= 0x80 }
+      && !needle.unicodeScalars.contains { $0.value == 0x37E || $0.value == 0x1FEF }
   }
 
   var isEmpty: Bool { needle.isEmpty }
 
-  private static func plain(_ byte: UInt8) -> Bool { byte < 0x80 && byte != 0x0D }
-
-  func matches(_ key: String, in prefix: String) -> Bool {
-    if let bytes, key.utf8.starts(with: prefix.utf8) {
-      let skip = prefix.utf8.count
+  func matches(_ key: String) -> Bool {
+    if let bytes {
       let quick = key.utf8.withContiguousStorageIfAvailable { all -> Bool? in
-        let name = UnsafeBufferPointer(rebasing: all[skip...])
-        guard name.allSatisfy(NameFilter.plain) else { return nil }
-        return Self.contains(name, bytes)
+        prefixBytes.withUnsafeBufferPointer { prefix -> Bool? in
+          guard all.count >= prefix.count else { return nil }
+          var index = 0
+          while index < prefix.count {
+            if all[index] != prefix[index] { return nil }
+            index += 1
+          }
+          return bytes.withUnsafeBufferPointer { needle in
+            Self.search(UnsafeBufferPointer(rebasing: all[prefix.count...]), needle)
+          }
+        }
       }
       if let quick, let result = quick { return result }
+    } else if wide {
+      let ascii = key.utf8.withContiguousStorageIfAvailable { all in all.allSatisfy { $0 < 0x80 } }
+      if ascii == true { return false }
     }
     return Rows.name(key, in: prefix).lowercased().contains(needle)
   }
 
-  private static func contains(_ name: UnsafeBufferPointer<UInt8>, _ needle: [UInt8]) -> Bool {
-    if needle.isEmpty { return true }
-    guard name.count >= needle.count else { return false }
-    for start in 0...(name.count - needle.count) {
-      var index = 0
-      while index < needle.count {
-        var byte = name[start + index]
-        if byte >= 0x41 && byte <= 0x5A { byte += 0x20 }
-        if byte != needle[index] { break }
-        index += 1
+  /// Whether `name` holds `needle` (lower-case ASCII), ASCII letters compared without case;
+  /// `nil` when the name is not plain ASCII (the caller then compares strings).
+  private static func search(
+    _ name: UnsafeBufferPointer<UInt8>, _ needle: UnsafeBufferPointer<UInt8>
+  ) -> Bool? {
+    for byte in name where byte >= 0x80 || byte == 0x0D { return nil }
+    let count = needle.count
+    if count == 0 { return true }
+    guard name.count >= count else { return false }
+    @inline(__always) func lower(_ byte: UInt8) -> UInt8 {
+      byte &- 0x41 < 26 ? byte | 0x20 : byte
+    }
+    let first = needle[0]
+    var start = 0
+    while start <= name.count - count {
+      if lower(name[start]) == first {
+        var index = 1
+        while index < count && lower(name[start + index]) == needle[index] { index += 1 }
+        if index == count { return true }
       }
-      if index == needle.count { return true }
+      start += 1
     }
     return false
   }
@@ -305,8 +335,8 @@ public struct Rows: RandomAccessCollection, Sendable {
   }
 }
 
-/// The order of a folder's entries: folders first, by name; then objects by the sort key, ties
-/// by key; entries that still tie (the same key twice) in the order they arrived. Total, so that
+/// The order of a folder's entries: folders first, by name; then objects by the sort key (as
+/// the CLI's `--sort`: smallest and oldest first; `reversed` as `--reverse`), ties by key; entries that still tie (the same key twice) in the order they arrived. Total, so that
 /// pages merged as they arrive give what one sort of everything gives.
 struct EntryOrder {
   let prefixes: [String]
@@ -329,12 +359,12 @@ struct EntryOrder {
         if order != 0 { return reversed ? order > 0 : order < 0 }
       case .size:
         let (x, y) = (objects[a].size, objects[b].size)
-        if x != y { return reversed ? x < y : x > y }
+        if x != y { return reversed ? x > y : x < y }
         let order = KeyBytes.compare(objects[a].key, objects[b].key)
         if order != 0 { return order < 0 }
       case .time:
         let (x, y) = (objects[a].putTime, objects[b].putTime)
-        if x != y { return reversed ? x < y : x > y }
+        if x != y { return reversed ? x > y : x < y }
         let order = KeyBytes.compare(objects[a].key, objects[b].key)
         if order != 0 { return order < 0 }
       }

@@ -150,10 +150,10 @@ public enum Mode: Sendable, Equatable {
   case sort
   /// `y`: waiting for k, p or u.
   case copy
-  /// `:`: typing a path.
-  case goTo(String)
-  /// `S`: typing where to save.
-  case saveAs(String)
+  /// `:`: typing a path (`BUCKET/PREFIX`).
+  case goTo(LineEditor)
+  /// `S`: typing where to save (a local path; Tab completes it).
+  case saveAs(LineEditor)
   /// `?`.
   case help
 }
@@ -187,6 +187,8 @@ public struct State: Sendable {
   public var selectedID: String?
 
   public var filter = ""
+  /// The unfiltered rows, kept while a filter is typed (see `setFilter`).
+  var filterBase: FilterBase?
   public var sortKey: SortKey = .name
   public var reversed = false
   public var showDetail = true
@@ -202,6 +204,18 @@ public struct State: Sendable {
   public var message: String?
   /// A download in progress: name, bytes, total.
   public var download: (name: String, bytes: Int64, total: Int64)?
+
+  /// The marked entries of the current folder, by key (or prefix): kept across filters, sorts
+  /// and pages, dropped when the browser leaves the folder.
+  public var marks: Set<ExactKey> = []
+  /// The preview shown over everything, if one is open.
+  public var pager: Pager?
+  /// Whether the browser runs inside tmux (`$TMUX`), whose default settings stop OSC 52.
+  public var insideTmux = false
+  /// The user's home directory (`$HOME`), for `~` in local paths.
+  public var home: String?
+  /// The Tab completion awaited: its request and the text it completes.
+  var completion: (id: Int, typed: String)?
 
   /// A key to select once it is loaded (`BUCKET/KEY` at start-up, `:` to a key, back from a
   /// folder).
@@ -227,8 +241,9 @@ public struct State: Sendable {
   /// The current folder.
   public var folder: Folder? { folders[location] }
 
-  /// Rows of the list area.
-  public var listHeight: Int { max(1, size.height - 3) }
+  /// Rows of the list area (below the title and the column header, above the status and
+  /// hint lines).
+  public var listHeight: Int { max(1, size.height - 4) }
 
   mutating func newID() -> Int {
     defer { nextID += 1 }
@@ -300,10 +315,10 @@ public struct State: Sendable {
   ) -> (folders: [Int], objects: [Int]) {
     var folders = folders
     var objects = objects
-    let names = NameFilter(filter)
+    let names = NameFilter(filter, prefix: prefix)
     if !names.isEmpty {
-      folders = folders.filter { names.matches(folder.folders[~$0], in: prefix) }
-      objects = objects.filter { names.matches(folder.objects[$0].key, in: prefix) }
+      folders = folders.filter { names.matches(folder.folders[~$0]) }
+      objects = objects.filter { names.matches(folder.objects[$0].key) }
     }
     folders.sort(by: ordering.precedes)
     objects.sort(by: ordering.precedes)

@@ -1,6 +1,9 @@
 import StorageCore
 
 extension State {
+  /// What Esc during `A` says, until the folder is complete.
+  static let stoppedLoading = "stopped loading all pages"
+
   /// The one place the state changes: applies `message` and returns what to do.
   public mutating func update(_ message: Message) -> [Effect] {
     var effects: [Effect] = []
@@ -43,9 +46,16 @@ extension State {
     case .copied(let what, let result):
       switch result {
       case .success(let text):
-        self.message = "copied \(what) (OSC 52): " + text
+        // Whether the terminal lets OSC 52 reach the clipboard is not known here: say what
+        // was done, and under tmux what it takes.
+        let how = insideTmux ? "OSC 52 (tmux needs set-clipboard on)" : "OSC 52"
+        self.message = "\(what) sent by \(how): " + text
       case .failure(let failure): self.message = "copy failed: " + failure.message
       }
+    case .rangeLoaded(let id, let result):
+      effects += pagerLoaded(id: id, result)
+    case .localListed(let id, let result):
+      completed(id: id, result)
     case .note(let text):
       self.message = text
     case .downloadProgress(let name, let bytes, let total):
@@ -70,7 +80,10 @@ extension State {
     switch result {
     case .success(let page):
       guard let (added, last) = folders[place]?.add(page) else { return Folder.Added() }
-      if last && place == location { loadAll = false }
+      if last && place == location {
+        loadAll = false
+        if message == Self.stoppedLoading { message = nil }
+      }
       return added
     case .failure(let failure):
       folders[place]?.failure = failure.message
@@ -119,7 +132,11 @@ extension State {
     default: details = [:]  // known by key within one bucket: another's `a.txt` is another object
     }
     location = target
+    // A message was about the view left (a failed download, "stopped loading"): not this one.
+    message = nil
     filter = ""
+    filterBase = nil
+    marks = []
     loadAll = false
     detailFullScreen = false
     cursor = 0
@@ -192,8 +209,8 @@ extension State {
     return enter(.folder(bucket: bucket, prefix: parent), select: prefix)
   }
 
-  /// Opens the selected row: a bucket or folder is entered; an object shows its details (or,
-  /// with `--pick`, is chosen).
+  /// Opens the selected row: a bucket or folder is entered; an object is previewed (or, with
+  /// `--pick`, chosen).
   mutating func open() -> [Effect] {
     guard let row = selected else { return [] }
     switch row.kind {
@@ -205,9 +222,7 @@ extension State {
     case .object(let object):
       guard case .folder(let bucket, _) = location else { return [] }
       if pick { return [.pick(bucket: bucket, key: object.key)] }
-      showDetail = true
-      if size.width < 80 { detailFullScreen = true }
-      return []
+      return openPager(bucket: bucket, key: object.key, size: object.size)
     }
   }
 

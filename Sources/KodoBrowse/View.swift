@@ -3,16 +3,17 @@ import StorageCore
 /// The keys, for the help screen and the hint line (one table, so they cannot drift apart).
 public let keyTable: [(keys: String, does: String)] = [
   ("↓ j / ↑ k", "move"),
-  ("→ l Enter", "open the bucket or folder; on an object, its details"),
+  ("→ l Enter", "open the bucket or folder; on an object, preview it (q back)"),
   ("← h Backspace", "up one level"),
   ("g Home / G End", "first / last loaded entry"),
   ("PgUp / PgDn", "page up / down"),
   ("/", "filter the loaded entries (Enter keeps, Esc clears)"),
-  ("o", "sort: n name, s size, t time, r reverse"),
+  ("o", "sort: n name, s size, t time (smallest, oldest first), r reverse"),
   ("i", "show or hide the details"),
-  ("y", "copy: k key, p BUCKET/KEY, u download URL (OSC 52)"),
-  ("s / S", "download here / to a path"),
-  (":", "go to BUCKET/PREFIX"),
+  ("Space / *", "mark or unmark / mark every entry shown (all marked: none)"),
+  ("y", "copy: k key, p BUCKET/KEY, u download URL (OSC 52, if the terminal allows)"),
+  ("s / S", "download here / to a path (Tab completes, ~ is home)"),
+  (":", "go to BUCKET/PREFIX (typing replaces the path shown)"),
   ("A", "load every page (Esc stops)"),
   ("R", "reload the folder"),
   ("?", "this help"),
@@ -27,11 +28,21 @@ public func view(_ state: State) -> Screen {
     screen.put("terminal too small", row: 0, column: 0)
     return screen
   }
+  if let pager = state.pager {
+    drawPager(pager, state, into: &screen)
+    return screen
+  }
   let color = state.color
-  screen.put(" kodo · " + Fit.visible(title(state)), row: 0, column: 0)
+  // The position (`37/98`) at the right of the title line.
+  let position = state.rows.isEmpty ? "" : "\(state.cursor + 1)/\(state.rows.count) "
+  let titleRoom = size.width - position.count - 1
+  screen.put(Fit.truncate(" kodo · " + Fit.visible(title(state)), to: titleRoom), row: 0, column: 0)
+  screen.put(position, row: 0, column: size.width - position.count)
   screen.fill(row: 0, style: .reverse)
+  // The rows between the title and the status line: the list's header and rows, or the pane.
+  let bodyHeight = state.listHeight + 1
   if state.mode == .help {
-    for (index, entry) in keyTable.enumerated() where index < state.listHeight {
+    for (index, entry) in keyTable.enumerated() where index < bodyHeight {
       screen.put(" " + Fit.pad(entry.keys, to: 16) + entry.does, row: index + 1, column: 0)
     }
     screen.put(" any key closes the help", row: size.height - 1, column: 0, style: .dim)
@@ -50,17 +61,25 @@ public func view(_ state: State) -> Screen {
   if paneWidth > 0 {
     let column = size.width - paneWidth
     if column > 0 {
-      for row in 1...state.listHeight { screen.put("│", row: row, column: column - 1, style: .dim) }
+      for row in 1...bodyHeight { screen.put("│", row: row, column: column - 1, style: .dim) }
     }
     let lines = detailLines(state, width: paneWidth - 1)
-    for (index, line) in lines.prefix(state.listHeight).enumerated() {
+    for (index, line) in lines.prefix(bodyHeight).enumerated() {
       screen.put(
         line.text, row: index + 1, column: column + 1, style: line.style, limit: paneWidth - 1)
     }
   }
   screen.put(Fit.truncate(statusLine(state), to: size.width), row: size.height - 2, column: 0)
   screen.fill(row: size.height - 2, style: color ? [.reverse, .blue] : .reverse)
-  screen.put(Fit.truncate(bottomLine(state), to: size.width), row: size.height - 1, column: 0)
+  switch state.mode {
+  case .goTo(let editor):
+    drawPrompt("go to: ", editor, into: &screen, row: size.height - 1, width: size.width)
+  case .saveAs(let editor):
+    drawPrompt("save as: ", editor, into: &screen, row: size.height - 1, width: size.width)
+  default:
+    screen.put(
+      Fit.truncate(bottomLine(state), to: size.width), row: size.height - 1, column: 0)
+  }
   return screen
 }
 
@@ -81,7 +100,12 @@ private func drawList(_ state: State, into screen: inout Screen, width: Int, col
   let height = state.listHeight
   let rows = state.rows
   if rows.isEmpty {
-    screen.put(" " + Fit.visible(emptyText(state)), row: 1, column: 0, style: .dim, limit: width)
+    // Whole, wrapped: an error's end (its request id) is the part a user needs.
+    for (index, part) in wrap(Fit.visible(emptyText(state)), width: width - 1).prefix(height + 1)
+      .enumerated()
+    {
+      screen.put(" " + part, row: index + 1, column: 0, style: .dim, limit: width)
+    }
     return
   }
   let showTime = state.size.width >= 100
@@ -93,12 +117,23 @@ private func drawList(_ state: State, into screen: inout Screen, width: Int, col
   }
   let timeWidth = showTime ? 17 : 0
   let nameWidth = max(4, width - 2 - sizeWidth - timeWidth - 1)
-  var line = 1
+  // The column header.
+  let buckets = state.location == .buckets
+  var header = " " + Fit.pad("name", to: nameWidth) + " "
+  header += Fit.pad(buckets ? "region" : "size", to: sizeWidth, right: true)
+  if showTime {
+    header +=
+      " " + Fit.pad(buckets ? "access" : "modified (UTC)", to: timeWidth - 1, right: buckets)
+  }
+  screen.put(header, row: 1, column: 0, style: .dim, limit: width)
+  // The rows, below it: lines 2 to height + 1.
+  var line = 2
   var index = state.top
-  while line <= height && index < rows.count {
+  while line <= height + 1 && index < rows.count {
     let row = rows[index]
-    let name = Fit.pad(Fit.visible(row.name), to: nameWidth)
-    var text = " " + name + " "
+    let name = Fit.pad(Format.name(row.name), to: nameWidth)
+    let marked = !state.marks.isEmpty && state.marks.contains(ExactKey(row.id))
+    var text = (marked ? "*" : " ") + name + " "
     var style: Style = []
     switch row.kind {
     case .bucket(let bucket):
@@ -120,10 +155,13 @@ private func drawList(_ state: State, into screen: inout Screen, width: Int, col
     line += 1
     index += 1
   }
-  if line <= height, let folder = state.folder {
+  if line <= height + 1, let folder = state.folder {
     if let failure = folder.failure {
-      let text = " ⚠ page \(folder.pages + 1) failed: \(Fit.visible(failure)) — A retries"
-      screen.put(text, row: line, column: 0, style: color ? .red : .bold, limit: width)
+      let text = "⚠ page \(folder.pages + 1) failed: \(Fit.visible(failure)) — A retries"
+      for part in wrap(text, width: width - 1) where line <= height + 1 {
+        screen.put(" " + part, row: line, column: 0, style: color ? .red : .bold, limit: width)
+        line += 1
+      }
     } else if folder.loading != nil {
       screen.put(" … loading more", row: line, column: 0, style: .dim, limit: width)
     }
@@ -152,18 +190,23 @@ public func statusLine(_ state: State) -> String {
   case .buckets:
     if state.bucketsLoading != nil {
       parts.append("loading buckets")
+    } else if state.bucketsFailure != nil {
+      parts.append("buckets not loaded (R retries)")
     } else {
-      parts.append("\(Format.count(state.buckets.count)) buckets")
+      parts.append(Format.count(state.buckets.count, "bucket", "buckets"))
     }
   case .folder:
     let folder = state.folder ?? Folder()
     let count = Format.count(folder.count)
+    let entries = Format.count(folder.count, "entry", "entries")
     if folder.complete {
-      parts.append("\(count) entries")
+      parts.append(entries)
+    } else if folder.failure != nil {
+      parts.append("\(entries) loaded, page \(folder.pages + 1) failed (A retries)")
     } else if folder.loading != nil {
-      parts.append("≥ \(count) entries, loading" + (state.loadAll ? " all (Esc stops)" : ""))
+      parts.append("≥ \(entries), loading" + (state.loadAll ? " all (Esc stops)" : ""))
     } else {
-      parts.append("≥ \(count) entries (A loads all)")
+      parts.append("≥ \(entries) (A loads all)")
     }
     let partial = !folder.complete
     if !state.filter.isEmpty || state.mode == .filter {
@@ -178,6 +221,7 @@ public func statusLine(_ state: State) -> String {
         "sorted by \(key)\(state.reversed ? ", reversed" : "")" + (partial ? " among loaded" : ""))
     }
   }
+  if !state.marks.isEmpty { parts.append("\(Format.count(state.marks.count)) marked") }
   if let download = state.download {
     let percent = download.total > 0 ? download.bytes * 100 / download.total : 100
     parts.append(
@@ -192,9 +236,7 @@ private func bottomLine(_ state: State) -> String {
   case .filter: return "/" + Fit.visible(state.filter) + "▏  Enter keeps · Esc clears"
   case .sort: return "sort: n name · s size · t time · r reverse"
   case .copy: return "copy: k key · p BUCKET/KEY · u download URL"
-  case .goTo(let text): return "go to: " + Fit.visible(text) + "▏"
-  case .saveAs(let text): return "save as: " + Fit.visible(text) + "▏"
-  case .help, .normal:
+  case .help, .normal, .goTo, .saveAs:
     if state.pick {
       return " ↑↓ move  ⏎ choose  ← back  / filter  o sort  : go  q quit without choosing"
     }

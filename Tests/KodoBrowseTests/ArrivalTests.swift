@@ -31,10 +31,10 @@ struct ArrivalTests {
       switch key {
       case .name: return reversed ? before(b.name, a.name) : before(a.name, b.name)
       case .size:
-        if a.size != b.size { return reversed ? a.size < b.size : a.size > b.size }
+        if a.size != b.size { return reversed ? a.size > b.size : a.size < b.size }
       case .time:
         if a.seconds != b.seconds {
-          return reversed ? a.seconds < b.seconds : a.seconds > b.seconds
+          return reversed ? a.seconds > b.seconds : a.seconds < b.seconds
         }
       }
       return before(a.name, b.name)

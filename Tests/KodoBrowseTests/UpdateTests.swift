@@ -163,15 +163,17 @@ struct UpdateTests {
     #expect(statusLine(state).contains("filter \"日志\": 2 of 3 loaded"))
     _ = state.update(.key(.enter))
     #expect(state.mode == .normal)
+    // Smallest and oldest first, as the CLI's --sort; `r` reverses until the next key.
     _ = state.keys("os")
-    #expect(state.rows.map(\.id) == ["日志-2.log", "日志-1.log"])
+    #expect(state.rows.map(\.id) == ["日志-1.log", "日志-2.log"])
     #expect(statusLine(state).contains("sorted by size among loaded"))
     #expect(statusLine(state).contains("≥ 3 entries, loading"))
     _ = state.keys("or")
-    #expect(state.rows.map(\.id) == ["日志-1.log", "日志-2.log"])
+    #expect(state.rows.map(\.id) == ["日志-2.log", "日志-1.log"])
     _ = state.update(.key(.escape))
     #expect(state.rows.count == 3)
     _ = state.keys("ot")
+    #expect(!state.reversed)
     #expect(state.rows.map(\.id) == ["b.jpg", "日志-2.log", "日志-1.log"])
     _ = state.keys("or")
     #expect(state.rows.map(\.id) == ["日志-1.log", "日志-2.log", "b.jpg"])
@@ -180,10 +182,12 @@ struct UpdateTests {
   @Test func goToAndUpCutPathsAtSlashBytes() {
     var (state, _) = Self.started("")
     _ = state.update(.key(.character(":")))
-    _ = state.keys("a/\u{301}x")
+    // Typed text replaces the path shown (selected); → keeps it and appends.
+    _ = state.keys("photos/a/\u{301}x")
     _ = state.update(.key(.enter))
     #expect(state.location == .folder(bucket: "photos", prefix: "a/"))
     _ = state.update(.key(.character(":")))
+    _ = state.update(.key(.right))
     _ = state.keys("\u{301}/")
     _ = state.update(.key(.enter))
     #expect(state.location == .folder(bucket: "photos", prefix: "a/\u{301}/"))
@@ -200,7 +204,7 @@ struct UpdateTests {
     #expect(
       state.keys("s") == [.download(bucket: "photos", key: "2024/a.jpg", size: 100, path: nil)])
     _ = state.keys("S")
-    #expect(state.mode == .saveAs("a.jpg"))
+    #expect(state.mode == .saveAs(LineEditor("a.jpg")))
     for _ in 0..<3 { _ = state.update(.key(.backspace)) }
     _ = state.keys("png")
     #expect(
@@ -208,7 +212,8 @@ struct UpdateTests {
         .download(bucket: "photos", key: "2024/a.jpg", size: 100, path: "a.png")
       ])
     _ = state.update(.key(.character(":")))
-    #expect(state.mode == .goTo("photos/2024/"))
+    #expect(state.mode == .goTo(LineEditor("photos/2024/", selectAll: true)))
+    _ = state.update(.key(.right))
     for _ in 0..<5 { _ = state.update(.key(.backspace)) }
     _ = state.keys("2025/x.txt")
     let go = state.update(.key(.enter))

@@ -29,19 +29,20 @@ struct ViewTests {
 
   @Test func screenAt80x24() {
     let screen = view(Self.sample(Size(width: 80, height: 24)))
-    // Folders first; the cursor's object in the pane; the hostile key escaped and cut by cells
-    // with its extension kept; Chinese names aligned; an honest partial count.
+    // The position (4/6) and a column header; folders first; the cursor's object in the pane;
+    // the hostile key escaped and cut by cells with its extension kept; Chinese names aligned;
+    // an honest partial count.
     #expect(
       screen.lines == [
-        #" kodo · photos / 2024 / 05 /"#,
-        #" raw/                                        — │ a.jpg"#,
-        #" 日志/                                       — │"#,
-        #" a-very-long-name-that-does-n….jpeg        3 B │ loading details …"#,
-        #" a.jpg                                64.9 KiB │ size       66441 (64.9 KiB)"#,
-        #" b 中文.png                            1.2 MiB │ put time   2024-05-12T11:51:00Z"#,
-        #" evil\u{1B}]52;c;aGk=\u{7}\u{2….exe      512 B │ class      standard"#,
-        #" … loading more                                │"#,
-        #"                                               │ key"#,
+        #" kodo · photos / 2024 / 05 /                                                4/6"#,
+        #" name                                     size │ a.jpg"#,
+        #" raw/                                        — │"#,
+        #" 日志/                                       — │ loading details …"#,
+        #" a-very-long-name-that-does-n….jpeg        3 B │ size       66441 (64.9 KiB)"#,
+        #" a.jpg                                64.9 KiB │ put time   2024-05-12T11:51:00Z"#,
+        #" b 中文.png                            1.2 MiB │ class      standard"#,
+        #" evil\u{1B}]52;c;aGk=\u{7}\u{2….exe      512 B │"#,
+        #" … loading more                                │ key"#,
         #"                                               │ 2024/05/a.jpg"#,
         #"                                               │"#,
         #"                                               │"#,
@@ -65,15 +66,15 @@ struct ViewTests {
     // At 100 columns and more the time column appears.
     #expect(
       screen.lines == [
-        #" kodo · photos / 2024 / 05 /"#,
-        #" raw/                                               —                  │ a.jpg"#,
-        #" 日志/                                              —                  │"#,
-        #" a-very-long-name-that-does-not-fit-….jpeg        3 B 2024-05-12 11:51 │ loading details …"#,
-        #" a.jpg                                       64.9 KiB 2024-05-12 11:51 │ size       66441 (64.9 KiB)"#,
-        #" b 中文.png                                   1.2 MiB 2024-05-12 11:52 │ put time   2024-05-12T11:51:00Z"#,
-        #" evil\u{1B}]52;c;aGk=\u{7}\u{202E}gpj.exe       512 B 2024-05-12 11:51 │ class      standard"#,
-        #" … loading more                                                        │"#,
-        #"                                                                       │ key"#,
+        #" kodo · photos / 2024 / 05 /                                                                                        4/6"#,
+        #" name                                            size modified (UTC)   │ a.jpg"#,
+        #" raw/                                               —                  │"#,
+        #" 日志/                                              —                  │ loading details …"#,
+        #" a-very-long-name-that-does-not-fit-….jpeg        3 B 2024-05-12 11:51 │ size       66441 (64.9 KiB)"#,
+        #" a.jpg                                       64.9 KiB 2024-05-12 11:51 │ put time   2024-05-12T11:51:00Z"#,
+        #" b 中文.png                                   1.2 MiB 2024-05-12 11:52 │ class      standard"#,
+        #" evil\u{1B}]52;c;aGk=\u{7}\u{202E}gpj.exe       512 B 2024-05-12 11:51 │"#,
+        #" … loading more                                                        │ key"#,
         #"                                                                       │ 2024/05/a.jpg"#,
         #"                                                                       │"#,
         #"                                                                       │"#,
@@ -116,7 +117,7 @@ struct ViewTests {
     #expect(lines[1] == " a.jpg")
     #expect(lines[4] == " size       66441 (64.9 KiB)")
     _ = state.update(.key(.escape))
-    #expect(view(state).lines[4].hasPrefix(" a.jpg"))
+    #expect(view(state).lines[5].hasPrefix(" a.jpg"))
   }
 
   @Test func theBucketListShowsOSSRegionsWhole() {
@@ -129,8 +130,9 @@ struct ViewTests {
           Bucket(name: "photos", region: "oss-cn-hangzhou"), Bucket(name: "z", region: "z0"),
         ])))
     let lines = view(state).lines
-    #expect(lines[1].hasPrefix(" photos ") && lines[1].hasSuffix(" oss-cn-hangzhou"))
-    #expect(lines[2].hasSuffix(" z0") && lines[2].count == lines[1].count)
+    #expect(lines[1].hasPrefix(" name ") && lines[1].hasSuffix(" region"))
+    #expect(lines[2].hasPrefix(" photos ") && lines[2].hasSuffix(" oss-cn-hangzhou"))
+    #expect(lines[3].hasSuffix(" z0") && lines[3].count == lines[2].count)
   }
 
   /// Applies what `diff` wrote to a grid, the way a terminal would (CUP, SGR, text).

@@ -20,6 +20,8 @@ struct BrowseEndToEndTests {
       "2024/05/b 中文.png": String(repeating: "b", count: 5000),
       "2024/05/c.log": String(repeating: "c", count: 700),
       "2024/日志/x.log": "x",
+      "2024/日志/notes.txt": "first line\nsecond \u{1B}[31m red\r\nthird\n",
+      "2024/日志/blob.bin": "\u{0}\u{1}ABC\u{1B}",
     ]
 
     private init() async throws {
@@ -69,14 +71,16 @@ struct BrowseEndToEndTests {
 
   @Test func navigatesBucketsFoldersFirstAndBack() async throws {
     let session = try await Self.start("")
-    var seen = try await session.waitFor { $0.contains("photos") && $0.contains("1 buckets") }
+    var seen = try await session.waitFor { $0.contains("photos") && $0.contains("1 bucket") }
     #expect(seen.holds, "\(seen.screen)")
     try await session.keys("Enter")
     seen = try await session.waitFor { $0.contains("2 entries") }
     #expect(seen.holds, "\(seen.screen)")
     let lines = seen.screen.split(separator: "\n")
     // Folders first.
-    #expect(lines.count > 2 && lines[1].contains("2024/") && lines[2].contains("top.txt"))
+    // Folders first, below the column header; the position at the title's end.
+    #expect(lines.count > 3 && lines[2].contains("2024/") && lines[3].contains("top.txt"))
+    #expect(lines[1].contains("name") && lines[0].hasSuffix("1/2"))
     try await session.keys("l")
     seen = try await session.waitFor { $0.contains("05/") && $0.contains("日志/") }
     #expect(seen.holds, "\(seen.screen)")
@@ -118,10 +122,11 @@ struct BrowseEndToEndTests {
         ["a.jpg", "b 中文.png", "c.log"].first { line.hasPrefix(" " + $0) }
       }
     }
-    #expect(order(seen.screen) == ["b 中文.png", "c.log", "a.jpg"])
+    // Smallest first, as `kodo ls --sort size`.
+    #expect(order(seen.screen) == ["a.jpg", "c.log", "b 中文.png"])
     try await session.keys("o", "r")
     seen = try await session.waitFor { $0.contains("reversed") }
-    #expect(order(seen.screen) == ["a.jpg", "c.log", "b 中文.png"])
+    #expect(order(seen.screen) == ["b 中文.png", "c.log", "a.jpg"])
     try await session.keys("q")
   }
 
@@ -129,11 +134,13 @@ struct BrowseEndToEndTests {
     let session = try await Self.start("photos/2024/05/c.log")
     #expect(try await session.waitFor { $0.contains("size       700") }.holds)
     try await session.keys("y", "k")
-    var seen = try await session.waitFor { $0.contains("copied key (OSC 52): 2024/05/c.log") }
+    var seen = try await session.waitFor {
+      $0.contains("key sent by OSC 52 (tmux needs set-clipboard on): 2024/05/c.log")
+    }
     #expect(seen.holds, "\(seen.screen)")
     #expect(try await session.buffer() == "2024/05/c.log")
     try await session.keys("y", "u")
-    seen = try await session.waitFor { $0.contains("copied download URL") }
+    seen = try await session.waitFor { $0.contains("download URL sent by OSC 52") }
     #expect(seen.holds, "\(seen.screen)")
     let url = try await session.buffer()
     let fixture = try await Fixture.shared.value
@@ -194,6 +201,74 @@ struct BrowseEndToEndTests {
     kill(pid, SIGSEGV)
     let status = try await session.exitStatus()
     #expect(status == 128 + SIGSEGV)
+    try await Self.expectSane(session)
+  }
+
+  @Test func otherSignalsThatEndTheProcessRestoreTheTerminal() async throws {
+    for number in [SIGUSR1, SIGALRM, SIGQUIT] {
+      let session = try await Self.start("photos/")
+      #expect(try await session.waitFor { $0.contains("2 entries") }.holds)
+      let pid = try #require(try await session.pid())
+      kill(pid, number)
+      #expect(try await session.exitStatus() == 128 + number, "signal \(number)")
+      try await Self.expectSane(session)
+      #expect(try await session.display("#{cursor_flag}") == "1", "signal \(number)")
+    }
+  }
+
+  @Test func promptsAreLineEditorsWithLocalPathCompletion() async throws {
+    let session = try await Self.start("photos/2024/05/a.jpg")
+    #expect(try await session.waitFor { $0.contains("size       66") }.holds)
+    try FileManager.default.createDirectory(
+      atPath: session.directory + "/scratch/downloads", withIntermediateDirectories: true)
+    try await session.keys("S")
+    var seen = try await session.waitFor { $0.contains("save as: a.jpg") }
+    #expect(seen.holds, "\(seen.screen)")
+    // At the start of the line, a folder is typed and completed in front of the name.
+    try await session.keys("C-a")
+    try await session.type("scr")
+    try await session.keys("Tab")
+    seen = try await session.waitFor { $0.contains("save as: scratch/a.jpg") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("Tab")
+    seen = try await session.waitFor { $0.contains("save as: scratch/downloads/a.jpg") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("Enter")
+    seen = try await session.waitFor { $0.contains("saved a.jpg") }
+    #expect(seen.holds, "\(seen.screen)")
+    #expect(session.file("scratch/downloads/a.jpg") == String(repeating: "a", count: 66))
+    // `:` shows where the browser is, selected: what is typed replaces it.
+    try await session.keys(":")
+    seen = try await session.waitFor { $0.contains("go to: photos/2024/05/") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.type("photos/2024/x/")
+    try await session.keys("C-w")
+    try await session.keys("Enter")
+    seen = try await session.waitFor { $0.contains("kodo · photos / 2024 /") && $0.contains("日志/") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("q")
+    #expect(try await session.exitStatus() == 0)
+  }
+
+  @Test func previewsTextEscapedAndBinaryAsAHexDump() async throws {
+    let session = try await Self.start(TmuxSession.quote("photos/2024/日志/notes.txt"))
+    #expect(try await session.waitFor { $0.contains("size       35") }.holds)
+    try await session.keys("Enter")
+    var seen = try await session.waitFor {
+      $0.contains(#"second \u{1B}[31m red"#) && $0.contains("third") && $0.contains(" text · 35 B")
+    }
+    #expect(seen.holds, "\(seen.screen)")
+    #expect(seen.screen.contains("first line"))
+    try await session.keys("q")
+    seen = try await session.waitFor { $0.contains("notes.txt") && $0.contains("x.log") }
+    #expect(seen.holds, "\(seen.screen)")
+    // blob.bin sorts first.
+    try await session.keys("g", "Enter")
+    seen = try await session.waitFor { $0.contains("0000000000  00 01 41 42 43 1b") }
+    #expect(seen.holds, "\(seen.screen)")
+    #expect(seen.screen.contains("|..ABC.|") && seen.screen.contains(" hex · 6 B"))
+    try await session.keys("Left", "q")
+    #expect(try await session.exitStatus() == 0)
     try await Self.expectSane(session)
   }
 

@@ -17,7 +17,8 @@ struct BrowseOSSEndToEndTests {
       "top.txt": "top",
       "2024/05/a.jpg": String(repeating: "a", count: 66),
       "2024/05/b 中文.png": String(repeating: "b", count: 5000),
-      "2024/日志/x.log": "x",
+      "2024/日志/x.log": "x\u{1B}]0;t\u{7}y\n",
+      "2024/日志/blob.bin": "\u{0}\u{1}ABC\u{1B}",
     ]
 
     private init() async throws {
@@ -53,7 +54,7 @@ struct BrowseOSSEndToEndTests {
 
   @Test func navigatesFromTheBucketListWithTheWholeRegionShown() async throws {
     let session = try await Self.start("")
-    var seen = try await session.waitFor { $0.contains("photos") && $0.contains("1 buckets") }
+    var seen = try await session.waitFor { $0.contains("photos") && $0.contains("1 bucket") }
     #expect(seen.holds, "\(seen.screen)")
     #expect(seen.screen.contains("oss-cn-hangzhou"), "\(seen.screen)")
     try await session.keys("Enter")
@@ -61,7 +62,9 @@ struct BrowseOSSEndToEndTests {
     #expect(seen.holds, "\(seen.screen)")
     let lines = seen.screen.split(separator: "\n")
     // Folders first.
-    #expect(lines.count > 2 && lines[1].contains("2024/") && lines[2].contains("top.txt"))
+    // Folders first, below the column header; the position at the title's end.
+    #expect(lines.count > 3 && lines[2].contains("2024/") && lines[3].contains("top.txt"))
+    #expect(lines[1].contains("name") && lines[0].hasSuffix("1/2"))
     try await session.keys("l")
     seen = try await session.waitFor { $0.contains("05/") && $0.contains("日志/") }
     #expect(seen.holds, "\(seen.screen)")
@@ -118,7 +121,7 @@ struct BrowseOSSEndToEndTests {
     #expect(seen.holds, "\(seen.screen)")
     #expect(session.file("b 中文.png") == String(repeating: "b", count: 5000))
     try await session.keys("y", "u")
-    seen = try await session.waitFor { $0.contains("copied download URL") }
+    seen = try await session.waitFor { $0.contains("download URL sent by OSC 52") }
     #expect(seen.holds, "\(seen.screen)")
     let url = try await session.buffer()
     let fixture = try await Fixture.shared.value
@@ -127,6 +130,21 @@ struct BrowseOSSEndToEndTests {
     let fetched = try await CLIRunner("kodo").runShell("curl -s \(TmuxSession.quote(url))")
     #expect(fetched.stdout == String(repeating: "b", count: 5000))
     try await session.keys("q")
+    #expect(try await session.exitStatus() == 0)
+  }
+
+  @Test func previewsTextAndBinaryByRange() async throws {
+    let session = try await Self.start(TmuxSession.quote("photos/2024/日志/x.log"))
+    #expect(try await session.waitFor { $0.contains("size       9") }.holds)
+    try await session.keys("Enter")
+    var seen = try await session.waitFor {
+      $0.contains(#"x\u{1B}]0;t\u{7}y"#) && $0.contains(" text ·")
+    }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("q", "g", "Enter")
+    seen = try await session.waitFor { $0.contains("0000000000  00 01 41 42 43 1b") }
+    #expect(seen.holds, "\(seen.screen)")
+    try await session.keys("q", "q")
     #expect(try await session.exitStatus() == 0)
   }
 }

@@ -11,9 +11,11 @@ struct Browse: KodoCommand {
     discussion: """
       Opens the bucket list, or BUCKET/PREFIX/ one folder level at a time (folders first); \
       BUCKET/KEY opens the key's folder with it selected. Pages load in the background and the \
-      status line says what is loaded. Keys: arrows or h j k l, Enter open, / filter, o sort, \
-      i details, y copy (k key, p BUCKET/KEY, u URL, by OSC 52), s/S download, : go to, R \
-      reload, ? help, q quit. Needs a terminal (TERM not dumb); honours NO_COLOR.
+      status line says what is loaded. Keys: arrows or h j k l, Enter open (an object: a \
+      preview, fetched by range), / filter, o sort, i details, Space/* mark, y copy (k key, p \
+      BUCKET/KEY, u URL, by OSC 52), s/S download, : go to, R reload, ? help, q quit. Prompts \
+      edit with Ctrl-A/E, arrows, Ctrl-U/K/W; Tab completes local paths. Needs a terminal \
+      (TERM not dumb); honours NO_COLOR.
 
       With --pick, Enter on an object prints its key (--json: {"bucket","key","url"}) and \
       quits; stdout may then be a pipe. Quitting without a choice exits 1.
@@ -59,6 +61,8 @@ struct Browse: KodoCommand {
     let color = (runtime.environment["NO_COLOR"] ?? "").isEmpty
     var state = State(
       location: start.location, size: terminal.size, pick: pick, color: color, select: start.select)
+    state.home = runtime.environment["HOME"]
+    state.insideTmux = !(runtime.environment["TMUX"] ?? "").isEmpty
     let (events, continuation) = AsyncStream.makeStream(of: BrowseEvent.self)
     let send: @Sendable (Message) -> Void = { continuation.yield(.message($0)) }
     let configured = context.configuration.domains

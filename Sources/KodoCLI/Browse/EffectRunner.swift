@@ -78,6 +78,17 @@ final class EffectRunner: Sendable {
       }
     case .download(let bucket, let key, let size, let path):
       Task { [self] in await download(bucket: bucket, key: key, size: size, path: path) }
+    case .fetchRange(let id, let bucket, let key, let range):
+      start(id) { [self, send] in
+        let result = await Self.result { () async throws(StorageError) in
+          try await self.fetchRange(bucket: bucket, key: key, range: range)
+        }
+        if Task.isCancelled { return }
+        send(.rangeLoaded(id: id, result))
+      }
+    case .listLocal(let id, let directory):
+      let send = self.send
+      LocalListing.start(directory) { send(.localListed(id: id, $0)) }
     case .pick, .quit:
       break
     }

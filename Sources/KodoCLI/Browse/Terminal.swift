@@ -6,9 +6,10 @@ import Synchronization
 
 /// The one owner of the terminal: raw mode, the alternate screen, the hidden cursor, and putting
 /// all of it back on every way out — `restore()`, exit (`atexit`), SIGHUP, SIGTSTP/Ctrl-Z
-/// (restored while stopped, taken again on SIGCONT) and crashes (SIGSEGV, SIGBUS, SIGILL,
+/// (restored while stopped, taken again on SIGCONT), crashes (SIGSEGV, SIGBUS, SIGILL,
 /// SIGTRAP, SIGABRT, SIGFPE: the handler restores the terminal, puts the previous handler back
-/// and re-raises, so Swift's backtrace still prints, now on the normal screen).
+/// and re-raises, so Swift's backtrace still prints, now on the normal screen) and every other
+/// signal that ends a process by default (SIGQUIT, SIGUSR1, SIGALRM …, the same way).
 ///
 /// SIGINT and SIGTERM are the command's (`Signals` cancels the browser's task, which restores
 /// the terminal on its way out).
@@ -160,6 +161,14 @@ enum TerminalRestore {
   /// Reset attributes, show the cursor, leave the alternate screen.
   private static let leaveBytes: [UInt8] = Array("\u{1B}[0m\u{1B}[?25h\u{1B}[?1049l".utf8)
   static let crashSignals = [SIGSEGV, SIGBUS, SIGILL, SIGTRAP, SIGABRT, SIGFPE]
+  /// The other signals whose default action ends the process (SIGQUIT, as Swift's backtracer
+  /// handles it, is chained to it with the terminal already back): each restores the terminal
+  /// and then dies of the signal. One that was ignored when the browser started (`nohup`), or
+  /// had a plain handler, is left as it was.
+  static let terminatingSignals = [
+    SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGXFSZ, SIGSYS, SIGSTKFLT,
+    SIGPWR,
+  ]
 
   static func install(saved settings: termios, input: Int32, output: Int32) {
     saved = settings
@@ -168,7 +177,12 @@ enum TerminalRestore {
     guard !installed else { return }
     installed = true
     atexit { TerminalRestore.restoreNow() }
-    for number in crashSignals {
+    for number in crashSignals + terminatingSignals {
+      var old = sigaction()
+      sigaction(number, nil, &old)
+      let leftAsItWas =
+        old.sa_flags & Int32(SA_SIGINFO) == 0 && old.__sigaction_handler.sa_handler != nil
+      if leftAsItWas && !crashSignals.contains(number) { continue }
       var action = sigaction()
       action.__sigaction_handler.sa_sigaction = { number, info, context in
         TerminalRestore.restoreNow()
@@ -176,7 +190,6 @@ enum TerminalRestore {
       }
       action.sa_flags = Int32(SA_SIGINFO)
       sigemptyset(&action.sa_mask)
-      var old = sigaction()
       sigaction(number, &action, &old)
       previous[Int(number)] = old
       hasPrevious[Int(number)] = true

@@ -1,0 +1,39 @@
+import Foundation
+import KodoBrowse
+import StorageCore
+
+extension EffectRunner {
+  /// The bytes of `range` of an object (the pager's, at most 64 KiB), through the provider's
+  /// ranged download like any other: into an anonymous temporary file (`tmpfile`, already
+  /// unlinked, so nothing is left behind), then read back, at most the range's length.
+  func fetchRange(bucket: String, key: String, range: ClosedRange<Int64>) async throws(StorageError)
+    -> [UInt8]
+  {
+    let count = Int(range.count)
+    guard count <= 1 << 20 else {
+      throw StorageError(.invalidInput, "a preview range of \(count) bytes is too large")
+    }
+    guard let file = tmpfile() else {
+      throw StorageError(
+        .localIO, "cannot create a temporary file: \(String(cString: strerror(errno)))")
+    }
+    defer { fclose(file) }
+    let descriptor = fileno(file)
+    _ = try await provider.download(
+      DownloadRequest(
+        bucket: bucket, key: key, domain: domain(bucket), expectedSize: Int64(count), range: range),
+      to: descriptor,
+      rewind: { ftruncate(descriptor, 0) == 0 && lseek(descriptor, 0, SEEK_SET) == 0 })
+    var bytes = [UInt8](repeating: 0, count: count)
+    var done = 0
+    while done < count {
+      let read = bytes.withUnsafeMutableBytes { buffer in
+        pread(descriptor, buffer.baseAddress.map { $0 + done }, count - done, off_t(done))
+      }
+      if read < 0 && errno == EINTR { continue }
+      guard read > 0 else { break }
+      done += read
+    }
+    return Array(bytes[..<done])
+  }
+}
