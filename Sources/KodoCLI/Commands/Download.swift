@@ -65,7 +65,7 @@ struct Cat: KodoCommand {
         bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
         expectedSize: bytes.map { $0.upperBound - $0.lowerBound + 1 } ?? details.object.size,
         range: bytes),
-      to: output, rewind: Rewind.toCurrentOffset(of: output), digest: digest)
+      to: output, digest: digest)
     if let check, let digest, digest.text != check.expected {
       throw check.mismatch(
         digest.text, consequence: "the bytes written to stdout are not the object's")
@@ -211,23 +211,5 @@ struct Get: KodoCommand {
     let path = FilePath(output)
     if DownloadFile.isDirectory(path) { return path.appending(try requireName()) }
     return path
-  }
-}
-
-/// Whether stdout can be taken back to where the download started, for a retry after some bytes
-/// were written.
-enum Rewind {
-  /// For a regular file opened without `O_APPEND` (`> file`): truncating it back to its offset
-  /// now drops only what this download wrote. For anything else (a pipe, a terminal, `>> file`,
-  /// where another writer may append too) `nil`: only a download that wrote nothing yet is
-  /// tried again, and earlier contents are never touched.
-  static func toCurrentOffset(of descriptor: Int32) -> (@Sendable () -> Bool)? {
-    var status = stat()
-    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-    let flags = fcntl(descriptor, F_GETFL)
-    guard flags >= 0, flags & O_APPEND == 0 else { return nil }
-    let start = lseek(descriptor, 0, SEEK_CUR)
-    guard start >= 0 else { return nil }
-    return { ftruncate(descriptor, start) == 0 && lseek(descriptor, start, SEEK_SET) == start }
   }
 }

@@ -19,9 +19,9 @@ extension DownloadFile {
     defer { file.close(committed: committed) }
     let watcher = progress?(file.descriptor.rawValue)
     defer { watcher?.cancel() }
-    _ = try await provider.download(
-      request, to: file.descriptor.rawValue, rewind: { file.rewind() })
-    try file.finish()
+    _ = try await provider.download(request, to: file.descriptor.rawValue)
+    // The file itself, not a count of what streamed, must be the object's length.
+    try file.finish(size: request.expectedSize)
     let digest = try check.map { check throws(StorageError) in
       try check.compute(file.temporary.string)
     }

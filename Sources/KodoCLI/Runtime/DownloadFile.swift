@@ -65,18 +65,19 @@ struct DownloadFile {
     )
   }
 
-  /// Rewinds the temporary file to empty (for a retried download).
-  func rewind() -> Bool {
-    do {
-      try descriptor.resize(to: 0)
-      return try descriptor.seek(offset: 0, from: .start) == 0
-    } catch {
-      return false
+  /// Checks that the file holds exactly `size` bytes, flushes it to disk and gives it the mode a
+  /// new file gets (the umask's).
+  func finish(size: Int64?) throws(StorageError) {
+    var status = stat()
+    guard fstat(descriptor.rawValue, &status) == 0 else {
+      throw StorageError(
+        .localIO, "cannot read \(DisplayText.quoted(temporary.string)): \(Errno(rawValue: errno))")
     }
-  }
-
-  /// Flushes the file to disk and gives it the mode a new file gets (the umask's).
-  func finish() throws(StorageError) {
+    if let size, Int64(status.st_size) != size {
+      throw StorageError(
+        .protocolError,
+        "the downloaded file holds \(status.st_size) bytes where the object has \(size)")
+    }
     guard fsync(descriptor.rawValue) == 0 else {
       throw StorageError(
         .localIO, "cannot write \(DisplayText.quoted(temporary.string)): \(Errno(rawValue: errno))")
