@@ -84,12 +84,18 @@ struct Get: KodoCommand {
       destination is written through. An existing file is kept unless --force. -o - writes to \
       stdout.
 
-      get -r BUCKET/PREFIX DIR writes every object under the prefix into DIR (the path is what \
-      follows the prefix's last /), --parallel N at a time (default 4). A file already there \
-      with the object's size and hash is kept, so running it again resumes; a key that would \
-      land outside DIR (.., ., empty segments) is reported and skipped, and the exit status is \
-      then 65. On a terminal a progress bar shows the objects and bytes done, the rate and the \
-      time left.
+      get -r BUCKET/PREFIX DIR writes every object under the prefix into DIR (made if missing; \
+      the path is what follows the prefix's last /), --parallel N at a time (default 4). A file \
+      already there with the object's size and hash (Kodo's qetag, OSS's CRC-64) is kept, so \
+      running it again resumes; a file there that differs is kept and reported, and the exit \
+      status is then 73, unless --force. A key that would land outside DIR (.., ., empty \
+      segments) is reported and skipped (exit status 65). One object failing never stops the \
+      others: each failure is reported, then a summary, and the exit status is the first \
+      failure's. On a terminal a progress bar shows the objects and bytes done, the rate and \
+      the time left.
+
+      A character device or FIFO given to -o (/dev/null) is written into, never replaced. A \
+      download cut short resumes from where it stopped.
 
       Examples:
         kodo get photos 2024/beach.jpg                # writes ./beach.jpg
@@ -111,7 +117,7 @@ struct Get: KodoCommand {
     completion: .file())
   var output: String?
 
-  @Flag(help: "Replace an existing file.")
+  @Flag(help: "Replace an existing file (with -r: each file there that differs).")
   var force = false
 
   @Flag(
@@ -149,7 +155,7 @@ struct Get: KodoCommand {
         provider: provider, bucket: bucket, prefix: prefix,
         directory: FilePath(object.arguments[1]),
         domain: download.choice(bucket: bucket, context: context), parallel: parallel ?? 4,
-        json: context.options.json
+        json: context.options.json, force: force
       ).run()
       return
     }
@@ -161,6 +167,13 @@ struct Get: KodoCommand {
       return
     }
     let destination = try destination(for: key)
+    if DownloadFile.isStream(destination) {
+      // A character device or a FIFO (`-o /dev/null`) is written into, never replaced.
+      try await Self.stream(
+        bucket: bucket, key: key, into: destination, context: context, download: download,
+        arguments: object.arguments)
+      return
+    }
     if !force && DownloadFile.exists(destination) {
       throw StorageError(
         .invalidInput,
@@ -170,6 +183,7 @@ struct Get: KodoCommand {
     try provider.validateBucketName(bucket)
     let details = try await NotFoundAdvice.stat(
       provider, bucket: bucket, key: key, arguments: object.arguments)
+    try DownloadFile.makeDirectories(destination.removingLastComponent())
     let digest = try await DownloadFile.fetch(
       DownloadRequest(
         bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
@@ -186,13 +200,46 @@ struct Get: KodoCommand {
       line.string("key", key)
       line.string("path", destination.string)
       line.int("size", details.object.size)
-      line.string("hash", digest)
+      let check = provider.integrityCheck(for: details)
+      line.string(
+        details.crc64 != nil && details.crc64 == check?.expected ? "crc64" : "hash", digest)
       try out.write(line)
       try out.flush()
     } else {
       Diagnostics.note(
         "wrote \(DisplayText(quoting: destination.string)) (\(details.object.size) bytes)")
     }
+  }
+
+  /// Streams the object into the character device or FIFO at `path`, opened for writing as it
+  /// is (no create, no truncate), its length and digest checked as `cat` checks them.
+  private static func stream(
+    bucket: String, key: String, into path: FilePath, context: Context,
+    download: DownloadOptions, arguments: [String]
+  ) async throws {
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try FileDescriptor.open(path, .writeOnly, options: [.closeOnExec])
+    } catch {
+      throw StorageError(.localIO, "cannot open \(DisplayText.quoted(path.string)): \(error)")
+    }
+    defer { try? descriptor.close() }
+    let provider = try context.provider()
+    try provider.validateBucketName(bucket)
+    let details = try await NotFoundAdvice.stat(
+      provider, bucket: bucket, key: key, arguments: arguments)
+    let check = provider.integrityCheck(for: details)
+    let digest = check?.running.map(StreamedDigest.init)
+    _ = try await provider.download(
+      DownloadRequest(
+        bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
+        expectedSize: details.object.size),
+      to: descriptor.rawValue, digest: digest)
+    if let check, let digest, digest.text != check.expected {
+      throw check.mismatch(digest.text)
+    }
+    Diagnostics.note(
+      "wrote \(DisplayText(quoting: path.string)) (\(details.object.size) bytes)")
   }
 
   /// `-o PATH` (a directory keeps the key's file name), else the key's last path segment.

@@ -5,7 +5,8 @@ import Synchronization
 /// transfer rate and, once the listing is complete, the time left.
 ///
 /// "[#######-------------]  12/40 objects  3.1 MiB/10.2 MiB  1.2 MiB/s  ETA 6s", redrawn in place
-/// at most four times a second; the totals read "≥" while the listing still runs. Objects
+/// at most four times a second; while the listing still runs the bar reads "listing…" and the
+/// totals read "≥". Objects
 /// already there (kept) count as done but not toward the rate.
 final class TransferProgress: Sendable {
   /// What the line shows.
@@ -85,9 +86,14 @@ final class TransferProgress: Sendable {
       filled = width * min(counts.objectsDone, counts.objectsListed) / counts.objectsListed
     }
     filled = max(0, min(width, filled))
+    // While the listing runs, what is done of what was listed so far says nothing of the whole:
+    // a bar nearly full then would mislead (L17).
+    let bar =
+      counts.listingComplete
+      ? String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+      : "listing…" + String(repeating: " ", count: width - 8)
     var text =
-      "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-      + "]  \(counts.objectsDone)/\(atLeast)\(counts.objectsListed) objects  "
+      "[" + bar + "]  \(counts.objectsDone)/\(atLeast)\(counts.objectsListed) objects  "
       + ByteSize.text(counts.bytesDone, wholeFrom100: true) + "/" + atLeast
       + ByteSize.text(counts.bytesListed, wholeFrom100: true)
     let rate = elapsed > 0 ? Double(counts.bytesTransferred) / elapsed : 0

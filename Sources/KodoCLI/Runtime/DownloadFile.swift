@@ -29,12 +29,41 @@ struct DownloadFile {
     (try? SystemPackage.Stat(path, followTargetSymlink: false)) != nil
   }
 
+  /// Whether `path` is a character device or a FIFO (following a link to one): something to
+  /// write into, never to replace (`-o /dev/null`).
+  static func isStream(_ path: FilePath) -> Bool {
+    guard let status = try? SystemPackage.Stat(path, followTargetSymlink: true) else {
+      return false
+    }
+    return status.type == .characterSpecial || status.type == .fifo
+  }
+
   /// Whether `path` is a directory (following a link to one).
   static func isDirectory(_ path: FilePath) -> Bool {
     guard let status = try? SystemPackage.Stat(path, followTargetSymlink: true) else {
       return false
     }
     return status.type == .directory
+  }
+
+  /// Makes the directory `path` and any missing parents, as `mkdir -p` does (a link the user
+  /// named in the path is followed); a path that exists and is not a directory is an error.
+  static func makeDirectories(_ path: FilePath) throws(StorageError) {
+    if isDirectory(path) { return }
+    var partial = path.root.map { FilePath(root: $0) } ?? FilePath()
+    for component in path.components {
+      partial.append(component)
+      if isDirectory(partial) { continue }
+      if mkdir(partial.string, 0o777) != 0 {
+        let failure = Errno(rawValue: errno)
+        if failure == .fileExists && isDirectory(partial) { continue }
+        throw StorageError(
+          failure == .fileExists ? .invalidInput : .localIO,
+          failure == .fileExists
+            ? "\(DisplayText.quoted(partial.string)) exists and is not a directory"
+            : "cannot create the directory \(DisplayText.quoted(partial.string)): \(failure)")
+      }
+    }
   }
 
   /// Creates the temporary file for `destination`.
@@ -55,8 +84,7 @@ struct DownloadFile {
       } catch {
         throw StorageError(
           .localIO,
-          "cannot create a temporary file in \(DisplayText.quoted(directory.string)): \(error.localizedDescription)"
-        )
+          "cannot create a temporary file in \(DisplayText.quoted(directory.string)): \(error)")
       }
     }
     throw StorageError(
