@@ -116,6 +116,49 @@ struct RecursiveGetTests {
     }
   }
 
+  /// M-5: a folder swapped for a symbolic link while `get -r` runs must not send a file
+  /// outside DIR. The server swaps `sub` (already made for `sub/b.txt`) while `a.txt` downloads.
+  @Test func aFolderSwappedForALinkMidRunDoesNotLeadOutside() async throws {
+    let keys = ["a.txt", "sub/b.txt"]
+    let items = keys.map {
+      #"{"key":"\#($0)","fsize":1,"hash":"FhH2rY7FKimEq6r9fDtRZQN4XCBy","mimeType":"m","putTime":17000000000000000}"#
+    }
+    let answer = #"{"marker":"","items":[\#(items.joined(separator: ","))]}"#
+    let directory = try Self.temporaryDirectory()
+    let victim = try Self.temporaryDirectory()
+    defer {
+      try? FileManager.default.removeItem(atPath: directory)
+      try? FileManager.default.removeItem(atPath: victim)
+    }
+    let script: ScriptedHTTPServer.Script = { request in
+      if request.path == "/list" { return .respond(.json(answer, headers: ["X-Reqid": "hostile"])) }
+      guard request.path.hasSuffix("/a.txt") else {
+        return .respond(.text("x", headers: ["X-Reqid": "scripted"]))
+      }
+      return .deferred {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !FileManager.default.fileExists(atPath: directory + "/sub"),
+          ContinuousClock.now < deadline
+        {
+          try? await Task.sleep(for: .milliseconds(20))
+        }
+        _ = rename(directory + "/sub", directory + "/sub.moved")
+        _ = symlink(victim, directory + "/sub")
+        return .respond(.text("x", headers: ["X-Reqid": "scripted"]))
+      }
+    }
+    try await ScriptedHTTPServer.withServer(script: script) { server in
+      let config = try writeTestConfig(baseURL: server.baseURL)
+      defer { try? FileManager.default.removeItem(atPath: config) }
+      let result = try await InProcess.run(
+        ["get", "-r", "--parallel", "1", "--domain", server.baseURL, "b", directory],
+        environment: ["KODO_CONFIG": config])
+      #expect(result.status == 0, "\(result)")
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: victim).isEmpty)
+    #expect(FileManager.default.contents(atPath: directory + "/sub.moved/b.txt") == Data("x".utf8))
+  }
+
   @Test func aSymbolicLinkInTheDirectoryIsNotFollowed() async throws {
     let env = try await CLIEnvironment.get()
     let directory = try Self.temporaryDirectory()

@@ -65,6 +65,15 @@ struct RecursiveGet {
 
   func run() async throws {
     try DownloadFile.makeDirectories(directory)
+    // Every folder and file under DIR is made relative to DIR's descriptor (M-5).
+    let root = open(directory.string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard root >= 0 else {
+      throw StorageError(
+        .localIO,
+        "cannot open the directory \(DisplayText(quoting: directory.string)): \(Errno(rawValue: errno))"
+      )
+    }
+    defer { _ = Glibc.close(root) }
     let output = OutputStream.standardOutput()
     var tally = Tally()
     var inFlight = 0
@@ -137,8 +146,10 @@ struct RecursiveGet {
               continue
             }
             let destination: FilePath
+            let parent: Int32
             do throws(StorageError) {
-              destination = try Self.prepare(segments, in: directory, key: object.key)
+              (parent, destination) = try Self.prepare(
+                segments, in: root, at: directory, key: object.key)
             } catch {
               fail(error)
               continue
@@ -156,10 +167,11 @@ struct RecursiveGet {
               domain = resolved
             }
             group.addTask {
+              defer { _ = Glibc.close(parent) }
               do throws(StorageError) {
                 return try await Self.fetch(
-                  object, to: destination, provider: provider, bucket: bucket, domain: resolved,
-                  force: force)
+                  object, to: destination, in: parent, provider: provider, bucket: bucket,
+                  domain: resolved, force: force)
               } catch {
                 return .failed(key: object.key, error)
               }
@@ -197,37 +209,73 @@ struct RecursiveGet {
     return DomainChoice(configured: domain.baseURL)
   }
 
-  /// Makes the folders of `segments` under `directory` (never through a symbolic link) and
-  /// returns the file's path; throws (for this key only) when a folder cannot be made.
-  private static func prepare(_ segments: [String], in directory: FilePath, key: String)
-    throws(StorageError) -> FilePath
-  {
+  /// Opens (making them when missing) the folders of `segments` under `root` (DIR's
+  /// descriptor, `directory` its path for messages), each relative to the one before and never
+  /// through a symbolic link; returns the last folder's descriptor (the caller closes it) and
+  /// the file's path. Throws, for this key only, when a folder cannot be made or opened.
+  private static func prepare(
+    _ segments: [String], in root: Int32, at directory: FilePath, key: String
+  ) throws(StorageError) -> (Int32, FilePath) {
     var path = directory
+    var current = dup(root)
+    guard current >= 0 else {
+      throw StorageError(
+        .localIO, "cannot open \(DisplayText(quoting: directory.string)): \(Errno(rawValue: errno))"
+      )
+    }
     for segment in segments.dropLast() {
       path.append(segment)
-      if let status = try? SystemPackage.Stat(path, followTargetSymlink: false) {
-        if status.type == .directory { continue }
-        throw StorageError(
-          .invalidInput,
-          "skipped \(DisplayText(quoting: key)): \(DisplayText(quoting: path.string)) is not a directory (a symbolic link is not followed)"
-        )
+      let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+      var next = openat(current, segment, flags)
+      if next < 0 && errno == ENOENT {
+        if mkdirat(current, segment, 0o755) != 0 && errno != EEXIST {
+          let failure = Errno(rawValue: errno)
+          _ = Glibc.close(current)
+          throw StorageError(
+            .localIO,
+            "skipped \(DisplayText(quoting: key)): cannot create the directory \(DisplayText(quoting: path.string)): \(failure)"
+          )
+        }
+        next = openat(current, segment, flags)
       }
-      if mkdir(path.string, 0o755) != 0 && errno != EEXIST {
+      let failure = Errno(rawValue: errno)
+      _ = Glibc.close(current)
+      guard next >= 0 else {
+        if failure == .notDirectory || failure == .tooManySymbolicLinkLevels {
+          throw StorageError(
+            .invalidInput,
+            "skipped \(DisplayText(quoting: key)): \(DisplayText(quoting: path.string)) is not a directory (a symbolic link is not followed)"
+          )
+        }
         throw StorageError(
           .localIO,
-          "skipped \(DisplayText(quoting: key)): cannot create the directory \(DisplayText(quoting: path.string)): \(Errno(rawValue: errno))"
+          "skipped \(DisplayText(quoting: key)): cannot open the directory \(DisplayText(quoting: path.string)): \(failure)"
         )
       }
+      current = next
     }
     path.append(segments[segments.count - 1])
-    return path
+    return (current, path)
+  }
+
+  /// The digest `check` computes of the regular file `name` in `parent` (opened without
+  /// following a link), or `nil` when it is not one or cannot be read.
+  private static func digest(of name: String, in parent: Int32, _ check: IntegrityCheck)
+    -> String?
+  {
+    let raw = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    guard raw >= 0 else { return nil }
+    defer { _ = Glibc.close(raw) }
+    var status = stat()
+    guard fstat(raw, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+    return try? check.compute("/proc/self/fd/\(raw)")
   }
 
   /// Downloads one object unless a file with its size and hash is already there; a differing
   /// file there is kept (`.exists`) unless `force`.
   private static func fetch(
-    _ object: ObjectEntry, to destination: FilePath, provider: any StorageProvider,
-    bucket: String, domain: DomainChoice, force: Bool
+    _ object: ObjectEntry, to destination: FilePath, in parent: Int32,
+    provider: any StorageProvider, bucket: String, domain: DomainChoice, force: Bool
   ) async throws(StorageError) -> Outcome {
     var details = ObjectDetails(object: object)
     // The listing has no hash to check against (OSS gives none; an ETag is not always an MD5):
@@ -240,10 +288,12 @@ struct RecursiveGet {
     let field: StaticString =
       details.crc64 != nil && details.crc64 == check?.expected ? "crc64" : "hash"
     let path = destination.string
+    let name = destination.lastComponent?.string ?? ""
     var replacing = false
-    if let status = try? SystemPackage.Stat(destination, followTargetSymlink: false) {
-      if status.type == .regular, status.size == size, let check,
-        (try? check.compute(path)) == check.expected
+    var status = stat()
+    if fstatat(parent, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+      if status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == size, let check,
+        digest(of: name, in: parent, check) == check.expected
       {
         return .kept(key: object.key, path: path, size: size, digest: check.expected, field: field)
       }
@@ -259,7 +309,7 @@ struct RecursiveGet {
     }
     let digest = try await DownloadFile.fetch(
       DownloadRequest(bucket: bucket, key: object.key, domain: domain, expectedSize: size),
-      from: provider, to: destination, check: check, replacing: replacing
+      from: provider, to: destination, in: parent, check: check, replacing: replacing
     ) { check, digest in
       StorageError(
         .protocolError,
