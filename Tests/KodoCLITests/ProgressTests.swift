@@ -116,4 +116,18 @@ struct RecursiveGetProgressTests {
       terminal.stdout.contains("\r\u{1B}[K[listing…            ]  0/≥1 objects"), "\(terminal)")
     #expect(terminal.stdout.contains("2 written"), "\(terminal)")
   }
+
+  /// M11: a single `get` shows the same bar on a terminal (a large download looked hung).
+  @Test func aSingleGetShowsTheBarOnATerminal() async throws {
+    let env = try await CLIEnvironment.get()
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+    let directory = try RecursiveGetTests.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let terminal = try await env.kodo.runShell(
+      """
+      KODO_CONFIG=\(env.config) script -qec "$KODO get logs 2024-06-01/app.log -o \(directory)/a" /dev/null
+      """)
+    #expect(terminal.status == 0, "\(terminal)")
+    #expect(terminal.stdout.contains("0/1 objects"), "\(terminal)")
+  }
 }

@@ -184,16 +184,30 @@ struct Get: KodoCommand {
     let details = try await NotFoundAdvice.stat(
       provider, bucket: bucket, key: key, arguments: object.arguments)
     try DownloadFile.makeDirectories(destination.removingLastComponent())
+    // M11: a large download shows its progress on a terminal, as get -r does.
+    let progress = TransferProgress(enabled: Diagnostics.isTerminal && !context.options.json)
+    progress.expecting(objects: 1, bytes: details.object.size)
+    defer { progress.clear() }
     let digest = try await DownloadFile.fetch(
       DownloadRequest(
         bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
         expectedSize: details.object.size),
       from: provider, to: destination, check: provider.integrityCheck(for: details),
-      replacing: force
-    ) { check, digest in
-      check.mismatch(
-        digest, consequence: "nothing was written to \(DisplayText(quoting: destination.string))")
-    }
+      replacing: force,
+      mismatch: { check, digest in
+        check.mismatch(
+          digest, consequence: "nothing was written to \(DisplayText(quoting: destination.string))"
+        )
+      },
+      progress: { descriptor in
+        Task {
+          while !Task.isCancelled {
+            progress.transferring(bytes: Int64(lseek(descriptor, 0, SEEK_CUR)))
+            try? await Task.sleep(for: .milliseconds(250))
+          }
+        }
+      })
+    progress.clear()
     if context.options.json {
       let out = OutputStream.standardOutput()
       var line = JSONLine()

@@ -1,7 +1,7 @@
 import StorageCore
 import Synchronization
 
-/// `get -r`'s progress bar on a terminal: objects and bytes done of those listed so far, the
+/// `get -r`'s (and a single `get`'s) progress bar on a terminal: objects and bytes done of those listed so far, the
 /// transfer rate and, once the listing is complete, the time left.
 ///
 /// "[#######-------------]  12/40 objects  3.1 MiB/10.2 MiB  1.2 MiB/s  ETA 6s", redrawn in place
@@ -49,6 +49,23 @@ final class TransferProgress: Sendable {
       counts.objectsDone += 1
       counts.bytesDone = counts.bytesDone.addingClamped(bytes)
       if transferred { counts.bytesTransferred = counts.bytesTransferred.addingClamped(bytes) }
+    }
+  }
+
+  /// The totals are known from the start (a single `get`): `count` objects of `bytes` in all.
+  func expecting(objects count: Int, bytes: Int64) {
+    update { counts in
+      counts.objectsListed = count
+      counts.bytesListed = bytes
+      counts.listingComplete = true
+    }
+  }
+
+  /// A single object's download (`get`): `bytes` of it are written so far.
+  func transferring(bytes: Int64) {
+    update { counts in
+      counts.bytesDone = max(0, bytes)
+      counts.bytesTransferred = max(0, bytes)
     }
   }
 
