@@ -99,6 +99,39 @@ struct DownloadResumeTests {
     }
   }
 
+  /// A resumption answered with the whole object (200, the `Range` ignored) writes nothing: the
+  /// object's head never lands where its tail goes. `cat` to a file keeps exactly what came
+  /// before, and fails.
+  @Test func aResumptionAnsweredFromTheStartWritesNothing() async throws {
+    let stat =
+      #"{"fsize":\#(Self.object.count),"hash":"\#(QETag.hash(of: Self.object))","mimeType":"text/plain","putTime":17000000000000000}"#
+    let script: ScriptedHTTPServer.Script = { request in
+      if request.path.hasPrefix("/stat/") {
+        return .respond(.json(stat, headers: ["X-Reqid": "scripted"]))
+      }
+      if request.headers["Range"] != nil {
+        return .respond(
+          ScriptedHTTPServer.Response(status: 200, headers: [:], body: Self.object))
+      }
+      return .truncatedBody(
+        headers: [:], body: Array(Self.object.prefix(Self.object.count / 2)),
+        declaredLength: Self.object.count)
+    }
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try await ScriptedHTTPServer.withServer(script: script) { server in
+      let config = try writeTestConfig(baseURL: server.baseURL)
+      defer { try? FileManager.default.removeItem(atPath: config) }
+      let cat = try await InProcess.run(
+        ["cat", "--domain", server.baseURL, "b", "obj.txt"], environment: ["KODO_CONFIG": config],
+        stdout: directory + "/cat.txt")
+      expectFailure(cat, status: 76, containing: "206")
+      #expect(
+        Self.holds(directory + "/cat.txt", Array(Self.object.prefix(Self.object.count / 2))),
+        "only the bytes of the first answer")
+    }
+  }
+
   /// H-1 with the emulator's own fault: five answers cut short in a row. `get -r` and `cat >
   /// file` wrote the object's last bytes at offset 0 and exited 0; `get` gave a false CRC-64
   /// alarm.
