@@ -135,6 +135,8 @@ struct RecursiveGet {
         try await RecursiveScan(
           provider: provider, bucket: bucket, prefix: prefix, pageSize: 1000, parallel: nil
         ).run { objects, _ in
+          // The scan sets a hint of its own (none: a listing's marker is not how this resumes).
+          Signals.setResumeHint(hint(tally))
           for object in objects {
             guard let segments = Self.relativePath(of: object.key, prefix: prefix) else {
               if KeySegments.endsWithSlash(object.key) && object.size == 0 { continue }
@@ -181,6 +183,7 @@ struct RecursiveGet {
           return !Task.isCancelled
         }
         progress.listingComplete()
+        Signals.setResumeHint(hint(tally))
         while let outcome = try await group.next() { try report(outcome) }
       }
     } catch let failure as CommandFailure where failure.error.kind == .cancelled {
