@@ -19,16 +19,17 @@ struct ProgressTests {
     #expect(
       TransferProgress.line(half, elapsed: 2).text
         == "[##########----------]  5/10 objects  5.0 MiB/10.0 MiB  2.0 MiB/s  ETA 3s")
-    // While the listing runs the totals are lower bounds and there is no estimate.
+    // While the listing runs the totals are lower bounds, there is no estimate, and the bar
+    // does not fill (L17: it looked nearly full).
     var listing = half
     listing.listingComplete = false
     #expect(
       TransferProgress.line(listing, elapsed: 2).text
-        == "[##########----------]  5/≥10 objects  5.0 MiB/≥10.0 MiB  2.0 MiB/s  ETA --")
+        == "[listing…            ]  5/≥10 objects  5.0 MiB/≥10.0 MiB  2.0 MiB/s  ETA --")
     // Nothing moved yet: no rate, no estimate, no division by zero.
     #expect(
       TransferProgress.line(Counts(), elapsed: 0).text
-        == "[--------------------]  0/≥0 objects  0 B/≥0 B  0 B/s  ETA --")
+        == "[listing…            ]  0/≥0 objects  0 B/≥0 B  0 B/s  ETA --")
     // Kept files count as done but not toward the rate; all done is 0s left.
     let kept = Counts(
       objectsDone: 3, objectsListed: 3, bytesDone: 300, bytesListed: 300, bytesTransferred: 0,
@@ -112,7 +113,21 @@ struct RecursiveGetProgressTests {
       """)
     #expect(terminal.status == 0, "\(terminal)")
     #expect(
-      terminal.stdout.contains("\r\u{1B}[K[--------------------]  0/≥1 objects"), "\(terminal)")
+      terminal.stdout.contains("\r\u{1B}[K[listing…            ]  0/≥1 objects"), "\(terminal)")
     #expect(terminal.stdout.contains("2 written"), "\(terminal)")
+  }
+
+  /// M11: a single `get` shows the same bar on a terminal (a large download looked hung).
+  @Test func aSingleGetShowsTheBarOnATerminal() async throws {
+    let env = try await CLIEnvironment.get()
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return }
+    let directory = try RecursiveGetTests.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let terminal = try await env.kodo.runShell(
+      """
+      KODO_CONFIG=\(env.config) script -qec "$KODO get logs 2024-06-01/app.log -o \(directory)/a" /dev/null
+      """)
+    #expect(terminal.status == 0, "\(terminal)")
+    #expect(terminal.stdout.contains("0/1 objects"), "\(terminal)")
   }
 }

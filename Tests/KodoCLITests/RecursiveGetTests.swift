@@ -1,5 +1,6 @@
 import Foundation
 import KodoTestSupport
+import StorageCore
 import Testing
 
 @testable import KodoCLI
@@ -26,11 +27,19 @@ struct RecursiveGetTests {
       #expect(data.map(Array.init) == bytes, "\(key)")
     }
     #expect(first.stderr.contains("\(CLIEnvironment.photos.count) written"), "\(first.stderr)")
-    // A changed file is written again; the others are kept.
+    // H-2, M12: a changed file is kept and reported (73), the others are already there;
+    // --force replaces it.
     try Data("changed".utf8).write(to: URL(fileURLWithPath: directory + "/a.txt"))
     let again = try await env.run(["get", "-r", "photos", directory])
-    #expect(again.status == 0, "\(again)")
-    #expect(again.stderr.contains("1 written"), "\(again.stderr)")
+    #expect(again.status == 73, "\(again)")
+    #expect(again.stderr.contains("0 written"), "\(again.stderr)")
+    #expect(again.stderr.contains("--force"), "\(again.stderr)")
+    #expect(
+      FileManager.default.contents(atPath: directory + "/a.txt").map(Array.init)
+        == Array("changed".utf8))
+    let forced = try await env.run(["get", "-r", "--force", "photos", directory])
+    #expect(forced.status == 0, "\(forced)")
+    #expect(forced.stderr.contains("1 written"), "\(forced.stderr)")
     #expect(
       FileManager.default.contents(atPath: directory + "/a.txt").map(Array.init)
         == Array("hello\n".utf8))
@@ -42,6 +51,112 @@ struct RecursiveGetTests {
     let written = try CLIEnvironment.jsonLines(part).compactMap { $0["key"] as? String }.sorted()
     #expect(written == CLIEnvironment.keys(CLIEnvironment.photos, prefix: "2024/").sorted())
     #expect(FileManager.default.fileExists(atPath: sub + "/summer trip/beach day.txt"))
+  }
+
+  /// H7: a missing DIR is made, parents included (as aws, mc and rclone do); M13: so is a
+  /// missing parent of `get -o`.
+  @Test func aMissingDirectoryIsMade() async throws {
+    let env = try await CLIEnvironment.get()
+    let parent = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: parent) }
+    let result = try await env.run(["get", "-r", "photos/2024/", parent + "/new/deeper"])
+    #expect(result.status == 0, "\(result)")
+    #expect(
+      FileManager.default.fileExists(atPath: parent + "/new/deeper/summer trip/beach day.txt"))
+    let single = try await env.run(["get", "photos", "a.txt", "-o", parent + "/sub/x/a.txt"])
+    #expect(single.status == 0, "\(single)")
+    #expect(FileManager.default.contents(atPath: parent + "/sub/x/a.txt") == Data("hello\n".utf8))
+    try Data("file".utf8).write(to: URL(fileURLWithPath: parent + "/plain"))
+    let blocked = try await env.run(["get", "photos", "a.txt", "-o", parent + "/plain/a.txt"])
+    expectFailure(blocked, status: 65, containing: "is not a directory")
+    #expect(!blocked.stderr.contains("The operation"), "no Foundation wording: \(blocked.stderr)")
+  }
+
+  /// H3: a character device is written into, never refused and never replaced, --force or not.
+  @Test func aCharacterDeviceIsWrittenIntoNeverReplaced() async throws {
+    let env = try await CLIEnvironment.get()
+    for extra in [[], ["--force"]] {
+      let result = try await env.run(["get"] + extra + ["photos", "a.txt", "-o", "/dev/null"])
+      #expect(result.status == 0, "\(result)")
+      let status = try #require(try? FileManager.default.attributesOfItem(atPath: "/dev/null"))
+      #expect(status[.type] as? FileAttributeType == .typeCharacterSpecial)
+    }
+  }
+
+  /// H1, L-1: one failing object never ends the run: every object is tried, each failure
+  /// reported, a summary, and the first failure's exit code. `a` and `a/b` (a file and a
+  /// folder of the same name) fail one of the two, not the run.
+  @Test func oneFailingObjectDoesNotEndTheRun() async throws {
+    let keys = ["a", "a/b", "gone", "z"]
+    let items = keys.map {
+      #"{"key":"\#($0)","fsize":1,"hash":"FhH2rY7FKimEq6r9fDtRZQN4XCBy","mimeType":"m","putTime":17000000000000000}"#
+    }
+    let answer = #"{"marker":"","items":[\#(items.joined(separator: ","))]}"#
+    let script: ScriptedHTTPServer.Script = { request in
+      if request.path == "/list" { return .respond(.json(answer, headers: ["X-Reqid": "hostile"])) }
+      if request.path.hasSuffix("/gone") {
+        return .respond(.json(#"{"error":"no such file or directory"}"#, status: 404))
+      }
+      return .respond(.text("x", headers: ["X-Reqid": "scripted"]))
+    }
+    let directory = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try await ScriptedHTTPServer.withServer(script: script) { server in
+      let config = try writeTestConfig(baseURL: server.baseURL)
+      defer { try? FileManager.default.removeItem(atPath: config) }
+      let result = try await InProcess.run(
+        ["get", "-r", "--parallel", "1", "--domain", server.baseURL, "b", directory],
+        environment: ["KODO_CONFIG": config])
+      #expect(result.status != 0, "\(result)")
+      #expect(result.stderr.contains("gone"), "\(result.stderr)")
+      #expect(
+        result.stderr.contains("2 written") && result.stderr.contains("2 failed"),
+        "\(result.stderr)")
+      #expect(FileManager.default.contents(atPath: directory + "/z") == Data("x".utf8))
+    }
+  }
+
+  /// M-5: a folder swapped for a symbolic link while `get -r` runs must not send a file
+  /// outside DIR. The server swaps `sub` (already made for `sub/b.txt`) while `a.txt` downloads.
+  @Test func aFolderSwappedForALinkMidRunDoesNotLeadOutside() async throws {
+    let keys = ["a.txt", "sub/b.txt"]
+    let items = keys.map {
+      #"{"key":"\#($0)","fsize":1,"hash":"FhH2rY7FKimEq6r9fDtRZQN4XCBy","mimeType":"m","putTime":17000000000000000}"#
+    }
+    let answer = #"{"marker":"","items":[\#(items.joined(separator: ","))]}"#
+    let directory = try Self.temporaryDirectory()
+    let victim = try Self.temporaryDirectory()
+    defer {
+      try? FileManager.default.removeItem(atPath: directory)
+      try? FileManager.default.removeItem(atPath: victim)
+    }
+    let script: ScriptedHTTPServer.Script = { request in
+      if request.path == "/list" { return .respond(.json(answer, headers: ["X-Reqid": "hostile"])) }
+      guard request.path.hasSuffix("/a.txt") else {
+        return .respond(.text("x", headers: ["X-Reqid": "scripted"]))
+      }
+      return .deferred {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !FileManager.default.fileExists(atPath: directory + "/sub"),
+          ContinuousClock.now < deadline
+        {
+          try? await Task.sleep(for: .milliseconds(20))
+        }
+        _ = rename(directory + "/sub", directory + "/sub.moved")
+        _ = symlink(victim, directory + "/sub")
+        return .respond(.text("x", headers: ["X-Reqid": "scripted"]))
+      }
+    }
+    try await ScriptedHTTPServer.withServer(script: script) { server in
+      let config = try writeTestConfig(baseURL: server.baseURL)
+      defer { try? FileManager.default.removeItem(atPath: config) }
+      let result = try await InProcess.run(
+        ["get", "-r", "--parallel", "1", "--domain", server.baseURL, "b", directory],
+        environment: ["KODO_CONFIG": config])
+      #expect(result.status == 0, "\(result)")
+    }
+    #expect(try FileManager.default.contentsOfDirectory(atPath: victim).isEmpty)
+    #expect(FileManager.default.contents(atPath: directory + "/sub.moved/b.txt") == Data("x".utf8))
   }
 
   @Test func aSymbolicLinkInTheDirectoryIsNotFollowed() async throws {

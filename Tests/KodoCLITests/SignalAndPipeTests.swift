@@ -114,6 +114,29 @@ struct SignalAndPipeTests {
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
   }
 
+  /// L16: `get -r` interrupted says what it wrote and how to finish, exits 130, and leaves no
+  /// temporary file.
+  @Test func anInterruptedRecursiveGetSaysHowToFinish() async throws {
+    let emulator = try await EmulatorProcess(["--synthetic", "b=50"])
+    let kodo = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
+    let directory = try temporaryDirectory()
+    try await emulator.scheduleFault(endpoint: "download", mode: "stall-after-headers")
+    let running = try kodo.start(["get", "-r", "--parallel", "1", "b", directory])
+    let deadline = Date().addingTimeInterval(20)
+    while (try await emulator.stats()["download"] ?? 0) == 0, Date() < deadline {
+      try await Task.sleep(for: .milliseconds(10))
+    }
+    running.send(SIGINT)
+    let result = await running.wait(seconds: 10)
+    #expect(result.status == 130, "\(result)")
+    expectNoCrash(result)
+    #expect(!result.stderr.contains("kodo: error:"), "\(result.stderr)")
+    #expect(result.stderr.contains("0 written"), "\(result.stderr)")
+    #expect(result.stderr.contains("run the same command again to finish"), "\(result.stderr)")
+    let left = try FileManager.default.contentsOfDirectory(atPath: directory)
+    #expect(!left.contains { $0.hasSuffix(".part") }, "\(left)")
+  }
+
   /// `cat` interrupted mid-download exits 130 and says nothing more than that.
   @Test func anInterruptedCatExits130() async throws {
     let emulator = try await EmulatorProcess(["--synthetic", "b=50"])

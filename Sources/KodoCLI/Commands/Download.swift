@@ -65,7 +65,7 @@ struct Cat: KodoCommand {
         bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
         expectedSize: bytes.map { $0.upperBound - $0.lowerBound + 1 } ?? details.object.size,
         range: bytes),
-      to: output, rewind: Rewind.toCurrentOffset(of: output), digest: digest)
+      to: output, digest: digest)
     if let check, let digest, digest.text != check.expected {
       throw check.mismatch(
         digest.text, consequence: "the bytes written to stdout are not the object's")
@@ -84,12 +84,18 @@ struct Get: KodoCommand {
       destination is written through. An existing file is kept unless --force. -o - writes to \
       stdout.
 
-      get -r BUCKET/PREFIX DIR writes every object under the prefix into DIR (the path is what \
-      follows the prefix's last /), --parallel N at a time (default 4). A file already there \
-      with the object's size and hash is kept, so running it again resumes; a key that would \
-      land outside DIR (.., ., empty segments) is reported and skipped, and the exit status is \
-      then 65. On a terminal a progress bar shows the objects and bytes done, the rate and the \
-      time left.
+      get -r BUCKET/PREFIX DIR writes every object under the prefix into DIR (made if missing; \
+      the path is what follows the prefix's last /), --parallel N at a time (default 4). A file \
+      already there with the object's size and hash (Kodo's qetag, OSS's CRC-64) is kept, so \
+      running it again resumes; a file there that differs is kept and reported, and the exit \
+      status is then 73, unless --force. A key that would land outside DIR (.., ., empty \
+      segments) is reported and skipped (exit status 65). One object failing never stops the \
+      others: each failure is reported, then a summary, and the exit status is the first \
+      failure's. On a terminal a progress bar shows the objects and bytes done, the rate and \
+      the time left.
+
+      A character device or FIFO given to -o (/dev/null) is written into, never replaced. A \
+      download cut short resumes from where it stopped.
 
       Examples:
         kodo get photos 2024/beach.jpg                # writes ./beach.jpg
@@ -111,7 +117,7 @@ struct Get: KodoCommand {
     completion: .file())
   var output: String?
 
-  @Flag(help: "Replace an existing file.")
+  @Flag(help: "Replace an existing file (with -r: each file there that differs).")
   var force = false
 
   @Flag(
@@ -149,7 +155,7 @@ struct Get: KodoCommand {
         provider: provider, bucket: bucket, prefix: prefix,
         directory: FilePath(object.arguments[1]),
         domain: download.choice(bucket: bucket, context: context), parallel: parallel ?? 4,
-        json: context.options.json
+        json: context.options.json, force: force
       ).run()
       return
     }
@@ -161,6 +167,13 @@ struct Get: KodoCommand {
       return
     }
     let destination = try destination(for: key)
+    if DownloadFile.isStream(destination) {
+      // A character device or a FIFO (`-o /dev/null`) is written into, never replaced.
+      try await Self.stream(
+        bucket: bucket, key: key, into: destination, context: context, download: download,
+        arguments: object.arguments)
+      return
+    }
     if !force && DownloadFile.exists(destination) {
       throw StorageError(
         .invalidInput,
@@ -170,29 +183,77 @@ struct Get: KodoCommand {
     try provider.validateBucketName(bucket)
     let details = try await NotFoundAdvice.stat(
       provider, bucket: bucket, key: key, arguments: object.arguments)
+    try DownloadFile.makeDirectories(destination.removingLastComponent())
+    // M11: a large download shows its progress on a terminal, as get -r does.
+    let progress = TransferProgress(enabled: Diagnostics.isTerminal && !context.options.json)
+    progress.expecting(objects: 1, bytes: details.object.size)
+    defer { progress.clear() }
     let digest = try await DownloadFile.fetch(
       DownloadRequest(
         bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
         expectedSize: details.object.size),
       from: provider, to: destination, check: provider.integrityCheck(for: details),
-      replacing: force
-    ) { check, digest in
-      check.mismatch(
-        digest, consequence: "nothing was written to \(DisplayText(quoting: destination.string))")
-    }
+      replacing: force,
+      mismatch: { check, digest in
+        check.mismatch(
+          digest, consequence: "nothing was written to \(DisplayText(quoting: destination.string))"
+        )
+      },
+      progress: { descriptor in
+        Task {
+          while !Task.isCancelled {
+            progress.transferring(bytes: Int64(lseek(descriptor, 0, SEEK_CUR)))
+            try? await Task.sleep(for: .milliseconds(250))
+          }
+        }
+      })
+    progress.clear()
     if context.options.json {
       let out = OutputStream.standardOutput()
       var line = JSONLine()
       line.string("key", key)
       line.string("path", destination.string)
       line.int("size", details.object.size)
-      line.string("hash", digest)
+      let check = provider.integrityCheck(for: details)
+      line.string(
+        details.crc64 != nil && details.crc64 == check?.expected ? "crc64" : "hash", digest)
       try out.write(line)
       try out.flush()
     } else {
       Diagnostics.note(
         "wrote \(DisplayText(quoting: destination.string)) (\(details.object.size) bytes)")
     }
+  }
+
+  /// Streams the object into the character device or FIFO at `path`, opened for writing as it
+  /// is (no create, no truncate), its length and digest checked as `cat` checks them.
+  private static func stream(
+    bucket: String, key: String, into path: FilePath, context: Context,
+    download: DownloadOptions, arguments: [String]
+  ) async throws {
+    let descriptor: FileDescriptor
+    do {
+      descriptor = try FileDescriptor.open(path, .writeOnly, options: [.closeOnExec])
+    } catch {
+      throw StorageError(.localIO, "cannot open \(DisplayText.quoted(path.string)): \(error)")
+    }
+    defer { try? descriptor.close() }
+    let provider = try context.provider()
+    try provider.validateBucketName(bucket)
+    let details = try await NotFoundAdvice.stat(
+      provider, bucket: bucket, key: key, arguments: arguments)
+    let check = provider.integrityCheck(for: details)
+    let digest = check?.running.map(StreamedDigest.init)
+    _ = try await provider.download(
+      DownloadRequest(
+        bucket: bucket, key: key, domain: download.choice(bucket: bucket, context: context),
+        expectedSize: details.object.size),
+      to: descriptor.rawValue, digest: digest)
+    if let check, let digest, digest.text != check.expected {
+      throw check.mismatch(digest.text)
+    }
+    Diagnostics.note(
+      "wrote \(DisplayText(quoting: path.string)) (\(details.object.size) bytes)")
   }
 
   /// `-o PATH` (a directory keeps the key's file name), else the key's last path segment.
@@ -211,23 +272,5 @@ struct Get: KodoCommand {
     let path = FilePath(output)
     if DownloadFile.isDirectory(path) { return path.appending(try requireName()) }
     return path
-  }
-}
-
-/// Whether stdout can be taken back to where the download started, for a retry after some bytes
-/// were written.
-enum Rewind {
-  /// For a regular file opened without `O_APPEND` (`> file`): truncating it back to its offset
-  /// now drops only what this download wrote. For anything else (a pipe, a terminal, `>> file`,
-  /// where another writer may append too) `nil`: only a download that wrote nothing yet is
-  /// tried again, and earlier contents are never touched.
-  static func toCurrentOffset(of descriptor: Int32) -> (@Sendable () -> Bool)? {
-    var status = stat()
-    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-    let flags = fcntl(descriptor, F_GETFL)
-    guard flags >= 0, flags & O_APPEND == 0 else { return nil }
-    let start = lseek(descriptor, 0, SEEK_CUR)
-    guard start >= 0 else { return nil }
-    return { ftruncate(descriptor, start) == 0 && lseek(descriptor, start, SEEK_SET) == start }
   }
 }

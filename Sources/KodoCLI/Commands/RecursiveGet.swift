@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import KodoCore
 import StorageCore
@@ -18,10 +19,17 @@ struct RecursiveGet {
   let domain: DomainChoice
   let parallel: Int
   let json: Bool
+  /// Replace a differing local file (otherwise it is kept and reported, exit 73).
+  var force = false
 
+  /// What became of one object.
   enum Outcome: Sendable {
-    case written(key: String, path: String, size: Int64)
-    case kept(key: String, path: String, size: Int64)
+    /// Downloaded; `digest` is the check's value and `field` its JSON name.
+    case written(key: String, path: String, size: Int64, digest: String?, field: StaticString)
+    /// A file with the object's size and hash was already there.
+    case kept(key: String, path: String, size: Int64, digest: String?, field: StaticString)
+    /// It failed: reported, and the others go on.
+    case failed(key: String, StorageError)
   }
 
   /// The path under DIR for `key`, or `nil` when it would not stay inside.
@@ -37,98 +45,160 @@ struct RecursiveGet {
     return segments
   }
 
-  func run() async throws {
-    guard DownloadFile.isDirectory(directory) else {
-      throw StorageError(
-        .invalidInput,
-        "\(DisplayText.quoted(directory.string)) is not a directory; create it first")
-    }
-    let output = OutputStream.standardOutput()
-    var skipped = 0
+  /// The counts of a run, and its first failure.
+  private struct Tally {
     var written = 0
     var kept = 0
+    var failed = 0
+    var interrupted = false
+    var firstFailure: Int32?
+
+    var summary: DisplayText {
+      "\(written) written, \(kept) already there with the same size and hash, \(failed) failed"
+    }
+
+    mutating func fail(_ code: Int32) {
+      failed += 1
+      if firstFailure == nil { firstFailure = code }
+    }
+  }
+
+  func run() async throws {
+    try DownloadFile.makeDirectories(directory)
+    // Every folder and file under DIR is made relative to DIR's descriptor (M-5).
+    let root = open(directory.string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard root >= 0 else {
+      throw StorageError(
+        .localIO,
+        "cannot open the directory \(DisplayText(quoting: directory.string)): \(Errno(rawValue: errno))"
+      )
+    }
+    defer { _ = Glibc.close(root) }
+    let output = OutputStream.standardOutput()
+    var tally = Tally()
     var inFlight = 0
     let provider = self.provider
     let bucket = self.bucket
+    let force = self.force
+    let json = self.json
     var domain: DomainChoice?
     // A bar on the terminal, unless JSON lines go to the same terminal.
     let progress = TransferProgress(enabled: Diagnostics.isTerminal && !(json && output.isTerminal))
     defer { progress.clear() }
+    func hint(_ tally: Tally) -> DisplayText {
+      "interrupted: \(tally.written) written, \(tally.kept) already there; run the same command again to finish"
+    }
+    Signals.setResumeHint(hint(tally))
+    defer { Signals.setResumeHint(nil) }
+    func line(
+      _ type: String, _ key: String, _ path: String, _ size: Int64, _ digest: String?,
+      _ field: StaticString
+    ) throws(StorageError) {
+      guard json else { return }
+      var line = JSONLine()
+      line.string("type", type)
+      line.string("key", key)
+      line.string("path", path)
+      line.int("size", size)
+      line.string(field, digest)
+      try output.write(line)
+      try output.flush()
+    }
+    func fail(_ error: StorageError) {
+      progress.clear()
+      tally.fail(ErrorReporting.report(error, notes: [], json: json))
+    }
     func report(_ outcome: Outcome) throws(StorageError) {
       switch outcome {
-      case .written(let key, let path, let size):
-        written += 1
+      case .written(let key, let path, let size, let digest, let field):
+        tally.written += 1
         progress.finished(bytes: size, transferred: true)
-        if json {
-          var line = JSONLine()
-          line.string("key", key)
-          line.string("path", path)
-          line.int("size", size)
-          try output.write(line)
-          try output.flush()
-        }
-      case .kept(_, _, let size):
-        kept += 1
+        try line("written", key, path, size, digest, field)
+      case .kept(let key, let path, let size, let digest, let field):
+        tally.kept += 1
         progress.finished(bytes: size, transferred: false)
-      }
-    }
-    try await withThrowingTaskGroup(of: Outcome.self) { group in
-      try await RecursiveScan(
-        provider: provider, bucket: bucket, prefix: prefix, pageSize: 1000, parallel: nil
-      ).run { objects, _ in
-        for object in objects {
-          guard let segments = Self.relativePath(of: object.key, prefix: prefix) else {
-            if KeySegments.endsWithSlash(object.key) && object.size == 0 { continue }
-            skipped += 1
-            progress.clear()
-            Diagnostics.warning(
-              "skipped \(DisplayText(quoting: object.key)): its path would not stay inside \(DisplayText(quoting: directory.string))"
-            )
-            continue
-          }
-          let destination = try Self.prepare(
-            segments, in: directory, key: object.key, progress: progress)
-          guard let destination else {
-            skipped += 1
-            continue
-          }
-          progress.listed(objects: 1, bytes: object.size)
-          if inFlight >= parallel, let outcome = try await group.next() {
-            inFlight -= 1
-            try report(outcome)
-          }
-          let resolved: DomainChoice
-          if let domain {
-            resolved = domain
-          } else {
-            resolved = try await Self.resolve(self.domain, bucket, provider)
-            domain = resolved
-          }
-          group.addTask {
-            try await Self.fetch(
-              object, to: destination, provider: provider, bucket: bucket, domain: resolved)
-          }
-          inFlight += 1
+        try line("skipped", key, path, size, digest, field)
+      case .failed(_, let error):
+        progress.finished(bytes: 0, transferred: false)
+        if error.kind == .cancelled || Task.isCancelled {
+          tally.interrupted = true
+        } else if error.kind == .outputClosed {
+          throw error
+        } else {
+          fail(error)
         }
-        return true
       }
-      progress.listingComplete()
-      while let outcome = try await group.next() { try report(outcome) }
+      Signals.setResumeHint(hint(tally))
+    }
+    do {
+      try await withThrowingTaskGroup(of: Outcome.self) { group in
+        try await RecursiveScan(
+          provider: provider, bucket: bucket, prefix: prefix, pageSize: 1000, parallel: nil
+        ).run { objects, _ in
+          // The scan sets a hint of its own (none: a listing's marker is not how this resumes).
+          Signals.setResumeHint(hint(tally))
+          for object in objects {
+            guard let segments = Self.relativePath(of: object.key, prefix: prefix) else {
+              if KeySegments.endsWithSlash(object.key) && object.size == 0 { continue }
+              fail(
+                StorageError(
+                  .invalidInput,
+                  "skipped \(DisplayText(quoting: object.key)): its path would not stay inside \(DisplayText(quoting: directory.string))"
+                ))
+              continue
+            }
+            let destination: FilePath
+            let parent: Int32
+            do throws(StorageError) {
+              (parent, destination) = try Self.prepare(
+                segments, in: root, at: directory, key: object.key)
+            } catch {
+              fail(error)
+              continue
+            }
+            progress.listed(objects: 1, bytes: object.size)
+            if inFlight >= parallel, let outcome = try await group.next() {
+              inFlight -= 1
+              try report(outcome)
+            }
+            let resolved: DomainChoice
+            if let domain {
+              resolved = domain
+            } else {
+              resolved = try await Self.resolve(self.domain, bucket, provider)
+              domain = resolved
+            }
+            group.addTask {
+              defer { _ = Glibc.close(parent) }
+              do throws(StorageError) {
+                return try await Self.fetch(
+                  object, to: destination, in: parent, provider: provider, bucket: bucket,
+                  domain: resolved, force: force)
+              } catch {
+                return .failed(key: object.key, error)
+              }
+            }
+            inFlight += 1
+          }
+          return !Task.isCancelled
+        }
+        progress.listingComplete()
+        Signals.setResumeHint(hint(tally))
+        while let outcome = try await group.next() { try report(outcome) }
+      }
+    } catch let failure as CommandFailure where failure.error.kind == .cancelled {
+      tally.interrupted = true
+    } catch let error as StorageError where error.kind == .cancelled {
+      tally.interrupted = true
     }
     try output.flush()
     progress.clear()
-    if !json {
-      Diagnostics.note(
-        "\(written) written, \(kept) already there with the same size and hash, \(skipped) skipped"
-      )
-    }
-    if skipped > 0 {
+    if tally.interrupted || Task.isCancelled {
       throw CommandFailure(
-        error: StorageError(
-          .invalidInput,
-          "\(skipped) key\(skipped == 1 ? "" : "s") could not be written inside \(DisplayText(quoting: directory.string)) (see the warnings above)"
-        ), notes: [])
+        error: StorageError(.cancelled, "interrupted"), notes: [hint(tally)])
     }
+    if !json { Diagnostics.note(tally.summary) }
+    if let code = tally.firstFailure { throw ExitCode(code) }
   }
 
   /// `choice` with Kodo's bound domain looked up once, so that each download does not ask for
@@ -142,54 +212,113 @@ struct RecursiveGet {
     return DomainChoice(configured: domain.baseURL)
   }
 
-  /// Makes the folders of `segments` under `directory` (never through a symbolic link) and
-  /// returns the file's path, or `nil` (reported) when a folder cannot be made.
+  /// Opens (making them when missing) the folders of `segments` under `root` (DIR's
+  /// descriptor, `directory` its path for messages), each relative to the one before and never
+  /// through a symbolic link; returns the last folder's descriptor (the caller closes it) and
+  /// the file's path. Throws, for this key only, when a folder cannot be made or opened.
   private static func prepare(
-    _ segments: [String], in directory: FilePath, key: String, progress: TransferProgress
-  ) throws -> FilePath? {
+    _ segments: [String], in root: Int32, at directory: FilePath, key: String
+  ) throws(StorageError) -> (Int32, FilePath) {
     var path = directory
+    var current = dup(root)
+    guard current >= 0 else {
+      throw StorageError(
+        .localIO, "cannot open \(DisplayText(quoting: directory.string)): \(Errno(rawValue: errno))"
+      )
+    }
     for segment in segments.dropLast() {
       path.append(segment)
-      if let status = try? SystemPackage.Stat(path, followTargetSymlink: false) {
-        if status.type == .directory { continue }
-        progress.clear()
-        Diagnostics.warning(
-          "skipped \(DisplayText(quoting: key)): \(DisplayText(quoting: path.string)) is not a directory (a symbolic link is not followed)"
-        )
-        return nil
+      let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+      var next = openat(current, segment, flags)
+      if next < 0 && errno == ENOENT {
+        if mkdirat(current, segment, 0o755) != 0 && errno != EEXIST {
+          let failure = Errno(rawValue: errno)
+          _ = Glibc.close(current)
+          throw StorageError(
+            .localIO,
+            "skipped \(DisplayText(quoting: key)): cannot create the directory \(DisplayText(quoting: path.string)): \(failure)"
+          )
+        }
+        next = openat(current, segment, flags)
       }
-      if mkdir(path.string, 0o755) != 0 && errno != EEXIST {
+      let failure = Errno(rawValue: errno)
+      _ = Glibc.close(current)
+      guard next >= 0 else {
+        if failure == .notDirectory || failure == .tooManySymbolicLinkLevels {
+          throw StorageError(
+            .invalidInput,
+            "skipped \(DisplayText(quoting: key)): \(DisplayText(quoting: path.string)) is not a directory (a symbolic link is not followed)"
+          )
+        }
         throw StorageError(
           .localIO,
-          "cannot create the directory \(DisplayText(quoting: path.string)): \(Errno(rawValue: errno))"
+          "skipped \(DisplayText(quoting: key)): cannot open the directory \(DisplayText(quoting: path.string)): \(failure)"
         )
       }
+      current = next
     }
     path.append(segments[segments.count - 1])
-    return path
+    return (current, path)
   }
 
-  /// Downloads one object unless a file with its size and hash is already there.
+  /// The digest `check` computes of the regular file `name` in `parent` (opened without
+  /// following a link), or `nil` when it is not one or cannot be read.
+  private static func digest(of name: String, in parent: Int32, _ check: IntegrityCheck)
+    -> String?
+  {
+    let raw = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    guard raw >= 0 else { return nil }
+    defer { _ = Glibc.close(raw) }
+    var status = stat()
+    guard fstat(raw, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+    return try? check.compute("/proc/self/fd/\(raw)")
+  }
+
+  /// Downloads one object unless a file with its size and hash is already there; a differing
+  /// file there is kept (`.exists`) unless `force`.
   private static func fetch(
-    _ object: ObjectEntry, to destination: FilePath, provider: any StorageProvider,
-    bucket: String, domain: DomainChoice
-  ) async throws -> Outcome {
-    let check = provider.integrityCheck(for: ObjectDetails(object: object))
-    if let status = try? SystemPackage.Stat(destination, followTargetSymlink: false),
-      status.type == .regular, status.size == object.size, let check,
-      (try? check.compute(destination.string)) == check.expected
-    {
-      return .kept(key: object.key, path: destination.string, size: object.size)
+    _ object: ObjectEntry, to destination: FilePath, in parent: Int32,
+    provider: any StorageProvider, bucket: String, domain: DomainChoice, force: Bool
+  ) async throws(StorageError) -> Outcome {
+    var details = ObjectDetails(object: object)
+    // The listing has no hash to check against (OSS gives none; an ETag is not always an MD5):
+    // the object's details do (OSS's CRC-64).
+    if provider.integrityCheck(for: details) == nil {
+      details = try await provider.stat(bucket: bucket, key: object.key)
     }
-    _ = try await DownloadFile.fetch(
-      DownloadRequest(bucket: bucket, key: object.key, domain: domain, expectedSize: object.size),
-      from: provider, to: destination, check: check, replacing: true
+    let size = details.object.size
+    let check = provider.integrityCheck(for: details)
+    let field: StaticString =
+      details.crc64 != nil && details.crc64 == check?.expected ? "crc64" : "hash"
+    let path = destination.string
+    let name = destination.lastComponent?.string ?? ""
+    var replacing = false
+    var status = stat()
+    if fstatat(parent, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+      if status.st_mode & S_IFMT == S_IFREG, Int64(status.st_size) == size, let check,
+        digest(of: name, in: parent, check) == check.expected
+      {
+        return .kept(key: object.key, path: path, size: size, digest: check.expected, field: field)
+      }
+      guard force else {
+        return .failed(
+          key: object.key,
+          StorageError(
+            .exists,
+            "kept \(DisplayText(quoting: path)): it differs from \(DisplayText(quoting: object.key)) (pass --force to replace it)"
+          ))
+      }
+      replacing = true
+    }
+    let digest = try await DownloadFile.fetch(
+      DownloadRequest(bucket: bucket, key: object.key, domain: domain, expectedSize: size),
+      from: provider, to: destination, in: parent, check: check, replacing: replacing
     ) { check, digest in
       StorageError(
         .protocolError,
-        "the downloaded data of \(DisplayText(quoting: object.key)) has \(check.name) \(digest), not the service's \(DisplayText(escaping: check.expected)); nothing was written to \(DisplayText(quoting: destination.string))"
+        "the downloaded data of \(DisplayText(quoting: object.key)) has \(check.name) \(digest), not the service's \(DisplayText(escaping: check.expected)); nothing was written to \(DisplayText(quoting: path))"
       )
     }
-    return .written(key: object.key, path: destination.string, size: object.size)
+    return .written(key: object.key, path: path, size: size, digest: digest, field: field)
   }
 }

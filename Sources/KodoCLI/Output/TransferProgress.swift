@@ -1,11 +1,12 @@
 import StorageCore
 import Synchronization
 
-/// `get -r`'s progress bar on a terminal: objects and bytes done of those listed so far, the
+/// `get -r`'s (and a single `get`'s) progress bar on a terminal: objects and bytes done of those listed so far, the
 /// transfer rate and, once the listing is complete, the time left.
 ///
 /// "[#######-------------]  12/40 objects  3.1 MiB/10.2 MiB  1.2 MiB/s  ETA 6s", redrawn in place
-/// at most four times a second; the totals read "≥" while the listing still runs. Objects
+/// at most four times a second; while the listing still runs the bar reads "listing…" and the
+/// totals read "≥". Objects
 /// already there (kept) count as done but not toward the rate.
 final class TransferProgress: Sendable {
   /// What the line shows.
@@ -51,6 +52,23 @@ final class TransferProgress: Sendable {
     }
   }
 
+  /// The totals are known from the start (a single `get`): `count` objects of `bytes` in all.
+  func expecting(objects count: Int, bytes: Int64) {
+    update { counts in
+      counts.objectsListed = count
+      counts.bytesListed = bytes
+      counts.listingComplete = true
+    }
+  }
+
+  /// A single object's download (`get`): `bytes` of it are written so far.
+  func transferring(bytes: Int64) {
+    update { counts in
+      counts.bytesDone = max(0, bytes)
+      counts.bytesTransferred = max(0, bytes)
+    }
+  }
+
   /// Erases the line (before other diagnostics, and at the end).
   func clear() {
     guard enabled else { return }
@@ -85,9 +103,14 @@ final class TransferProgress: Sendable {
       filled = width * min(counts.objectsDone, counts.objectsListed) / counts.objectsListed
     }
     filled = max(0, min(width, filled))
+    // While the listing runs, what is done of what was listed so far says nothing of the whole:
+    // a bar nearly full then would mislead (L17).
+    let bar =
+      counts.listingComplete
+      ? String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+      : "listing…" + String(repeating: " ", count: width - 8)
     var text =
-      "[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-      + "]  \(counts.objectsDone)/\(atLeast)\(counts.objectsListed) objects  "
+      "[" + bar + "]  \(counts.objectsDone)/\(atLeast)\(counts.objectsListed) objects  "
       + ByteSize.text(counts.bytesDone, wholeFrom100: true) + "/" + atLeast
       + ByteSize.text(counts.bytesListed, wholeFrom100: true)
     let rate = elapsed > 0 ? Double(counts.bytesTransferred) / elapsed : 0

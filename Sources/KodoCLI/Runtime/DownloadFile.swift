@@ -10,11 +10,23 @@ import SystemPackage
 /// planted there can be written through, and a long destination name never makes the temporary
 /// name too long. Only a complete, checked download is moved to the destination: without
 /// `--force` by `link(2)`, which fails rather than replace anything that appeared meanwhile;
-/// with it by `rename(2)`, which replaces a link itself, never its target.
+/// with it by `rename(2)`, which replaces a link itself, never its target. Every step after the
+/// directory is opened (create, read back, link, rename, remove) is relative to its descriptor
+/// (`openat`, `linkat`, `renameat`, `unlinkat`), never a path, so a folder swapped for a symbolic
+/// link meanwhile cannot send the file elsewhere.
 struct DownloadFile {
+  /// The destination's path, for messages.
   let destination: FilePath
+  /// The temporary file's path, for messages and the clean-up after a signal.
   let temporary: FilePath
   let descriptor: FileDescriptor
+  /// The destination's directory.
+  let parent: Int32
+  /// Whether `parent` was opened here (and is closed with the file).
+  let ownsParent: Bool
+  /// The destination's and the temporary file's names in `parent`.
+  let name: String
+  let temporaryName: String
 
   /// The file name a key gives by default: its last path segment, when that can be one.
   static func defaultName(for key: String) -> String? {
@@ -29,6 +41,15 @@ struct DownloadFile {
     (try? SystemPackage.Stat(path, followTargetSymlink: false)) != nil
   }
 
+  /// Whether `path` is a character device or a FIFO (following a link to one): something to
+  /// write into, never to replace (`-o /dev/null`).
+  static func isStream(_ path: FilePath) -> Bool {
+    guard let status = try? SystemPackage.Stat(path, followTargetSymlink: true) else {
+      return false
+    }
+    return status.type == .characterSpecial || status.type == .fifo
+  }
+
   /// Whether `path` is a directory (following a link to one).
   static func isDirectory(_ path: FilePath) -> Bool {
     guard let status = try? SystemPackage.Stat(path, followTargetSymlink: true) else {
@@ -37,27 +58,70 @@ struct DownloadFile {
     return status.type == .directory
   }
 
-  /// Creates the temporary file for `destination`.
+  /// Makes the directory `path` and any missing parents, as `mkdir -p` does (a link the user
+  /// named in the path is followed); a path that exists and is not a directory is an error.
+  static func makeDirectories(_ path: FilePath) throws(StorageError) {
+    if isDirectory(path) { return }
+    var partial = path.root.map { FilePath(root: $0) } ?? FilePath()
+    for component in path.components {
+      partial.append(component)
+      if isDirectory(partial) { continue }
+      if mkdir(partial.string, 0o777) != 0 {
+        let failure = Errno(rawValue: errno)
+        if failure == .fileExists && isDirectory(partial) { continue }
+        throw StorageError(
+          failure == .fileExists ? .invalidInput : .localIO,
+          failure == .fileExists
+            ? "\(DisplayText.quoted(partial.string)) exists and is not a directory"
+            : "cannot create the directory \(DisplayText.quoted(partial.string)): \(failure)")
+      }
+    }
+  }
+
+  /// Creates the temporary file for `destination`, in its directory opened by path (the path
+  /// the user gave, links in it followed).
   static func create(for destination: FilePath) throws(StorageError) -> DownloadFile {
     var directory = destination.removingLastComponent()
     if directory.isEmpty { directory = "." }
+    let parent = open(directory.string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard parent >= 0 else {
+      throw StorageError(
+        .localIO,
+        "cannot open the directory \(DisplayText.quoted(directory.string)): \(Errno(rawValue: errno))"
+      )
+    }
+    do {
+      return try create(in: parent, owned: true, for: destination)
+    } catch {
+      _ = Glibc.close(parent)
+      throw error
+    }
+  }
+
+  /// Creates the temporary file for `destination` in the directory `parent` (whose descriptor
+  /// the caller keeps open until the file is closed, unless `owned`).
+  static func create(in parent: Int32, owned: Bool = false, for destination: FilePath)
+    throws(StorageError) -> DownloadFile
+  {
+    var directory = destination.removingLastComponent()
+    if directory.isEmpty { directory = "." }
+    let name = destination.lastComponent?.string ?? ""
     for _ in 0..<16 {
-      let temporary = directory.appending(".kodo-" + randomName() + ".part")
-      do {
-        let descriptor = try FileDescriptor.open(
-          temporary, .writeOnly,
-          options: [.create, .exclusiveCreate, .noFollow, .closeOnExec],
-          permissions: [.ownerReadWrite])
-        TemporaryFiles.register(temporary.string)
-        return DownloadFile(destination: destination, temporary: temporary, descriptor: descriptor)
-      } catch Errno.fileExists {
-        continue
-      } catch {
+      let temporaryName = ".kodo-" + randomName() + ".part"
+      let raw = openat(
+        parent, temporaryName, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      if raw < 0 {
+        let failure = Errno(rawValue: errno)
+        if failure == .fileExists { continue }
         throw StorageError(
           .localIO,
-          "cannot create a temporary file in \(DisplayText.quoted(directory.string)): \(error.localizedDescription)"
-        )
+          "cannot create a temporary file in \(DisplayText.quoted(directory.string)): \(failure)")
       }
+      let temporary = directory.appending(temporaryName)
+      TemporaryFiles.register(temporary.string)
+      return DownloadFile(
+        destination: destination, temporary: temporary, descriptor: FileDescriptor(rawValue: raw),
+        parent: parent, ownsParent: owned, name: name, temporaryName: temporaryName)
     }
     throw StorageError(
       .localIO,
@@ -65,18 +129,23 @@ struct DownloadFile {
     )
   }
 
-  /// Rewinds the temporary file to empty (for a retried download).
-  func rewind() -> Bool {
-    do {
-      try descriptor.resize(to: 0)
-      return try descriptor.seek(offset: 0, from: .start) == 0
-    } catch {
-      return false
-    }
-  }
+  /// The path that reads the temporary file through its open descriptor (not through its
+  /// directory), for computing its digest.
+  var readablePath: String { "/proc/self/fd/\(descriptor.rawValue)" }
 
-  /// Flushes the file to disk and gives it the mode a new file gets (the umask's).
-  func finish() throws(StorageError) {
+  /// Checks that the file holds exactly `size` bytes, flushes it to disk and gives it the mode a
+  /// new file gets (the umask's).
+  func finish(size: Int64?) throws(StorageError) {
+    var status = stat()
+    guard fstat(descriptor.rawValue, &status) == 0 else {
+      throw StorageError(
+        .localIO, "cannot read \(DisplayText.quoted(temporary.string)): \(Errno(rawValue: errno))")
+    }
+    if let size, Int64(status.st_size) != size {
+      throw StorageError(
+        .protocolError,
+        "the downloaded file holds \(status.st_size) bytes where the object has \(size)")
+    }
     guard fsync(descriptor.rawValue) == 0 else {
       throw StorageError(
         .localIO, "cannot write \(DisplayText.quoted(temporary.string)): \(Errno(rawValue: errno))")
@@ -89,7 +158,7 @@ struct DownloadFile {
   /// Moves the finished file to the destination.
   func commit(replacing: Bool) throws(StorageError) {
     if replacing {
-      guard rename(temporary.string, destination.string) == 0 else {
+      guard renameat(parent, temporaryName, parent, name) == 0 else {
         throw StorageError(
           .localIO,
           "cannot move the download to \(DisplayText.quoted(destination.string)): \(Errno(rawValue: errno))"
@@ -97,8 +166,8 @@ struct DownloadFile {
       }
       return
     }
-    if link(temporary.string, destination.string) == 0 {
-      unlink(temporary.string)
+    if linkat(parent, temporaryName, parent, name, 0) == 0 {
+      unlinkat(parent, temporaryName, 0)
       return
     }
     let failure = Errno(rawValue: errno)
@@ -110,7 +179,8 @@ struct DownloadFile {
       )
     case .notPermitted, .improperLink, .notSupported, .tooManyLinks:
       // The file system has no hard links: check, then rename.
-      guard !Self.exists(destination) else {
+      var status = stat()
+      guard fstatat(parent, name, &status, AT_SYMLINK_NOFOLLOW) != 0 else {
         throw StorageError(
           .invalidInput,
           "\(DisplayText.quoted(destination.string)) appeared while downloading; pass --force to replace it"
@@ -127,8 +197,9 @@ struct DownloadFile {
   /// Closes the descriptor; removes the temporary file unless it was committed.
   func close(committed: Bool) {
     try? descriptor.close()
-    if !committed { unlink(temporary.string) }
+    if !committed { unlinkat(parent, temporaryName, 0) }
     TemporaryFiles.unregister(temporary.string)
+    if ownsParent { _ = Glibc.close(parent) }
   }
 
   private static func randomName() -> String {

@@ -69,27 +69,24 @@ extension KodoClient {
     DownloadURL.deadline(expiresIn: seconds, clock: correctedClock)
   }
 
-  /// Downloads `url`, streaming the body to `fileDescriptor`.
+  /// Downloads `url` through `writer`.
   ///
-  /// Retryable statuses are retried (nothing reaches the descriptor for them). Network failures
-  /// are retried when nothing was written yet, or when `rewind` resets the descriptor to empty
-  /// (truncate and seek to 0) and says it could. Otherwise bytes may already have been written,
-  /// so the failure is final rather than risking duplicated output.
+  /// Retryable statuses are retried (nothing reaches the descriptor for them), and so are network
+  /// failures that wrote nothing. An attempt that wrote bytes and then failed is resumed by the
+  /// writer with `Range: bytes=N-` from the byte after them; a download domain that does not
+  /// answer that range with 206 is an error, never the object again from its start.
   ///
   /// - Parameters:
   ///   - url: the download URL (signed or public).
-  ///   - fileDescriptor: where the body goes.
+  ///   - writer: where the body goes.
   ///   - expectedSize: when given, a body of another length is an error.
   ///   - range: only these bytes (`Range: bytes=A-B`); a server that ignores it sends the whole
   ///     body, which `expectedSize` (the range's length) then rejects.
-  ///   - rewind: resets the descriptor for another attempt; `nil` when it cannot be reset.
-  ///   - digest: takes the bytes written (restarted as each attempt begins).
   /// - Returns: what was written and Kodo's answer's details.
   /// - Throws: `StorageError`.
   public func download(
-    url: String, to fileDescriptor: Int32, expectedSize: Int64? = nil,
-    range: ClosedRange<Int64>? = nil, rewind: (@Sendable () -> Bool)? = nil,
-    digest: StreamedDigest? = nil
+    url: String, to writer: DownloadWriter, expectedSize: Int64? = nil,
+    range: ClosedRange<Int64>? = nil
   ) async throws(StorageError) -> DownloadResult {
     let parts = URLParts(url)
     guard parts.isHTTPWithHost else {
@@ -101,34 +98,34 @@ extension KodoClient {
       RequestEvent.redactedURL(String(url.split(separator: "?").first ?? "")))
     let context = CallContext(what: "the download of \(shown)")
     let transport = self.transport
-    let response: HTTPResponse
-    do {
-      // A failed attempt is retried only when it wrote nothing (an unknown count counts as
-      // something) or the destination could be emptied again.
-      (response, _) = try await perform(
+    return try await writer.run(
+      range: range, expectedSize: expectedSize, maxRounds: pipeline.retry.maxAttempts
+    ) { (from, remaining) async throws(StorageError) -> DownloadResult in
+      let (response, _) = try await perform(
         method: "GET", bases: [base], path: path, signed: false, context: context,
         origin: .download,
         send: { request in
           var request = request
-          if let range {
-            request.headers.add("Range", "bytes=\(range.lowerBound)-\(range.upperBound)")
+          if let from {
+            let end = range.map { String($0.upperBound) } ?? ""
+            request.headers.add("Range", "bytes=\(from)-\(end)")
           }
-          // Every attempt writes from the start (nothing written yet, or rewound).
-          digest?.restart()
-          return try await transport.download(
-            request, to: fileDescriptor, expectedLength: expectedSize, digest: digest)
+          return try await writer.attempt {
+            try await transport.download(
+              request, to: writer.descriptor, expectedLength: remaining, digest: writer.digest)
+          }
         },
-        mayRetry: { error in error.writtenBytes == 0 || rewind?() == true })
-    } catch {
-      var failure = error
-      if failure.kind == .temporary || failure.kind == .unavailable, failure.writtenBytes != 0 {
-        failure.message +=
-          "; the download was interrupted after some bytes were written and cannot be resumed here, run it again"
+        // An attempt that wrote bytes is resumed by the writer, from after them.
+        mayRetry: { error in error.writtenBytes == 0 })
+      if from != nil && response.status != 206 {
+        throw StorageError(
+          .protocolError,
+          "the ranged \(context.what) was answered with HTTP \(response.status), not 206 Partial Content",
+          requestID: response.requestID)
       }
-      throw failure
+      return DownloadResult(
+        byteCount: response.streamedByteCount, status: response.status,
+        requestID: response.requestID, contentType: response.headers["Content-Type"])
     }
-    return DownloadResult(
-      byteCount: response.streamedByteCount, status: response.status, requestID: response.requestID,
-      contentType: response.headers["Content-Type"])
   }
 }

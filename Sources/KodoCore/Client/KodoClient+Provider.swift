@@ -35,15 +35,13 @@ extension KodoClient: StorageProvider {
 
   /// Downloads through a private URL on the bucket's domain that works for an hour.
   public func download(
-    _ request: DownloadRequest, to fileDescriptor: Int32, rewind: (@Sendable () -> Bool)?,
-    digest: StreamedDigest?
+    _ request: DownloadRequest, to writer: DownloadWriter
   ) async throws(StorageError) -> DownloadResult {
     let domain = try await downloadDomain(bucket: request.bucket, choice: request.domain)
     let url = downloadURL(
       domain: domain.baseURL, key: request.key, deadline: deadline(expiresIn: 3600))
     return try await download(
-      url: url, to: fileDescriptor, expectedSize: request.expectedSize, range: request.range,
-      rewind: rewind, digest: digest)
+      url: url, to: writer, expectedSize: request.expectedSize, range: request.range)
   }
 
   /// Kodo's qetag of the downloaded file against the stat's `hash`.

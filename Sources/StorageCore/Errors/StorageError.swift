@@ -31,6 +31,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     case localIO
     /// The service answered with an error that fits no other class (other 4xx, 501, 579, 6xx).
     case rejected
+    /// The destination exists and differs, and was not replaced (a local file, an object).
+    case exists
   }
 
   /// What the caller can do about a failure; the command line words it.

@@ -31,19 +31,15 @@ public protocol StorageProvider: Sendable {
   func linkSigner(bucket: String, domain: DomainChoice, signed: Bool) async throws(StorageError)
     -> LinkSigner
 
-  /// Streams one object's bytes to `fileDescriptor`, checking that exactly `expectedSize` bytes
+  /// Streams one object's bytes through `writer`, checking that exactly `expectedSize` bytes
   /// arrive when it is given.
   ///
-  /// A failed attempt is retried when nothing was written yet, or when `rewind` resets the
-  /// descriptor to empty (it returns whether it could).
-  /// `digest`, when given, takes every byte that reaches the descriptor, in order: the
-  /// provider calls its `restart` as an attempt begins and `keep` when a resumed download goes
-  /// on after bytes already written, so that at the end it holds the digest of exactly what
-  /// was written.
-  func download(
-    _ request: DownloadRequest, to fileDescriptor: Int32, rewind: (@Sendable () -> Bool)?,
-    digest: StreamedDigest?
-  ) async throws(StorageError) -> DownloadResult
+  /// Every attempt goes through the writer, which owns the offset of what it wrote: a failed
+  /// attempt that wrote nothing is retried as it was; one that wrote bytes is resumed with a
+  /// `Range` from the byte after them (`DownloadWriter.run`), never rewound. The download is
+  /// reported complete only after `DownloadWriter.finish` found all of it written.
+  func download(_ request: DownloadRequest, to writer: DownloadWriter) async throws(StorageError)
+    -> DownloadResult
 
   /// How a downloaded file is checked against `details` (Kodo's qetag, OSS's CRC-64), or `nil`
   /// when the service gave nothing to check against.
@@ -51,11 +47,11 @@ public protocol StorageProvider: Sendable {
 }
 
 extension StorageProvider {
-  /// A download without a running digest.
+  /// A download to `fileDescriptor` from its current offset, `digest` taking the bytes.
   public func download(
-    _ request: DownloadRequest, to fileDescriptor: Int32, rewind: (@Sendable () -> Bool)?
+    _ request: DownloadRequest, to fileDescriptor: Int32, digest: StreamedDigest? = nil
   ) async throws(StorageError) -> DownloadResult {
-    try await download(request, to: fileDescriptor, rewind: rewind, digest: nil)
+    try await download(request, to: DownloadWriter(descriptor: fileDescriptor, digest: digest))
   }
 
   /// Decodes the page at once.

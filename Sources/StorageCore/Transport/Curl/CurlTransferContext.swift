@@ -41,6 +41,10 @@ final class TransferContext {
     var headers: Int
     /// The length a download's body must have, when known.
     var expectedLength: Int64?
+    /// A ranged download: only a 206 answer's body is written (a server that ignores the
+    /// `Range` and sends the object from its start must not put those bytes where the range's
+    /// go); any other answer is buffered as usual, for the caller to judge.
+    var partialOnly = false
   }
 
   let destination: Int32?
@@ -134,7 +138,8 @@ final class TransferContext {
   /// The one bounded reader of the transport: a buffered body never grows past its bound, and a
   /// streamed one never past the length it is expected to have.
   func receiveBody(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    let success = (200..<300).contains(currentStatus)
+    let success =
+      limits.partialOnly ? currentStatus == 206 : (200..<300).contains(currentStatus)
     guard let destination, success else {
       let limit = success ? limits.body : limits.errorBody
       guard body.count + bytes.count <= limit else {

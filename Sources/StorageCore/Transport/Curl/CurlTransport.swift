@@ -81,7 +81,8 @@ public final class CurlTransport: HTTPTransport {
     try await transfer(request, destination: nil, expectedLength: nil)
   }
 
-  /// Sends `request`; a 2xx body is written to `fileDescriptor` with `write(2)` as it arrives,
+  /// Sends `request`; a 2xx body (206 only, for a request with a `Range`) is written to
+  /// `fileDescriptor` with `write(2)` as it arrives,
   /// exactly as the server stores it (no `Accept-Encoding`, nothing decompressed), any other
   /// status's body is buffered in the response and the descriptor is left untouched.
   ///
@@ -149,7 +150,8 @@ public final class CurlTransport: HTTPTransport {
       destination: destination, digest: digest, cancellation: cancellation, body: request.body,
       limits: TransferContext.Limits(
         body: configuration.maximumBodySize, errorBody: configuration.maximumErrorBodySize,
-        headers: configuration.maximumHeaderSize, expectedLength: expectedLength))
+        headers: configuration.maximumHeaderSize, expectedLength: expectedLength,
+        partialOnly: destination != nil && request.headers["Range"] != nil))
     var headerList: UnsafeMutablePointer<curl_slist>? = nil
     defer { curl_slist_free_all(headerList) }
 
@@ -184,6 +186,7 @@ public final class CurlTransport: HTTPTransport {
             + " sent an answer without a valid HTTP status")
       }
       if let expectedLength, (200..<300).contains(status),
+        !context.limits.partialOnly || status == 206,
         context.streamedByteCount != expectedLength
       {
         var failure = StorageError(
