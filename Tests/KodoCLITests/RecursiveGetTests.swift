@@ -73,12 +73,27 @@ struct RecursiveGetTests {
   }
 
   /// H3: a character device is written into, never refused and never replaced, --force or not.
+  /// The device is a node of /dev/null's kind made in a temporary directory (a regression must
+  /// not be able to replace the machine's own /dev/null), and a FIFO read by a child is written
+  /// into the same way.
   @Test func aCharacterDeviceIsWrittenIntoNeverReplaced() async throws {
     let env = try await CLIEnvironment.get()
+    let parent = try Self.temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: parent) }
+    let device = parent + "/null"
+    #if os(Linux)
+      let nullDevice = dev_t(0x103)  // major 1, minor 3, as glibc's makedev encodes them
+    #else
+      let nullDevice = dev_t(0x0100_0003)
+    #endif
+    guard mknod(device, S_IFCHR | 0o666, nullDevice) == 0 else {
+      Issue.record("cannot make a character device in \(parent) (errno \(errno)); run as root")
+      return
+    }
     for extra in [[], ["--force"]] {
-      let result = try await env.run(["get"] + extra + ["photos", "a.txt", "-o", "/dev/null"])
+      let result = try await env.run(["get"] + extra + ["photos", "a.txt", "-o", device])
       #expect(result.status == 0, "\(result)")
-      let status = try #require(try? FileManager.default.attributesOfItem(atPath: "/dev/null"))
+      let status = try #require(try? FileManager.default.attributesOfItem(atPath: device))
       #expect(status[.type] as? FileAttributeType == .typeCharacterSpecial)
     }
   }
