@@ -21,6 +21,8 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   private let limits: EmulatorLimits
   private var head: HTTPRequestHead?
   private var body: [UInt8] = []
+  /// The largest body the front end takes for the request under way (writes take more).
+  private var bodyLimit = 0
   /// The request was refused before its end (413); what is left of it is ignored.
   private var discarding = false
   /// A response was started and has not ended (or never will: hang, stall).
@@ -49,8 +51,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     case .head(let head):
       guard !discarding, !responding else { return }
       body.removeAll(keepingCapacity: true)
+      bodyLimit = service.maximumBodySize(for: head)
       if let declared = head.headers.first(name: "Content-Length").flatMap({ Int($0) }),
-        declared > limits.maximumBodySize
+        declared > bodyLimit
       {
         refuseBody(context: context)
         return
@@ -58,7 +61,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       self.head = head
     case .body(let buffer):
       guard !discarding, head != nil else { return }
-      guard buffer.readableBytes <= limits.maximumBodySize - body.count else {
+      guard buffer.readableBytes <= bodyLimit - body.count else {
         refuseBody(context: context)
         return
       }
