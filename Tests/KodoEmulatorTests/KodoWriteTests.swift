@@ -293,3 +293,58 @@ final class MutableClock: @unchecked Sendable {
     set { lock.withLock { seconds = newValue } }
   }
 }
+
+/// Resumable v1: `mkblk`, `bput`, `mkfile`, and 701 for a context the emulator does not hold.
+@Suite struct KodoResumableV1Tests {
+  @Test func blocksAreJoinedByMkfile() async throws {
+    try await EmulatorHarness.with(KodoWriteTests.configuration()) { emulator in
+      let token = KodoWriteTests.token(emulator, "\"scope\":\"mem\"")
+      func post(_ target: String, _ body: [UInt8]) async throws -> RawHTTPResponse {
+        try await emulator.response(
+          to: RawHTTPRequest(
+            method: "POST", target: target,
+            headers: [("Host", emulator.hostHeader), ("Authorization", "UpToken " + token)],
+            body: body))
+      }
+      let block1 = [UInt8](repeating: 5, count: QETag.blockSize)
+      let block2 = Array("the tail".utf8)
+      let first = try await post("/mkblk/\(block1.count)", Array(block1[..<1_000]))
+      #expect(first.status == 200, "\(first.text)")
+      let firstJSON = try first.json()
+      #expect(firstJSON["offset"]?.int64Value == 1_000)
+      let ctx1 = try #require(firstJSON["ctx"]?.stringValue)
+      let rest = try await post("/bput/\(ctx1)/1000", Array(block1[1_000...]))
+      #expect(rest.status == 200, "\(rest.text)")
+      #expect(try rest.json()["crc32"]?.int64Value == Int64(CRC32Check.of(Array(block1[1_000...]))))
+      let second = try await post("/mkblk/\(block2.count)", block2)
+      let ctx2 = try #require(try second.json()["ctx"]?.stringValue)
+      #expect(try await post("/bput/nonsense/0", [1]).status == 701)
+      let key = URLSafeBase64.encode("v1/文件.bin")
+      let mime = URLSafeBase64.encode("application/x-test")
+      let size = block1.count + block2.count
+      let made = try await post(
+        "/mkfile/\(size)/mimeType/\(mime)/key/\(key)", Array("\(ctx1),\(ctx2)".utf8))
+      #expect(made.status == 200, "\(made.text)")
+      #expect(try made.json()["hash"]?.stringValue == QETag.hash(of: block1 + block2))
+      let download = try await emulator.download(
+        emulator.publicDownloadTarget(bucket: "mem", key: "v1/文件.bin"))
+      #expect(download.body == block1 + block2)
+      #expect(download.header("Content-Type") == "application/x-test")
+      // The blocks are gone once used.
+      #expect(
+        try await post("/mkfile/\(size)/key/\(key)", Array("\(ctx1),\(ctx2)".utf8)).status == 701)
+    }
+  }
+}
+
+/// CRC-32/IEEE computed independently of the emulator (bitwise, no table).
+enum CRC32Check {
+  static func of(_ bytes: [UInt8]) -> UInt32 {
+    var crc: UInt32 = 0xFFFF_FFFF
+    for byte in bytes {
+      crc ^= UInt32(byte)
+      for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+    }
+    return ~crc
+  }
+}

@@ -32,6 +32,8 @@ extension EmulatorService {
       return formUpload(request, reqid: reqid)
     case .upload(let path) where path.hasPrefix("/buckets/"):
       return resumableV2(path, request: request, reqid: reqid)
+    case .upload(let path):
+      return resumableV1(path, request: request, reqid: reqid)
     default:
       return error(404, "no such API", reqid: reqid)
     }

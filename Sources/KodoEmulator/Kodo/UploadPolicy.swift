@@ -23,6 +23,8 @@ struct UploadPolicy {
   var mimeLimit: String?
   var returnBody: String?
   var fileType: Int?
+  /// Resumable v1: a whole-bucket scope without `insertOnly` overwrites.
+  var overwritesWholeBucket = false
 
   /// Decodes and checks `token` against `credentials` at `now`.
   init(token: String, credentials: Credentials, now: Int64) throws(Refusal) {
@@ -81,7 +83,9 @@ struct UploadPolicy {
 
   /// Whether the upload may replace an existing object with other content: only a `bucket:key`
   /// scope without `insertOnly`.
-  var mayOverwrite: Bool { scopeKey != nil && !isPrefixalScope && !insertOnly }
+  var mayOverwrite: Bool {
+    overwritesWholeBucket || (scopeKey != nil && !isPrefixalScope && !insertOnly)
+  }
 
   /// Whether `mimeType` passes `mimeLimit` (`image/*;text/plain`, or a deny list after `!`).
   func allows(mimeType: String) -> Bool {
