@@ -193,6 +193,10 @@ import Testing
           headers: ["x-oss-copy-source": "/seeded/a.txt", "x-oss-copy-source-range": "bytes=0-6"]))
       #expect(part.status == 200, "\(part.text)")
       #expect(part.text.contains("<CopyPartResult>"))
+      let partETag =
+        "\"" + Hex.encode(Digest.md5(Array(SampleObjects.body(for: "a.txt")[0...6]))).uppercased()
+        + "\""
+      #expect(part.header("ETag") == partETag)
       let aborted = try await client.send(
         OSSRequest(
           method: "DELETE", bucket: "mem", key: "pc", query: [OSSQueryItem("uploadId", id)]))

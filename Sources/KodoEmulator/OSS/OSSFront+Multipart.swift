@@ -112,7 +112,8 @@ extension OSSFront {
       writer.element("ETag", "\"" + etag + "\"")
       writer.close("CopyPartResult")
       var answer = xml(writer.bytes, context)
-      answer.headers.append(("x-oss-hash-crc64ecma", String(crc)))
+      // The SDKs read the part's ETag from the header (oss2's upload_part_copy), not the body.
+      answer.headers += [("ETag", "\"" + etag + "\""), ("x-oss-hash-crc64ecma", String(crc))]
       return answer
     }
     var answer = empty(200, context)
