@@ -87,6 +87,9 @@ package struct EmulatorLimits: Sendable {
   /// The largest body of a write (an upload, a part, a batch): the services' part limits are
   /// far larger, but the emulator holds a body in memory until it is stored.
   package var maximumWriteBodySize = 64 * 1_024 * 1_024
+  /// What the bodies being received on every connection may hold together, so that many
+  /// connections sending large bodies cannot exhaust memory.
+  package var maximumBodiesInFlight: Int64 = 256 * 1_024 * 1_024
 
   /// The defaults.
   package init() {}

@@ -348,3 +348,30 @@ enum CRC32Check {
     return ~crc
   }
 }
+
+/// Write bodies may be large, so what all connections' bodies hold together is bounded.
+@Suite struct BodyBudgetTests {
+  @Test func bodiesInFlightAreBoundedAndGivenBack() async throws {
+    var configuration = KodoWriteTests.configuration()
+    configuration.limits.maximumBodiesInFlight = 4_000
+    try await EmulatorHarness.with(configuration) { emulator in
+      let token = KodoWriteTests.token(emulator, "\"scope\":\"mem\"")
+      // Each fits the budget alone, one after the other: the budget is given back.
+      for index in 0..<3 {
+        let answer = try await KodoWriteTests.form(
+          emulator, token: token, key: "k\(index)", body: [UInt8](repeating: 1, count: 3_000))
+        #expect(answer.status == 200, "\(answer.text)")
+      }
+      let tooMuch = try await emulator.send(
+        RawHTTPRequest(
+          method: "POST", target: "/",
+          headers: [
+            ("Host", emulator.hostHeader),
+            ("Content-Type", "multipart/form-data; boundary=b"),
+          ], body: [UInt8](repeating: 0x41, count: 5_000)))
+      #expect(tooMuch.response?.status == 413)
+      let after = try await KodoWriteTests.form(emulator, token: token, key: "k", body: [2])
+      #expect(after.status == 200)
+    }
+  }
+}

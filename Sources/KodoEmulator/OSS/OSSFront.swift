@@ -151,6 +151,8 @@ final class OSSFront: EmulatorFront {
     return hasFileBuckets || request.head.method != .GET && request.head.method != .HEAD
   }
 
+  var bodyBudget: MemoryBudget { service.bodyBudget }
+
   func maximumBodySize(for head: HTTPRequestHead) -> Int {
     head.method == .PUT || head.method == .POST
       ? configuration.limits.maximumWriteBodySize : configuration.limits.maximumBodySize

@@ -18,6 +18,9 @@ protocol EmulatorFront: Sendable {
   /// The largest body `head`'s request may carry: `EmulatorLimits.maximumBodySize`, or for a
   /// write (an upload, a part, a batch) `maximumWriteBodySize`.
   func maximumBodySize(for head: HTTPRequestHead) -> Int
+  /// What the request bodies being received on every connection may hold together
+  /// (`EmulatorLimits.maximumBodiesInFlight`): a body that would pass it gets 413.
+  var bodyBudget: MemoryBudget { get }
 }
 
 extension EmulatorService: EmulatorFront {}

@@ -41,10 +41,13 @@ final class EmulatorService: Sendable {
 
   /// Unfinished multipart uploads, both protocols.
   let uploads: UploadSessions
+  /// The request bodies being received, on every connection and both fronts.
+  let bodyBudget: MemoryBudget
 
   init(configuration: EmulatorConfiguration, buckets: [BucketStore], memory: MemoryBudget) {
     self.configuration = configuration
     uploads = UploadSessions(memory: memory, ttlSeconds: configuration.uploadTTLSeconds)
+    bodyBudget = MemoryBudget(limit: configuration.limits.maximumBodiesInFlight)
     var table = [String: BucketStore]()
     for bucket in buckets { table[bucket.name] = bucket }
     self.buckets = table
