@@ -128,7 +128,12 @@ import Testing
     try await EmulatorHarness.with(Self.configuration()) { emulator in
       let bucketScope = Self.token(emulator, "\"scope\":\"mem\"")
       #expect(try await Self.form(emulator, token: bucketScope, key: "k", body: [1]).status == 200)
+      let before = try await emulator.get(EmulatorHarness.statTarget(bucket: "mem", key: "k"))
+        .json()
       #expect(try await Self.form(emulator, token: bucketScope, key: "k", body: [1]).status == 200)
+      let after = try await emulator.get(EmulatorHarness.statTarget(bucket: "mem", key: "k")).json()
+      // The same content again succeeds and leaves the object as it was.
+      #expect(before["putTime"]?.int64Value == after["putTime"]?.int64Value)
       #expect(try await Self.form(emulator, token: bucketScope, key: "k", body: [2]).status == 614)
       let insertOnly = Self.token(emulator, "\"scope\":\"mem:k\",\"insertOnly\":1")
       #expect(try await Self.form(emulator, token: insertOnly, key: "k", body: [2]).status == 614)

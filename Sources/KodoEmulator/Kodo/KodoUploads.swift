@@ -133,9 +133,11 @@ extension EmulatorService {
     do throws(StoreFailure) {
       try store.put(key: Array(key.utf8), chunks: content.chunks, metadata: metadata) {
         (existing) throws(StoreFailure) in
-        guard let existing, !mayOverwrite else { return }
-        // Insert-only: the same content again is a success, other content is refused.
+        guard let existing, !mayOverwrite else { return .write }
+        // Insert-only: the same content again is a success (the object stays as it was), other
+        // content is refused.
         if existing.metadata.hash != digests.hash { throw .exists }
+        return .keepExisting
       }
     } catch {
       let result = OperationResult.store(error)

@@ -180,6 +180,7 @@ extension EmulatorService {
       try targetStore.put(key: Array(target.key.utf8), chunks: [bytes], metadata: metadata) {
         (existing) throws(StoreFailure) in
         if existing != nil && !force { throw .exists }
+        return .write
       }
       if move, let store = sourceBucket.writable { try store.delete(key: Array(source.key.utf8)) }
       return .ok

@@ -82,6 +82,7 @@ extension OSSFront {
       try writable.put(key: Array(key.utf8), chunks: chunks, metadata: metadata) {
         (existing) throws(StoreFailure) in
         if existing != nil && forbidOverwrite { throw .exists }
+        return .write
       }
     } catch {
       throw Self.failure(error, key: key)

@@ -68,17 +68,25 @@ final class ObjectStore: Sendable {
 
   // MARK: Writes
 
+  /// What a write does about the object its key holds.
+  enum Admission {
+    /// Store the new content.
+    case write
+    /// Keep the object as it is (an insert-only upload of the same content), and succeed.
+    case keepExisting
+  }
+
   /// Stores `chunks` (one content, in order) under `key`. `admit` sees the object the key now
   /// holds (if any) and throws to refuse the write (insert-only, forbid-overwrite); it runs with
   /// the bucket's writers held off, so nothing changes between its check and the write.
   @discardableResult
   func put(
     key: [UInt8], chunks: [[UInt8]], metadata: ObjectMetadata,
-    admit: (StoredObject?) throws(StoreFailure) -> Void = { _ in }
+    admit: (StoredObject?) throws(StoreFailure) -> Admission = { _ in .write }
   ) throws(StoreFailure) -> StoredObject {
     try writer.withLock { _ throws(StoreFailure) in
       let existing = object(key)
-      try admit(existing)
+      if try admit(existing) == .keepExisting, let existing { return existing }
       var stored = StoredObject(key: key, metadata: metadata, content: .bytes([]))
       if let directory {
         guard let components = DirectoryHandle.components(ofKey: key) else { throw .keyNotAPath }
