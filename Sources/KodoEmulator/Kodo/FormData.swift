@@ -19,17 +19,15 @@ struct FormData {
 
   /// The boundary of a `multipart/form-data; boundary=…` content type.
   static func boundary(contentType: String?) -> String? {
-    guard let contentType,
-      contentType.lowercased().hasPrefix("multipart/form-data")
-    else { return nil }
-    for parameter in contentType.split(separator: ";").dropFirst() {
-      let pair = parameter.drop { $0 == " " }
-      guard pair.lowercased().hasPrefix("boundary=") else { continue }
-      var value = pair.dropFirst(9)
-      if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
-        value = value.dropFirst().dropLast()
-      }
-      return value.isEmpty ? nil : String(value)
+    guard let contentType else { return nil }
+    let pieces = Self.pieces(Array(contentType.utf8))
+    guard let type = pieces.first, Self.lowercased(type) == Array("multipart/form-data".utf8) else {
+      return nil
+    }
+    for piece in pieces.dropFirst() {
+      guard let (name, value) = Self.pair(piece), name == Array("boundary".utf8), !value.isEmpty
+      else { continue }
+      return String(decoding: value, as: UTF8.self)
     }
     return nil
   }
@@ -47,23 +45,25 @@ struct FormData {
       guard let headEnd = Self.find([0x0D, 0x0A, 0x0D, 0x0A], in: body, from: position) else {
         return nil
       }
-      guard let head = String(validating: body[position..<headEnd], as: UTF8.self) else {
-        return nil
-      }
       let contentStart = headEnd + 4
       guard let next = Self.find([0x0D, 0x0A] + delimiter, in: body, from: contentStart) else {
         return nil
       }
       var part = Part(name: "", body: body[contentStart..<next])
-      for line in head.split(separator: "\r\n") {
-        guard let colon = line.firstIndex(of: ":") else { continue }
-        let name = line[..<colon].lowercased()
-        let value = line[line.index(after: colon)...].drop { $0 == " " }
-        if name == "content-type" {
-          part.contentType = String(value)
-        } else if name == "content-disposition" {
-          part.name = Self.parameter("name", in: value) ?? ""
-          part.fileName = Self.parameter("filename", in: value)
+      for line in Self.lines(Array(body[position..<headEnd])) {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+        let name = Self.lowercased(Array(line[..<colon]))
+        let value = Array(line[(colon + 1)...])
+        if name == Array("content-type".utf8) {
+          part.contentType = String(decoding: Self.trimmed(value), as: UTF8.self)
+        } else if name == Array("content-disposition".utf8) {
+          for piece in Self.pieces(value).dropFirst() {
+            guard let (key, text) = Self.pair(piece) else { continue }
+            if key == Array("name".utf8) { part.name = String(decoding: text, as: UTF8.self) }
+            if key == Array("filename".utf8) {
+              part.fileName = String(decoding: text, as: UTF8.self)
+            }
+          }
         }
       }
       parts.append(part)
@@ -71,34 +71,82 @@ struct FormData {
     }
   }
 
-  /// A `name="value"` parameter of a header value (quotes removed, `\"` unescaped).
-  private static func parameter(_ name: String, in value: Substring) -> String? {
-    var rest = value[...]
-    while let semicolon = rest.firstIndex(of: ";") {
-      rest = rest[rest.index(after: semicolon)...].drop { $0 == " " }
-      guard rest.hasPrefix(name + "=") else { continue }
-      var text = rest.dropFirst(name.count + 1)
-      if text.hasPrefix("\"") {
-        text = text.dropFirst()
-        var result = ""
-        var escaped = false
-        for character in text {
-          if escaped {
-            result.append(character)
-            escaped = false
-          } else if character == "\\" {
-            escaped = true
-          } else if character == "\"" {
-            return result
-          } else {
-            result.append(character)
-          }
-        }
-        return nil
+  // MARK: Header text, cut at bytes (a delimiter before a combining mark is still a delimiter)
+
+  /// The lines of a part's head, split at CRLF.
+  private static func lines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+    var result = [ArraySlice<UInt8>]()
+    var start = 0
+    var index = 0
+    while index + 1 < bytes.count {
+      if bytes[index] == 0x0D && bytes[index + 1] == 0x0A {
+        result.append(bytes[start..<index])
+        index += 2
+        start = index
+      } else {
+        index += 1
       }
-      return String(text.prefix { $0 != ";" })
     }
-    return nil
+    result.append(bytes[start...])
+    return result
+  }
+
+  /// A header value cut at the `;` bytes outside quotes, each piece trimmed of spaces.
+  private static func pieces(_ bytes: [UInt8]) -> [[UInt8]] {
+    var result = [[UInt8]]()
+    var current = [UInt8]()
+    var quoted = false
+    var escaped = false
+    for byte in bytes {
+      if escaped {
+        escaped = false
+      } else if quoted && byte == UInt8(ascii: "\\") {
+        escaped = true
+      } else if byte == UInt8(ascii: "\"") {
+        quoted.toggle()
+      } else if byte == UInt8(ascii: ";") && !quoted {
+        result.append(trimmed(current))
+        current = []
+        continue
+      }
+      current.append(byte)
+    }
+    result.append(trimmed(current))
+    return result
+  }
+
+  /// `name=value` or `name="value"` (quotes removed, `\"` unescaped), the name lower-cased.
+  private static func pair(_ piece: [UInt8]) -> ([UInt8], [UInt8])? {
+    guard let equals = piece.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+    let name = lowercased(trimmed(Array(piece[..<equals])))
+    var value = trimmed(Array(piece[(equals + 1)...]))
+    if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
+      var unquoted = [UInt8]()
+      var escaped = false
+      for byte in value.dropFirst().dropLast() {
+        if !escaped && byte == UInt8(ascii: "\\") {
+          escaped = true
+          continue
+        }
+        escaped = false
+        unquoted.append(byte)
+      }
+      value = unquoted
+    }
+    return (name, value)
+  }
+
+  private static func trimmed(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    let array = Array(bytes)
+    let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+    guard let first = array.firstIndex(where: { !isSpace($0) }),
+      let last = array.lastIndex(where: { !isSpace($0) })
+    else { return [] }
+    return Array(array[first...last])
+  }
+
+  private static func lowercased(_ bytes: [UInt8]) -> [UInt8] {
+    bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
   }
 
   /// The first index at or after `start` where `needle` occurs in `haystack`.
