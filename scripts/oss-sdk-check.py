@@ -14,6 +14,7 @@ runs this. Usage: python scripts/oss-sdk-check.py [path/to/kodo-emulator]
 """
 
 import datetime
+import http.client
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import alibabacloud_oss_v2 as ossv2
@@ -403,6 +405,125 @@ def check_v2_sts(emulator, version):
     check(error is not None and getattr(error, "status_code", 0) == 403, tag + "without the token: 403")
 
 
+# MARK: writes
+
+def check_oss2_writes(emulator, version, directory):
+    """oss2's write calls against the in-memory bucket `scratch` (and read-only `ro`)."""
+    tag = "oss2 %s writes: " % version
+    auth = oss2_auth(version)
+    bucket = oss2.Bucket(auth, emulator.endpoint, "scratch", region=REGION)
+    data = "hello oss 你好\n".encode() * 50
+    key = "中文/文件 名 %s.txt" % version
+    result = bucket.put_object(key, data, headers={"Content-Type": "text/plain",
+                                                    "x-oss-meta-author": "kodo"})
+    check(result.status == 200 and result.crc == crc64(data), tag + "put_object (CRC checked)")
+    check(bucket.get_object(key).read() == data, tag + "get_object after put_object")
+    error = oss2_error(lambda: bucket.put_object(key, b"x", headers={"x-oss-forbid-overwrite": "true"}))
+    check(error is not None and error.status == 409 and error.code == "FileAlreadyExists",
+          tag + "forbid-overwrite -> %s" % (error and error.code))
+    error = oss2_error(lambda: bucket.put_object("md5", b"x", headers={"Content-MD5": "AAAAAAAAAAAAAAAAAAAAAA=="}))
+    check(error is not None and error.code == "InvalidDigest", tag + "bad Content-MD5 -> %s"
+          % (error and error.code))
+    ro = oss2.Bucket(auth, emulator.endpoint, "readonly", region=REGION)
+    error = oss2_error(lambda: ro.put_object("x", b"x"))
+    check(error is not None and error.status == 403, tag + "read-only bucket -> %s"
+          % (error and error.status))
+
+    # resumable_upload with threads and a checkpoint directory (multipart above the threshold).
+    path = os.path.join(directory, "big-%s.bin" % version)
+    with open(path, "wb") as handle:
+        handle.write(os.urandom(3 * 1024 * 1024 + 17))
+    store = oss2.ResumableStore(root=directory)
+    result = oss2.resumable_upload(bucket, "big/%s.bin" % version, path, store=store,
+                                   multipart_threshold=512 * 1024, part_size=512 * 1024,
+                                   num_threads=3)
+    with open(path, "rb") as handle:
+        expected = handle.read()
+    head = bucket.head_object("big/%s.bin" % version)
+    check(result.status == 200 and head.object_type == "Multipart"
+          and int(head.headers["x-oss-hash-crc64ecma"]) == crc64(expected),
+          tag + "resumable_upload: Multipart, CRC-64 of the whole")
+    check(bucket.get_object("big/%s.bin" % version).read() == expected,
+          tag + "resumable_upload: bytes back")
+
+    # Multipart by hand, with list_parts and list_multipart_uploads, then abort.
+    upload_id = bucket.init_multipart_upload("manual").upload_id
+    part = bucket.upload_part("manual", upload_id, 1, b"a" * 200 * 1024)
+    listed = bucket.list_parts("manual", upload_id)
+    check(len(listed.parts) == 1 and listed.parts[0].etag == part.etag, tag + "list_parts")
+    uploads = bucket.list_multipart_uploads()
+    check(any(u.upload_id == upload_id for u in uploads.upload_list), tag + "list_multipart_uploads")
+    bucket.abort_multipart_upload("manual", upload_id)
+    error = oss2_error(lambda: bucket.list_parts("manual", upload_id))
+    check(error is not None and error.code == "NoSuchUpload", tag + "abort -> NoSuchUpload")
+
+    # copy_object, update_object_meta (copy onto itself), upload_part_copy, batch delete.
+    bucket.copy_object("scratch", key, "copied.txt")
+    check(bucket.get_object("copied.txt").read() == data, tag + "copy_object")
+    bucket.update_object_meta("copied.txt", {"Content-Type": "text/x-new", "x-oss-meta-k": "v"})
+    meta = bucket.head_object("copied.txt")
+    check(meta.content_type == "text/x-new" and meta.headers.get("x-oss-meta-k") == "v",
+          tag + "update_object_meta")
+    upload_id = bucket.init_multipart_upload("part-copy").upload_id
+    copied = bucket.upload_part_copy("scratch", key, (0, 99), "part-copy", upload_id, 1)
+    bucket.complete_multipart_upload("part-copy", upload_id, [oss2.models.PartInfo(1, copied.etag)])
+    check(bucket.get_object("part-copy").read() == data[:100], tag + "upload_part_copy")
+    result = bucket.batch_delete_objects([key, "copied.txt", "missing", "part-copy"])
+    check(sorted(result.deleted_keys) == sorted([key, "copied.txt", "missing", "part-copy"]),
+          tag + "batch_delete_objects -> %s" % result.deleted_keys)
+    error = oss2_error(lambda: bucket.get_object("copied.txt"))
+    check(error is not None and error.status == 404, tag + "gone after batch delete")
+    url = bucket.sign_url("PUT", "presigned.txt", 600)
+    result = bucket.put_object_with_url(url, b"presigned")
+    check(result.status == 200, tag + "presigned PUT (put_object_with_url)")
+    check(bucket.get_object("presigned.txt").read() == b"presigned", tag + "presigned PUT stored")
+
+
+def check_v2_writes(emulator, version, directory):
+    """alibabacloud-oss-v2's write calls against the in-memory bucket `scratch`."""
+    tag = "alibabacloud-oss-v2 %s writes: " % version
+    client = v2_client(emulator, version)
+    data = "v2 data 数据\n".encode() * 80
+    key = "v2/文件 %s.txt" % version
+    result = client.put_object(ossv2.PutObjectRequest(bucket="scratch", key=key, body=data))
+    check(result.status_code == 200 and int(result.hash_crc64) == crc64(data),
+          tag + "put_object (CRC checked)")
+    error = v2_error(lambda: client.put_object(ossv2.PutObjectRequest(
+        bucket="scratch", key=key, body=b"x", forbid_overwrite=True)))
+    check(error is not None and getattr(error, "code", None) == "FileAlreadyExists",
+          tag + "forbid_overwrite -> %s" % getattr(error, "code", error))
+    path = os.path.join(directory, "v2-big-%s.bin" % version)
+    with open(path, "wb") as handle:
+        handle.write(os.urandom(2 * 1024 * 1024 + 5))
+    uploader = client.uploader(part_size=512 * 1024, parallel_num=3, enable_checkpoint=True,
+                               checkpoint_dir=directory + "/")
+    result = uploader.upload_file(
+        ossv2.PutObjectRequest(bucket="scratch", key="v2/big-%s.bin" % version), filepath=path)
+    with open(path, "rb") as handle:
+        expected = handle.read()
+    got = client.get_object(ossv2.GetObjectRequest(bucket="scratch", key="v2/big-%s.bin" % version))
+    check(got.body.read() == expected and int(result.hash_crc64) == crc64(expected),
+          tag + "uploader.upload_file with checkpoints (CRC-64 combined)")
+    result = client.copy_object(ossv2.CopyObjectRequest(
+        bucket="scratch", key="v2/copy-%s.txt" % version, source_bucket="scratch", source_key=key))
+    check(result.status_code == 200, tag + "copy_object")
+    result = client.delete_multiple_objects(ossv2.DeleteMultipleObjectsRequest(
+        bucket="scratch", objects=[ossv2.DeleteObject(key=key),
+                                   ossv2.DeleteObject(key="v2/copy-%s.txt" % version)]))
+    check(result.status_code == 200 and len(result.deleted_objects or []) == 2,
+          tag + "delete_multiple_objects")
+    presigned = client.presign(ossv2.PutObjectRequest(bucket="scratch", key="v2/presigned"))
+    # http.client, not urllib: urllib adds a Content-Type the presigned signature did not cover.
+    parts = urllib.parse.urlsplit(presigned.url)
+    connection = http.client.HTTPConnection(parts.netloc, timeout=10)
+    connection.request("PUT", parts.path + "?" + parts.query, body=b"pre",
+                       headers=dict(presigned.signed_headers or {}))
+    status = connection.getresponse().status
+    connection.close()
+    stored = client.get_object(ossv2.GetObjectRequest(bucket="scratch", key="v2/presigned"))
+    check(status == 200 and stored.body.read() == b"pre", tag + "presigned PUT -> %s" % status)
+
+
 def main():
     binary = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, ".build", "debug", "kodo-emulator")
     workspace = tempfile.mkdtemp(prefix="kodo-oss-sdk-check-")
@@ -424,6 +545,13 @@ def main():
                 check_v2(emulator, version, HOSTILE, buckets)
         finally:
             check(emulator.stop() == 0, "emulator exits 0 on SIGTERM")
+        writer = Emulator(binary, ["--bucket", "scratch", "--bucket", "readonly=" + directory])
+        try:
+            for version in ["v1", "v4"]:
+                check_oss2_writes(writer, version, workspace)
+                check_v2_writes(writer, version, workspace)
+        finally:
+            check(writer.stop() == 0, "writing emulator exits 0 on SIGTERM")
         sts = Emulator(binary, args + ["--security-token", TOKEN])
         try:
             for version in ["v1", "v4"]:

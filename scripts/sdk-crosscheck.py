@@ -77,7 +77,7 @@ def main():
     logs_dir = os.path.join(ROOT, "demo", "buckets", "logs")
     emulator = subprocess.Popen(
         [binary, "--bucket", "photos=" + photos_dir, "--bucket", "logs=" + logs_dir,
-         "--private", "logs", "--synthetic", "big=100000", "--seed", "3"],
+         "--private", "logs", "--synthetic", "big=100000", "--seed", "3", "--bucket", "scratch"],
         stdout=subprocess.PIPE, text=True)
     try:
         first = emulator.stdout.readline().strip()
@@ -99,7 +99,8 @@ def run_checks(base):
     manager = BucketManager(auth)
 
     ret, info = manager.buckets()
-    check(ret == ["big", "logs", "photos"], "buckets() = %s (reqid %s)" % (ret, info.req_id))
+    check(ret == ["big", "logs", "photos", "scratch"],
+          "buckets() = %s (reqid %s)" % (ret, info.req_id))
 
     ret, info = manager.list_domains("photos")
     domain = base + "/dl/photos"
@@ -195,6 +196,69 @@ def run_checks(base):
           % (matches, len(sample), len(big)))
     ret, eof, info = manager.list("big", limit=0)
     check(info.status_code == 400, "list limit 0 -> %s" % info.status_code)
+
+    run_write_checks(base, auth, manager)
+
+
+def run_write_checks(base, auth, manager):
+    """The SDK's write calls against the in-memory bucket `scratch` and read-only `photos`."""
+    from qiniu import (build_batch_copy, build_batch_delete, put_data, put_file_v2)
+
+    # Form upload, with the SDK's own qetag compared to the answer and to stat.
+    data = "你好, kodo\n".encode("utf-8") * 100
+    token = auth.upload_token("scratch", "form/数据.txt", 3600)
+    ret, info = put_data(token, "form/数据.txt", data)
+    check(ret is not None and ret.get("hash") == utils.etag_stream(io.BytesIO(data)),
+          "put_data -> %s %s" % (info.status_code, ret))
+    ret, info = put_data(auth.upload_token("photos", "x", 3600), "x", b"nope")
+    check(info.status_code == 403, "put_data into a read-only bucket -> %s" % info.status_code)
+    ret, info = put_data(auth.upload_token("scratch"), "form/数据.txt", b"other content")
+    check(info.status_code == 614, "put_data onto an existing key, bucket scope -> %s"
+          % info.status_code)
+
+    # Resumable uploads (v1 and v2) of a file above the form threshold.
+    path = os.path.join(os.environ["TMPDIR"], "big.bin")
+    with open(path, "wb") as handle:
+        handle.write(os.urandom(9 * 1024 * 1024 + 123))
+    for version in ["v1", "v2"]:
+        key = "resumable/%s.bin" % version
+        ret, info = put_file_v2(auth.upload_token("scratch", key, 3600), key, path,
+                                version=version, part_size=4 * 1024 * 1024)
+        check(ret is not None and ret.get("hash") == utils.etag(path),
+              "put_file_v2(version=%s) -> %s %s" % (version, info.status_code, ret))
+        with open(path, "rb") as handle:
+            expected = handle.read()
+        body = requests.get(base + "/dl/scratch/" + urllib.parse.quote(key)).content
+        check(body == expected, "download of the %s upload: %d bytes" % (version, len(body)))
+
+    # rs: copy, move, metadata, status, class, delete, batch (298 when some ops fail).
+    ret, info = manager.copy("scratch", "form/数据.txt", "scratch", "copy.txt")
+    check(info.status_code == 200, "copy -> %s %s" % (info.status_code, info.text_body))
+    ret, info = manager.copy("scratch", "form/数据.txt", "scratch", "copy.txt")
+    check(info.status_code == 614, "copy onto an existing key -> %s" % info.status_code)
+    ret, info = manager.move("scratch", "copy.txt", "scratch", "moved.txt")
+    check(info.status_code == 200, "move -> %s %s" % (info.status_code, info.text_body))
+    ret, info = manager.change_mime("scratch", "moved.txt", "text/x-sdk")
+    check(info.status_code == 200, "change_mime -> %s" % info.status_code)
+    ret, info = manager.change_type("scratch", "moved.txt", 1)
+    check(info.status_code == 200, "change_type -> %s" % info.status_code)
+    ret, info = manager.change_status("scratch", "moved.txt", 1, None)
+    check(info.status_code == 200, "change_status -> %s" % info.status_code)
+    stat, info = manager.stat("scratch", "moved.txt")
+    check(stat is not None and stat.get("mimeType") == "text/x-sdk" and stat.get("type") == 1
+          and stat.get("status") == 1, "stat after the changes: %s" % stat)
+    ops = build_batch_copy("scratch", {"moved.txt": "batch-copy.txt"}, "scratch")
+    ret, info = manager.batch(ops)
+    check(info.status_code == 200, "batch copy -> %s %s" % (info.status_code, info.text_body))
+    ops = build_batch_delete("scratch", ["moved.txt", "missing.txt", "batch-copy.txt"])
+    ret, info = manager.batch(ops)
+    codes = [item.get("code") for item in (info.json() if info.text_body else [])]
+    check(info.status_code == 298 and codes == [200, 612, 200],
+          "batch delete with a missing key -> %s %s" % (info.status_code, codes))
+    ret, info = manager.delete("scratch", "form/数据.txt")
+    check(info.status_code == 200, "delete -> %s" % info.status_code)
+    ret, info = manager.delete("scratch", "form/数据.txt")
+    check(info.status_code == 612, "delete again -> %s" % info.status_code)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,12 @@ public struct EmulatorConfiguration: Sendable {
   public var buckets: [EmulatorBucket]
   /// Names of buckets whose downloads need a valid private-URL token.
   public var privateBuckets: Set<String>
+  /// Names of directory buckets that take writes into their directory (`--writable`).
+  public var writableBuckets: Set<String> = []
+  /// How long an unfinished multipart or resumable upload is kept, seconds (`--upload-ttl`).
+  public var uploadTTLSeconds: Int64 = 7 * 86_400
+  /// The bytes in-memory buckets and unfinished uploads may hold together (`--memory-limit`).
+  public var memoryLimit: Int64 = 1 << 30
   /// A delay added before every API response (not downloads, not `/_emulator/`), milliseconds.
   public var latencyMilliseconds: Int
   /// A delay added before every download's answer, milliseconds (a far object store).
@@ -82,6 +88,12 @@ package struct EmulatorLimits: Sendable {
   /// The largest request body; a longer one gets 413 at once and a close. API and control bodies
   /// are a few hundred bytes.
   package var maximumBodySize = 64 * 1_024
+  /// The largest body of a write (an upload, a part, a batch): the services' part limits are
+  /// far larger, but the emulator holds a body in memory until it is stored.
+  package var maximumWriteBodySize = 64 * 1_024 * 1_024
+  /// What the bodies being received on every connection may hold together, so that many
+  /// connections sending large bodies cannot exhaust memory.
+  package var maximumBodiesInFlight: Int64 = 256 * 1_024 * 1_024
 
   /// The defaults.
   package init() {}
@@ -91,13 +103,15 @@ package struct EmulatorLimits: Sendable {
 public struct EmulatorBucket: Sendable {
   /// Where a bucket's objects come from.
   public enum Source: Sendable {
-    /// A local directory, scanned at start-up and served read-only.
+    /// A local directory, scanned at start-up; read-only unless named in `writableBuckets`.
     case directory(path: String)
+    /// An empty bucket in memory, taking writes.
+    case memory
     /// `count` generated objects (see `docs/emulator.md`), deterministic for the seed.
     case synthetic(count: Int)
     /// `count` generated objects, all in one folder (`dir-000/sub-00/`).
     case flatSynthetic(count: Int)
-    /// Objects given in memory.
+    /// Objects given in memory; the bucket takes writes.
     case objects([EmulatorObject])
 
     /// Whether a synthetic source puts every object in one folder.
@@ -132,6 +146,11 @@ public struct EmulatorBucket: Sendable {
   /// A bucket of `count` generated objects.
   public static func synthetic(_ name: String, count: Int) -> EmulatorBucket {
     EmulatorBucket(name: name, source: .synthetic(count: count))
+  }
+
+  /// An empty in-memory bucket that takes writes.
+  public static func memory(_ name: String) -> EmulatorBucket {
+    EmulatorBucket(name: name, source: .memory)
   }
 
   /// A bucket of the given objects.
@@ -197,6 +216,8 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
   case duplicateBucket(String)
   /// A private bucket that is not configured.
   case unknownPrivateBucket(String)
+  /// A `--writable` bucket that is not a configured directory bucket.
+  case notAWritableBucket(String)
   /// Two in-memory objects with one key.
   case duplicateKey(String)
   /// Another configuration value out of range.
@@ -215,6 +236,8 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
       "invalid bucket name '\(name)': use 1-63 characters of a-z A-Z 0-9 - _"
     case .duplicateBucket(let name): "bucket '\(name)' is defined twice"
     case .unknownPrivateBucket(let name): "private bucket '\(name)' is not defined"
+    case .notAWritableBucket(let name):
+      "writable bucket '\(name)' is not a directory bucket (--bucket \(name)=DIR)"
     case .duplicateKey(let key): "two objects have the key '\(key)'"
     case .invalidConfiguration(let reason): reason
     case .bindFailed(let address, let reason): "cannot listen on \(address): \(reason)"

@@ -21,6 +21,11 @@ public struct EmulatorFault: Sendable, Equatable {
     case stat
     /// `/dl/…`.
     case download
+    /// Uploads: form, resumable v1 and v2 (Kodo); PutObject and multipart (OSS).
+    case upload
+    /// Other writes: rs `delete`, `move`, `copy`, `chgm`, … and `/batch` (Kodo); DeleteObject,
+    /// DeleteMultipleObjects and CopyObject (OSS).
+    case write
   }
 
   /// What the fault does.
@@ -192,6 +197,10 @@ public struct EmulatorStats: Sendable, Equatable {
   public var stat = 0
   /// `/dl/…`.
   public var download = 0
+  /// Uploads (see `EmulatorFault.Endpoint.upload`).
+  public var upload = 0
+  /// Other writes (see `EmulatorFault.Endpoint.write`).
+  public var write = 0
   /// Requests to no known endpoint, and malformed requests.
   public var other = 0
   /// `/_emulator/…` requests (not in `total`).

@@ -57,11 +57,12 @@ public final class EmulatorServer: Sendable {
   public static func start(_ configuration: EmulatorConfiguration) async throws(EmulatorError)
     -> EmulatorServer
   {
-    let stores = try loadBuckets(configuration)
+    let memory = MemoryBudget(limit: configuration.memoryLimit)
+    let stores = try loadBuckets(configuration, memory: memory)
     guard (0...65_535).contains(configuration.port) else {
       throw .invalidConfiguration("port \(configuration.port) is outside 0...65535")
     }
-    let service = EmulatorService(configuration: configuration, buckets: stores)
+    let service = EmulatorService(configuration: configuration, buckets: stores, memory: memory)
     let front: any EmulatorFront =
       switch configuration.wireProtocol {
       case .kodo: service
@@ -119,9 +120,14 @@ public final class EmulatorServer: Sendable {
     (host.contains(":") ? "[" + host + "]" : host) + ":" + String(port)
   }
 
-  private static func loadBuckets(_ configuration: EmulatorConfiguration) throws(EmulatorError)
+  private static func loadBuckets(
+    _ configuration: EmulatorConfiguration, memory: MemoryBudget
+  ) throws(EmulatorError)
     -> [BucketStore]
   {
+    guard configuration.uploadTTLSeconds > 0, configuration.memoryLimit > 0 else {
+      throw .invalidConfiguration("the upload TTL and the memory limit must be positive")
+    }
     guard configuration.failRate >= 0 && configuration.failRate <= 1 else {
       throw .invalidConfiguration("the fail rate must be between 0 and 1")
     }
@@ -140,6 +146,13 @@ public final class EmulatorServer: Sendable {
     var names = Set<String>()
     var stores = [BucketStore]()
     let startSeconds = configuration.clock.unixSeconds
+    for name in configuration.writableBuckets {
+      let isDirectory = configuration.buckets.contains { bucket in
+        guard bucket.name == name, case .directory = bucket.source else { return false }
+        return true
+      }
+      guard isDirectory else { throw .notAWritableBucket(name) }
+    }
     for bucket in configuration.buckets {
       do {
         try BucketName.validate(bucket.name)
@@ -149,6 +162,12 @@ public final class EmulatorServer: Sendable {
       guard names.insert(bucket.name).inserted else { throw .duplicateBucket(bucket.name) }
       let isPrivate = configuration.privateBuckets.contains(bucket.name)
       switch bucket.source {
+      case .directory(let path) where configuration.writableBuckets.contains(bucket.name):
+        let (store, seconds) = try BucketLoading.writableDirectory(path: path, memory: memory)
+        stores.append(
+          BucketStore(
+            name: bucket.name, isPrivate: isPrivate, ctime: seconds, objects: .writable(store),
+            summary: "directory " + path + ", writable"))
       case .directory(let path):
         let source = try DirectorySource(root: path)
         stores.append(
@@ -168,11 +187,17 @@ public final class EmulatorServer: Sendable {
               count: count, seed: configuration.seed, flat: bucket.source.isFlat),
             summary: "synthetic, seed \(configuration.seed)"))
       case .objects(let objects):
-        let source = try MemorySource(objects: objects)
+        let store = try BucketLoading.memoryStore(objects, memory: memory)
         stores.append(
           BucketStore(
-            name: bucket.name, isPrivate: isPrivate, ctime: startSeconds, source: source,
-            summary: "in memory"))
+            name: bucket.name, isPrivate: isPrivate, ctime: startSeconds,
+            objects: .writable(store), summary: "in memory"))
+      case .memory:
+        let store = try BucketLoading.memoryStore([], memory: memory)
+        stores.append(
+          BucketStore(
+            name: bucket.name, isPrivate: isPrivate, ctime: startSeconds,
+            objects: .writable(store), summary: "in memory, writable"))
       }
     }
     for name in configuration.privateBuckets where !names.contains(name) {

@@ -30,6 +30,10 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
       KODO_EMULATOR_SECRET_KEY, which keep it out of the process list. A secret key given in \
       any of these ways is never printed.
 
+      Writes (uploads, deletes, copies, moves, metadata changes) are taken by in-memory buckets \
+      (--bucket NAME) and by directory buckets named with --writable; other buckets refuse them \
+      with the service's access-denied answer.
+
       With --protocol oss it serves the same buckets as Aliyun OSS does, path style \
       (http://HOST:PORT/BUCKET/KEY), with V1/V4 signatures, presigned URLs and STS tokens.
 
@@ -60,8 +64,33 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
 
   @Option(
     name: .customLong("bucket"),
-    help: ArgumentHelp("Serve directory DIR, read-only, as bucket NAME.", valueName: "NAME=DIR"))
+    help: ArgumentHelp(
+      """
+      Serve directory DIR as bucket NAME (read-only unless --writable NAME); NAME alone is an \
+      empty in-memory bucket that takes writes.
+      """, valueName: "NAME[=DIR]"))
   var directoryBuckets: [String] = []
+
+  @Option(
+    name: .customLong("writable"),
+    help: ArgumentHelp(
+      """
+      Let the directory bucket NAME take writes into its directory (atomic renames; metadata \
+      in DIR/.kodo-emulator/).
+      """, valueName: "NAME"))
+  var writableBuckets: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
+      "Forget unfinished multipart and resumable uploads after this many seconds.",
+      valueName: "SECONDS"))
+  var uploadTtl: Int64 = 7 * 86_400
+
+  @Option(
+    help: ArgumentHelp(
+      "The bytes in-memory buckets and unfinished uploads may hold together (MiB).",
+      valueName: "MIB"))
+  var memoryLimit: Int64 = 1_024
 
   @Option(
     name: .customLong("synthetic"),
@@ -143,12 +172,32 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
       throw ValidationError(
         "--private \(name): no bucket '\(name)'; define it with --bucket or --synthetic.")
     }
+    let directories = Set(
+      try buckets().compactMap { bucket -> String? in
+        if case .directory = bucket.source { return bucket.name }
+        return nil
+      })
+    for name in writableBuckets where !directories.contains(name) {
+      throw ValidationError(
+        "--writable \(name): no directory bucket '\(name)'; define it with --bucket \(name)=DIR.")
+    }
+    guard uploadTtl >= 1 && uploadTtl <= 365 * 86_400 else {
+      throw ValidationError("--upload-ttl must be between 1 and 31536000 seconds.")
+    }
+    guard memoryLimit >= 1 && memoryLimit <= 1 << 20 else {
+      throw ValidationError("--memory-limit must be between 1 and 1048576 MiB.")
+    }
   }
 
   /// The buckets the flags define.
   private func buckets() throws -> [EmulatorBucket] {
     var result = [EmulatorBucket]()
     for spec in directoryBuckets {
+      if !spec.contains("=") {
+        try validateName(spec, flag: "--bucket", spec: spec)
+        result.append(.memory(spec))
+        continue
+      }
       let (name, directory) = try split(spec, flag: "--bucket", value: "DIR")
       result.append(.directory(name, path: directory))
     }
@@ -171,14 +220,18 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     }
     let name = String(spec[..<equals])
     let rest = String(spec[spec.index(after: equals)...])
+    try validateName(name, flag: flag, spec: spec)
+    guard !rest.isEmpty else { throw ValidationError("\(flag) \(spec): \(value) is empty.") }
+    return (name, rest)
+  }
+
+  private func validateName(_ name: String, flag: String, spec: String) throws {
     do {
       try BucketName.validate(name)
     } catch {
       throw ValidationError(
         "\(flag) \(spec): a bucket name is 1-63 characters of a-z A-Z 0-9 - _.")
     }
-    guard !rest.isEmpty else { throw ValidationError("\(flag) \(spec): \(value) is empty.") }
-    return (name, rest)
   }
 
   /// Where the secret key comes from, if not the default.
@@ -200,6 +253,9 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     configuration.downloadLatencyMilliseconds = downloadLatencyMs
     configuration.region = region
     configuration.securityToken = securityToken
+    configuration.writableBuckets = Set(writableBuckets)
+    configuration.uploadTTLSeconds = uploadTtl
+    configuration.memoryLimit = memoryLimit << 20
     let source = secretKeySource
     if let accessKey, let source {
       let secret: String
@@ -232,7 +288,7 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     case .directoryNotFound, .notADirectory, .unreadableDirectory, .unreadableFile: 66
     case .bindFailed: 69
     case .invalidBucketName, .duplicateBucket, .unknownPrivateBucket, .duplicateKey,
-      .invalidConfiguration:
+      .invalidConfiguration, .notAWritableBucket:
       64
     }
   }

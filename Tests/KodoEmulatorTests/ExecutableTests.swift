@@ -122,7 +122,9 @@ struct ExecutableTests {
       [
         (["--bogus"], [:], 64, "kodo-emulator: error: Unknown option '--bogus'"),
         (
-          ["--bucket", "nodir"], [:], 64, "kodo-emulator: error: --bucket nodir: expected NAME=DIR."
+          ["--bucket", "mem", "--writable", "mem"], [:], 64,
+          "kodo-emulator: error: --writable mem: no directory bucket 'mem'; define it with "
+            + "--bucket mem=DIR."
         ),
         (
           ["--synthetic", "s=many"], [:], 64,

@@ -48,9 +48,9 @@ struct OSSTestClient {
   static var now: Int64 { Int64(Date().timeIntervalSince1970) }
 
   /// Sends `request` signed in its headers at `time` (default now), or unsigned.
-  func send(_ request: OSSRequest, at time: Int64? = nil, encodeSlashes: Bool = false)
-    async throws -> RawHTTPResponse
-  {
+  func send(
+    _ request: OSSRequest, at time: Int64? = nil, encodeSlashes: Bool = false, body: [UInt8] = []
+  ) async throws -> RawHTTPResponse {
     let url: String
     var headers: [(String, String)] = [("Host", emulator.hostHeader)]
     if let signer {
@@ -64,7 +64,7 @@ struct OSSTestClient {
     }
     return try await emulator.response(
       to: RawHTTPRequest(
-        method: request.method, target: URLParts(url).pathAndQuery, headers: headers))
+        method: request.method, target: URLParts(url).pathAndQuery, headers: headers, body: body))
   }
 
   /// A presigned URL's path and query.

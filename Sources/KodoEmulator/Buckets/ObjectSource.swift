@@ -31,6 +31,13 @@ struct ObjectMetadata: Sendable, Equatable {
   var transitionToArchiveIR: Int64?
   var transitionToArchive: Int64?
   var transitionToDeepArchive: Int64?
+  /// Written objects: the CRC-64/ECMA of the content (OSS's `x-oss-hash-crc64ecma`).
+  var crc64: UInt64?
+  /// Written objects: the ETag OSS reports, without quotes (the MD5 in upper-case hex, or for
+  /// an object completed from parts the MD5 of the parts' MD5s and `-N`).
+  var ossETag: String?
+  /// Written objects: completed from parts (OSS's object type `Multipart`).
+  var isMultipart = false
 }
 
 /// Reads part of an object's body: appends `count` bytes starting at `offset` to the buffer.

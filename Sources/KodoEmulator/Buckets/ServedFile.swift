@@ -29,10 +29,15 @@ struct ServedFile: ~Copyable {
   /// The size when opened.
   let size: Int64
 
-  /// Opens `path` with `O_NOFOLLOW | O_NONBLOCK` and checks that it is a regular file.
-  init(path: String) throws(Failure) {
-    let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-    guard descriptor >= 0 else { throw .cannotOpen }
+  /// Opens the file `components` names below `root`, following no link on the way (see
+  /// `DirectoryHandle`), and checks that it is a regular file.
+  init(in root: DirectoryHandle, at components: [String]) throws(Failure) {
+    guard let descriptor = root.openFileForReading(components) else { throw .cannotOpen }
+    try self.init(descriptor: descriptor)
+  }
+
+  /// Takes `descriptor` (closed on failure too) and checks that it is a regular file.
+  init(descriptor: Int32) throws(Failure) {
     var info = stat()
     guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
       close(descriptor)

@@ -77,7 +77,8 @@ extension OSSFront {
     } else if let start = query.parameter(v2 ? "start-after" : "marker"), !start.isEmpty {
       listQuery.marker = Array(start.utf8)
     }
-    let page = Listing.page(of: store.source, listQuery)
+    let source = store.source
+    let page = Listing.page(of: source, listQuery)
     let fetchOwner = !v2 || query.parameter("fetch-owner") == "true"
     var result = OSSListObjectsResult(
       name: store.name, prefix: prefix, delimiter: delimiter, maxKeys: Int64(maxKeys),
@@ -94,7 +95,7 @@ extension OSSFront {
     // Written straight into one buffer: no string or summary per object.
     var writer = OSSListingWriter(
       result, entries: page.items.count + page.commonPrefixes.count)
-    let synthetic = store.source as? SyntheticSource
+    let synthetic = source as? SyntheticSource
     let seed = synthetic != nil ? configuration.seed : nil
     var etag = [UInt8]()
     etag.reserveCapacity(48)
@@ -103,9 +104,9 @@ extension OSSFront {
       // A synthetic object's ETag comes from its qetag's bytes, without the qetag's text.
       let metadata =
         synthetic?.metadata(at: item.index, qetag: &qetag)
-        ?? store.source.metadata(at: item.index)
+        ?? source.metadata(at: item.index)
       let storageClass = OSSObjectView.storageClass(kodoType: metadata.type)
-      let kind = OSSObjectView.kind(size: metadata.fsize, index: item.index, synthetic: seed)
+      let kind = OSSObjectView.kind(metadata, index: item.index, synthetic: seed)
       etag.removeAll(keepingCapacity: true)
       OSSObjectView.appendETag(
         metadata, qetag: synthetic != nil ? qetag : nil, objectType: kind.type, parts: kind.parts,

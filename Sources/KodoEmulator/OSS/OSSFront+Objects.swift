@@ -26,21 +26,23 @@ extension OSSFront {
   func object(_ store: BucketStore?, key: String, _ context: AnswerContext, mode: ObjectMode)
     throws(OSSFailure) -> Reply
   {
-    guard let store, let index = store.source.index(of: Array(key.utf8)),
-      let body = store.source.body(at: index)
+    let source = store?.source
+    guard let store, let source, let index = source.index(of: Array(key.utf8)),
+      let body = source.body(at: index)
     else {
       throw OSSFailure(
         status: 404, code: "NoSuchKey", message: "The specified key does not exist.",
         ec: "0026-00000001", fields: ["Key": key])
     }
-    let seed = store.source is SyntheticSource ? configuration.seed : nil
+    let seed = source is SyntheticSource ? configuration.seed : nil
+    let metadata = source.metadata(at: index)
     let view = OSSObjectView(
-      key: Array(key.utf8), metadata: store.source.metadata(at: index), index: index,
-      synthetic: seed)
+      key: Array(key.utf8), metadata: metadata, index: index, synthetic: seed)
     var headers = commonHeaders(context.requestID, now: context.now, xml: false)
     headers.append(("ETag", "\"" + view.etag + "\""))
     headers.append(("Last-Modified", HTTPDate.format(unixSeconds: view.lastModified)))
-    if let crc = checksums.crc64(bucket: store.name, index: index, body: body) {
+    // A written object carries its CRC; the others' are computed once and remembered.
+    if let crc = metadata.crc64 ?? checksums.crc64(bucket: store.name, index: index, body: body) {
       headers.append(("x-oss-hash-crc64ecma", String(crc)))
     }
     if mode == .meta {

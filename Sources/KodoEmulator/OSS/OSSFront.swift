@@ -3,112 +3,6 @@ import NIOHTTP1
 import OSSCore
 import StorageCore
 
-/// The operation an OSS request asks for (path style: `/BUCKET/KEY?SUBRESOURCE`).
-enum OSSOperation {
-  case listBuckets
-  case bucketInfo(String)
-  case bucketLocation(String)
-  case bucketACL(String)
-  case objectACL(String, key: String)
-  case listObjects(String)
-  case listObjectsV2(String)
-  case headObject(String, key: String)
-  case objectMeta(String, key: String)
-  case getObject(String, key: String)
-  /// A bucket or object sub-resource the emulator does not serve (`?acl`, `?tagging`, …).
-  case notImplemented(String?)
-
-  /// Bucket sub-resources that name other APIs (the emulator serves none of them).
-  private static let otherBucketSubresources: Set<String> = [
-    "cors", "lifecycle", "logging", "website", "referer", "policy", "tagging",
-    "versioning", "versions", "encryption", "stat", "uploads", "replication", "worm",
-    "inventory", "qos", "requestPayment", "transferAcceleration", "accessPoint", "regions",
-    "cname", "objectInfo", "resourceGroup", "style", "policyStatus", "httpsConfig",
-  ]
-
-  /// Object sub-resources that name other APIs.
-  private static let otherObjectSubresources: Set<String> = [
-    "symlink", "tagging", "restore", "uploadId", "uploads", "append", "x-oss-process",
-    "versionId", "partNumber", "cleanRestoredObject",
-  ]
-
-  init(_ request: OSSIncomingRequest) {
-    let names = Set(request.query.map(\.name))
-    guard let bucket = request.bucket else {
-      self = names.contains("regions") ? .notImplemented(nil) : .listBuckets
-      return
-    }
-    if request.key.isEmpty {
-      if names.contains("bucketInfo") {
-        self = .bucketInfo(bucket)
-      } else if names.contains("location") {
-        self = .bucketLocation(bucket)
-      } else if names.contains("acl") {
-        self = .bucketACL(bucket)
-      } else if !names.isDisjoint(with: Self.otherBucketSubresources) {
-        self = .notImplemented(bucket)
-      } else if request.parameter("list-type") == "2" {
-        self = .listObjectsV2(bucket)
-      } else {
-        self = .listObjects(bucket)
-      }
-    } else if !names.isDisjoint(with: Self.otherObjectSubresources) {
-      self = .notImplemented(bucket)
-    } else if names.contains("acl") {
-      self = .objectACL(bucket, key: request.key)
-    } else if names.contains("objectMeta") {
-      self = .objectMeta(bucket, key: request.key)
-    } else if request.method == "HEAD" {
-      self = .headObject(bucket, key: request.key)
-    } else {
-      self = .getObject(bucket, key: request.key)
-    }
-  }
-
-  /// The bucket addressed, if any.
-  var bucket: String? {
-    switch self {
-    case .listBuckets: nil
-    case .notImplemented(let bucket): bucket
-    case .bucketInfo(let bucket), .bucketLocation(let bucket), .bucketACL(let bucket),
-      .objectACL(let bucket, _), .listObjects(let bucket), .listObjectsV2(let bucket),
-      .headObject(let bucket, _), .objectMeta(let bucket, _), .getObject(let bucket, _):
-      bucket
-    }
-  }
-
-  /// Whether anonymous requests may read it in a public-read bucket.
-  var isObjectRead: Bool {
-    switch self {
-    case .headObject, .objectMeta, .getObject: true
-    default: false
-    }
-  }
-
-  /// The shared counters', faults' and latency's view of it: the Kodo endpoint doing the same
-  /// job (`buckets`, `bucketInfo`, `list`, `stat`, `download`).
-  var route: Route {
-    switch self {
-    case .listBuckets: .buckets
-    case .bucketInfo, .bucketLocation, .bucketACL: .bucketInfo
-    case .listObjects, .listObjectsV2: .list
-    case .headObject, .objectMeta, .objectACL: .stat(entry: "")
-    case .getObject: .download(bucket: "", key: "")
-    case .notImplemented: .unknown
-    }
-  }
-}
-
-/// One OSS error answer.
-struct OSSFailure: Error {
-  var status: Int
-  var code: String
-  var message: String
-  /// OSS's detailed error code (`0026-00000001`), where OSS's documentation gives it.
-  var ec: String?
-  var fields: [String: String] = [:]
-}
-
 /// The Aliyun OSS front end: answers as OSS does, over the store, counters and fault engine
 /// the Kodo front end shares (see `EmulatorFront`).
 final class OSSFront: EmulatorFront {
@@ -252,7 +146,16 @@ final class OSSFront: EmulatorFront {
   }
 
   func mayReadFiles(_ request: IncomingRequest) -> Bool {
-    hasFileBuckets && !RequestTarget(request.head.uri).path.hasPrefix("/_emulator/")
+    guard !RequestTarget(request.head.uri).path.hasPrefix("/_emulator/") else { return false }
+    // Writes hash their bodies and may flush files: never on an event loop.
+    return hasFileBuckets || request.head.method != .GET && request.head.method != .HEAD
+  }
+
+  var bodyBudget: MemoryBudget { service.bodyBudget }
+
+  func maximumBodySize(for head: HTTPRequestHead) -> Int {
+    head.method == .PUT || head.method == .POST
+      ? configuration.limits.maximumWriteBodySize : configuration.limits.maximumBodySize
   }
 
   func bodyTooLargeReply() -> Reply {
@@ -276,7 +179,9 @@ final class OSSFront: EmulatorFront {
     _ operation: OSSOperation, _ incoming: OSSIncomingRequest, _ request: IncomingRequest,
     requestID: String, now: Int64
   ) throws(OSSFailure) -> Reply {
-    guard request.head.method == .GET || request.head.method == .HEAD else {
+    let method = request.head.method
+    guard method == .GET || method == .HEAD || operation.isWrite
+    else {
       throw OSSFailure(
         status: 405, code: "MethodNotAllowed",
         message: "The specified method is not allowed against this resource.",
@@ -284,11 +189,7 @@ final class OSSFront: EmulatorFront {
     }
     var store: BucketStore?
     if let name = operation.bucket {
-      guard let found = service.buckets[name] else {
-        throw OSSFailure(
-          status: 404, code: "NoSuchBucket", message: "The specified bucket does not exist.",
-          ec: "0015-00000101", fields: ["BucketName": name])
-      }
+      guard let found = service.buckets[name] else { throw Self.noSuchBucket(name) }
       store = found
     }
     try authorize(operation, incoming, bucket: store, now: now)
@@ -300,7 +201,7 @@ final class OSSFront: EmulatorFront {
     case .notImplemented:
       throw OSSFailure(
         status: 501, code: "NotImplemented",
-        message: "kodo-emulator does not implement this API (it serves the read-only ones).")
+        message: "kodo-emulator does not implement this API.")
     case .bucketInfo:
       return xml(OSSAnswers.bucketInfoXML(summary(of: store, full: true)), context)
     case .bucketLocation:
@@ -320,6 +221,9 @@ final class OSSFront: EmulatorFront {
     case .headObject(_, let key): return try object(store, key: key, context, mode: .head)
     case .objectMeta(_, let key): return try object(store, key: key, context, mode: .meta)
     case .getObject(_, let key): return try object(store, key: key, context, mode: .get)
+    default:
+      guard let store else { throw Self.noSuchBucket(operation.bucket ?? "") }
+      return try write(operation, store: store, request: request, context)
     }
   }
 
@@ -387,6 +291,12 @@ final class OSSFront: EmulatorFront {
     }
     return Reply(
       status: .kodo(failure.status), headers: headers, body: .buffer(buffer), sendsBody: !isHEAD)
+  }
+
+  static func noSuchBucket(_ name: String) -> OSSFailure {
+    OSSFailure(
+      status: 404, code: "NoSuchBucket", message: "The specified bucket does not exist.",
+      ec: "0015-00000101", fields: ["BucketName": name])
   }
 
   /// The error a fault or `--fail-rate` injects with `status`.

@@ -39,7 +39,7 @@ struct OSSObjectView {
     meta = metadata.meta
     storageClass = Self.storageClass(kodoType: metadata.type)
     restore = Self.restore(metadata, storageClass: storageClass, index: index)
-    let kind = Self.kind(size: metadata.fsize, index: index, synthetic: seed)
+    let kind = Self.kind(metadata, index: index, synthetic: seed)
     objectType = kind.type
     if objectType == "Appendable" { nextAppendPosition = metadata.fsize }
     var tag = [UInt8]()
@@ -74,8 +74,13 @@ struct OSSObjectView {
     }
   }
 
-  /// The object type and, for a multipart object, its number of parts (else 0).
-  static func kind(size: Int64, index: Int, synthetic seed: UInt64?) -> (type: String, parts: Int) {
+  /// The object type and, for a multipart object, its number of parts (else 0; a written
+  /// object's ETag already names them).
+  static func kind(_ metadata: ObjectMetadata, index: Int, synthetic seed: UInt64?)
+    -> (type: String, parts: Int)
+  {
+    if metadata.isMultipart { return ("Multipart", 0) }
+    let size = metadata.fsize
     guard let seed else { return ("Normal", 0) }
     let word = Mixing.mix(seed ^ 0x6F73_73, UInt64(index))
     let partSize: Int64 = 1 << 20
@@ -93,6 +98,10 @@ struct OSSObjectView {
     _ metadata: ObjectMetadata, qetag: [UInt8]? = nil, objectType: String, parts: Int,
     to tag: inout [UInt8]
   ) {
+    if let etag = metadata.ossETag {
+      tag.append(contentsOf: etag.utf8)
+      return
+    }
     if objectType == "Normal", let md5 = metadata.md5, appendUpperHexDigits(md5, to: &tag) {
       return
     }

@@ -24,6 +24,10 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   private let connection: ConnectionRegistry.Entry
   private var head: HTTPRequestHead?
   private var body: [UInt8] = []
+  /// The largest body the front end takes for the request under way (writes take more).
+  private var bodyLimit = 0
+  /// Bytes of the body under way taken from the front end's budget of bodies in flight.
+  private var reserved = 0
   /// The request was refused before its end (413); what is left of it is ignored.
   private var discarding = false
   /// A response was started and has not ended (or never will: hang, stall). A connection being
@@ -48,6 +52,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
   }
 
   func channelInactive(context: ChannelHandlerContext) {
+    releaseBody()
     cancelDeadlines()
     context.fireChannelInactive()
   }
@@ -60,8 +65,9 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       headDeadline = nil
       guard !discarding, !responding else { return }
       body.removeAll(keepingCapacity: true)
+      bodyLimit = service.maximumBodySize(for: head)
       if let declared = head.headers.first(name: "Content-Length").flatMap({ Int($0) }),
-        declared > limits.maximumBodySize
+        declared > bodyLimit
       {
         refuseBody(context: context)
         return
@@ -69,10 +75,13 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       self.head = head
     case .body(let buffer):
       guard !discarding, head != nil else { return }
-      guard buffer.readableBytes <= limits.maximumBodySize - body.count else {
+      guard buffer.readableBytes <= bodyLimit - body.count,
+        service.bodyBudget.take(Int64(buffer.readableBytes))
+      else {
         refuseBody(context: context)
         return
       }
+      reserved += buffer.readableBytes
       body.append(contentsOf: buffer.readableBytesView)
     case .end:
       guard !discarding, let head else { return }
@@ -81,14 +90,20 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       responding = true
       let request = IncomingRequest(head: head, body: body)
       body = []
+      // The body's share of the budget goes back once the request is handled.
+      let held = Int64(reserved)
+      reserved = 0
       let keepAlive = head.isKeepAlive
       guard service.mayReadFiles(request) else {
-        schedule(service.handle(request), context: context, keepAlive: keepAlive)
+        let decision = service.handle(request)
+        service.bodyBudget.give(held)
+        schedule(decision, context: context, keepAlive: keepAlive)
         return
       }
       let service = self.service
       NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) {
-        service.handle(request)
+        defer { service.bodyBudget.give(held) }
+        return service.handle(request)
       }.assumeIsolated().whenComplete { result in
         switch result {
         case .success(let decision):
@@ -118,6 +133,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     discarding = true
     head = nil
     body = []
+    releaseBody()
     cancelDeadlines()
     guard !responding else {
       context.close(promise: nil)
@@ -125,6 +141,13 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
     responding = true
     write(service.bodyTooLargeReply(), context: context, keepAlive: false, delivery: .normal)
+  }
+
+  /// Gives back what the body under way took from the budget of bodies in flight.
+  private func releaseBody() {
+    guard reserved > 0 else { return }
+    service.bodyBudget.give(Int64(reserved))
+    reserved = 0
   }
 
   /// Starts the clocks for the next request: the connection is closed if its head, or the whole

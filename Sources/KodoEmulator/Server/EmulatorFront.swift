@@ -1,3 +1,5 @@
+import NIOHTTP1
+
 /// A protocol front end: what the server asks to turn one complete request into a decision.
 ///
 /// Every front end works over the same shared parts, held by `EmulatorService`: the buckets
@@ -13,6 +15,12 @@ protocol EmulatorFront: Sendable {
   func malformedRequestReply() -> Reply
   /// The answer to a request whose body is over the limit, sent before the body is read.
   func bodyTooLargeReply() -> Reply
+  /// The largest body `head`'s request may carry: `EmulatorLimits.maximumBodySize`, or for a
+  /// write (an upload, a part, a batch) `maximumWriteBodySize`.
+  func maximumBodySize(for head: HTTPRequestHead) -> Int
+  /// What the request bodies being received on every connection may hold together
+  /// (`EmulatorLimits.maximumBodiesInFlight`): a body that would pass it gets 413.
+  var bodyBudget: MemoryBudget { get }
 }
 
 extension EmulatorService: EmulatorFront {}

@@ -150,12 +150,13 @@ extension EmulatorService {
     guard let bucket = buckets[bucketName] else {
       return error(631, "no such bucket", reqid: reqid)
     }
-    guard let index = bucket.source.index(of: Array(key.utf8)) else {
+    let source = bucket.source
+    guard let index = source.index(of: Array(key.utf8)) else {
       return error(612, "no such file or directory", reqid: reqid)
     }
     var buffer = ByteBuffer()
     buffer.writeStaticString("{")
-    buffer.writeObjectFields(bucket.source.metadata(at: index), forList: false)
+    buffer.writeObjectFields(source.metadata(at: index), forList: false)
     buffer.writeStaticString("}")
     return json(200, buffer, reqid: reqid)
   }

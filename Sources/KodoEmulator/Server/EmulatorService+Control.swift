@@ -59,7 +59,8 @@ extension EmulatorService {
     let fields: [(StaticString, Int)] = [
       ("total", stats.total), ("query", stats.query), ("buckets", stats.buckets),
       ("bucketInfo", stats.bucketInfo), ("domains", stats.domains), ("list", stats.list),
-      ("stat", stats.stat), ("download", stats.download), ("other", stats.other),
+      ("stat", stats.stat), ("download", stats.download),
+      ("upload", stats.upload), ("write", stats.write), ("other", stats.other),
       ("control", stats.control), ("connections", stats.connections), ("faults", stats.faults),
     ]
     buffer.writeStaticString("{")

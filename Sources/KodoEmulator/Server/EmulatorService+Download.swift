@@ -42,13 +42,14 @@ extension EmulatorService {
       case .valid: break
       }
     }
-    guard let index = bucket.source.index(of: Array(key.utf8)) else {
+    let source = bucket.source
+    guard let index = source.index(of: Array(key.utf8)) else {
       return error(404, "no such file or directory", reqid: reqid)
     }
-    guard let body = bucket.source.body(at: index) else {
+    guard let body = source.body(at: index) else {
       return error(404, "no such file or directory", reqid: reqid)
     }
-    let metadata = bucket.source.metadata(at: index)
+    let metadata = source.metadata(at: index)
     if metadata.status != 0 && (token ?? checkDownloadToken(request)) != .valid {
       return error(403, "file disabled", reqid: reqid)
     }

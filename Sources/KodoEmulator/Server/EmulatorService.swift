@@ -1,100 +1,14 @@
+import Foundation
 import KodoCore
 import NIOCore
 import NIOHTTP1
 import StorageCore
 import Synchronization
 
-/// A bucket as the service holds it.
-struct BucketStore: Sendable {
-  var name: String
-  var isPrivate: Bool
-  /// Creation time, Unix seconds.
-  var ctime: Int64
-  var source: any ObjectSource
-  /// How the start-up output describes the source.
-  var summary: String
-}
-
 /// One request, complete.
 struct IncomingRequest: Sendable {
   var head: HTTPRequestHead
   var body: [UInt8]
-}
-
-/// The endpoint a request addresses.
-enum Route: Equatable {
-  case query
-  case buckets
-  case bucketsV2
-  case bucketInfo
-  case domains
-  case list
-  case stat(entry: Substring)
-  case download(bucket: Substring, key: Substring)
-  case control(Substring)
-  case unknown
-
-  init(path: Substring) {
-    switch path {
-    case "/v4/query": self = .query
-    case "/buckets": self = .buckets
-    case "/v2/buckets": self = .bucketsV2
-    case "/v2/bucketInfo": self = .bucketInfo
-    case "/v2/domains": self = .domains
-    case "/list": self = .list
-    default:
-      if path.hasPrefix("/stat/") {
-        let rest = path.dropFirst(6)
-        self = .stat(entry: rest[..<(KeySegments.firstSlash(in: rest) ?? rest.endIndex)])
-      } else if path.hasPrefix("/dl/") {
-        let rest = path.dropFirst(4)
-        let (bucket, key) = KeySegments.splitAtFirstSlash(rest) ?? (rest, rest[rest.endIndex...])
-        self = .download(bucket: bucket, key: key)
-      } else if path.hasPrefix("/_emulator/") {
-        self = .control(path.dropFirst(11))
-      } else {
-        self = .unknown
-      }
-    }
-  }
-
-  /// The fault-injection endpoint, or `nil` for control requests.
-  var faultEndpoint: EmulatorFault.Endpoint? {
-    switch self {
-    case .query: .query
-    case .buckets, .bucketsV2: .buckets
-    case .bucketInfo: .bucketInfo
-    case .domains: .domains
-    case .list: .list
-    case .stat: .stat
-    case .download: .download
-    case .control, .unknown: nil
-    }
-  }
-
-  /// Whether `--fail-rate` applies: API requests other than `/v4/query`.
-  var isFailRateEligible: Bool {
-    switch self {
-    case .buckets, .bucketsV2, .bucketInfo, .domains, .list, .stat: true
-    default: false
-    }
-  }
-
-  /// Whether `--latency-ms` applies: every API request (not downloads, not control).
-  var isDelayed: Bool {
-    switch self {
-    case .query, .buckets, .bucketsV2, .bucketInfo, .domains, .list, .stat: true
-    default: false
-    }
-  }
-
-  /// The delay before the answer: `--latency-ms` for API requests, `--download-latency-ms` for
-  /// downloads, none for control requests.
-  func delayMilliseconds(_ configuration: EmulatorConfiguration) -> Int {
-    if isDelayed { return max(0, configuration.latencyMilliseconds) }
-    if case .download = self { return max(0, configuration.downloadLatencyMilliseconds) }
-    return 0
-  }
 }
 
 /// The emulator's request handling, independent of the network: a request in, a decision out.
@@ -125,8 +39,15 @@ final class EmulatorService: Sendable {
   /// cannot read buckets or schedule faults through the visitor's browser).
   private let requiresLoopbackHost: Bool
 
-  init(configuration: EmulatorConfiguration, buckets: [BucketStore]) {
+  /// Unfinished multipart uploads, both protocols.
+  let uploads: UploadSessions
+  /// The request bodies being received, on every connection and both fronts.
+  let bodyBudget: MemoryBudget
+
+  init(configuration: EmulatorConfiguration, buckets: [BucketStore], memory: MemoryBudget) {
     self.configuration = configuration
+    uploads = UploadSessions(memory: memory, ttlSeconds: configuration.uploadTTLSeconds)
+    bodyBudget = MemoryBudget(limit: configuration.limits.maximumBodiesInFlight)
     var table = [String: BucketStore]()
     for bucket in buckets { table[bucket.name] = bucket }
     self.buckets = table
@@ -140,11 +61,24 @@ final class EmulatorService: Sendable {
 
   /// Whether handling `request` may read files (then it runs on a thread pool).
   func mayReadFiles(_ request: IncomingRequest) -> Bool {
-    guard hasFileBuckets else { return false }
     switch Route(path: RequestTarget(request.head.uri).path) {
-    case .list, .stat, .download: return true
+    // Writes hash their bodies and may flush files: never on an event loop.
+    case .formUpload, .upload, .write: return true
+    case .list, .stat, .download: return hasFileBuckets
     default: return false
     }
+  }
+
+  func maximumBodySize(for head: HTTPRequestHead) -> Int {
+    switch Route(path: RequestTarget(head.uri).path) {
+    case .formUpload, .upload, .write: configuration.limits.maximumWriteBodySize
+    default: configuration.limits.maximumBodySize
+    }
+  }
+
+  /// Now, as Kodo writes put times: 100 ns units since the Unix epoch.
+  var putTimeNow: Int64 {
+    Int64(configuration.clock.now().timeIntervalSince1970 * 10_000_000)
   }
 
   /// Records the port bound; called once, before the server is handed out.
@@ -224,6 +158,8 @@ final class EmulatorService: Sendable {
       case .list: state.stats.list += 1
       case .stat: state.stats.stat += 1
       case .download: state.stats.download += 1
+      case .formUpload, .upload: state.stats.upload += 1
+      case .write: state.stats.write += 1
       }
       if case .control = route { return nil }
       state.stats.total += 1
@@ -337,6 +273,8 @@ final class EmulatorService: Sendable {
     case .query:
       guard method == .GET else { return error(405, "method not allowed", reqid: reqid) }
       return regionQuery(query, reqid: reqid)
+    case .formUpload, .upload:
+      return upload(route, request: request, reqid: reqid)
     case .unknown, .control:
       return error(404, "no such API", reqid: reqid)
     default:
@@ -357,6 +295,7 @@ final class EmulatorService: Sendable {
     case .domains: return domains(query, reqid: reqid)
     case .list: return list(query, reqid: reqid)
     case .stat(let entry): return stat(entry, reqid: reqid)
+    case .write(let path): return write(path, request: request, reqid: reqid)
     default: return error(404, "no such API", reqid: reqid)
     }
   }
@@ -372,7 +311,8 @@ final class EmulatorService: Sendable {
   /// `X-Reqid`, `Date` and `Server`, which every answer carries.
   func commonHeaders(reqid: String) -> [(String, String)] {
     [
-      ("X-Reqid", reqid), ("Date", HTTPDate.format(unixSeconds: configuration.clock.unixSeconds)),
+      ("X-Reqid", reqid), ("X-Log", "kodo-emulator"),
+      ("Date", HTTPDate.format(unixSeconds: configuration.clock.unixSeconds)),
       ("Server", "kodo-emulator/" + KodoVersion.current),
     ]
   }
@@ -398,61 +338,5 @@ final class EmulatorService: Sendable {
   func bodyTooLargeReply() -> Reply {
     _ = admit(.unknown)
     return error(413, "request entity too large", reqid: nextReqid())
-  }
-}
-
-/// A request target split into path and raw query, without decoding.
-struct RequestTarget {
-  var path: Substring
-  var query: Substring
-  /// The authority of an absolute-form target (`http://host:port/path`), which stands for `Host`.
-  var authority: Substring?
-
-  init(_ uri: String) {
-    var rest = Substring(uri)
-    // An absolute-form target (`http://host/path`) addresses the same path.
-    // On bytes: a raw target may hold UTF-8, and `/`, `?` or `#` before a combining mark is no
-    // `Character` of its own.
-    if let scheme = rest.range(of: "://"), !KeySegments.containsSlash(rest[..<scheme.lowerBound]) {
-      rest = rest[scheme.upperBound...]
-      let slash = KeySegments.firstSlash(in: rest) ?? rest.endIndex
-      authority = rest[..<slash]
-      rest = rest[slash...]
-    }
-    if let hash = rest.utf8.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
-    if let question = rest.utf8.firstIndex(of: UInt8(ascii: "?")) {
-      path = rest[..<question]
-      query = rest[rest.utf8.index(after: question)...]
-    } else {
-      path = rest
-      query = ""
-    }
-  }
-}
-
-/// `--fail-rate`: which requests fail, and how, from the seed and the request's sequence number.
-enum FailRate {
-  static func outcome(seed: UInt64, sequence: UInt64, rate: Double) -> EmulatorFault.Mode? {
-    let word = Mixing.mix(seed ^ 0x6661_696C, sequence)
-    guard Mixing.unitInterval(word) < rate else { return nil }
-    switch Mixing.splitMix(word) % 4 {
-    case 0: return .status(503)
-    case 1: return .status(599)
-    case 2: return .status(573)
-    default: return .drop
-    }
-  }
-
-  /// The error message sent with an injected status.
-  static func message(for status: Int) -> String {
-    switch status {
-    case 500: "internal server error"
-    case 502: "bad gateway"
-    case 503: "service unavailable"
-    case 504: "gateway timeout"
-    case 573: "too many requests"
-    case 599: "server operation failed"
-    default: "injected fault"
-    }
   }
 }

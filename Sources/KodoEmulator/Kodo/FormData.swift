@@ -1,0 +1,165 @@
+/// A `multipart/form-data` body (RFC 7578), cut at bytes: the parts of a Kodo form upload.
+struct FormData {
+  struct Part {
+    var name: String
+    var fileName: String?
+    var contentType: String?
+    var body: ArraySlice<UInt8>
+  }
+
+  var parts: [Part] = []
+
+  /// The first part named `name`.
+  func part(_ name: String) -> Part? { parts.first { $0.name == name } }
+
+  /// The first text field named `name`, as UTF-8.
+  func field(_ name: String) -> String? {
+    part(name).flatMap { String(validating: $0.body, as: UTF8.self) }
+  }
+
+  /// The boundary of a `multipart/form-data; boundary=…` content type.
+  static func boundary(contentType: String?) -> String? {
+    guard let contentType else { return nil }
+    let pieces = Self.pieces(Array(contentType.utf8))
+    guard let type = pieces.first, Self.lowercased(type) == Array("multipart/form-data".utf8) else {
+      return nil
+    }
+    for piece in pieces.dropFirst() {
+      guard let (name, value) = Self.pair(piece), name == Array("boundary".utf8), !value.isEmpty
+      else { continue }
+      return String(decoding: value, as: UTF8.self)
+    }
+    return nil
+  }
+
+  /// Parses `body`; `nil` when it is not a well-formed form with this boundary.
+  init?(_ body: [UInt8], boundary: String) {
+    let delimiter = Array(("--" + boundary).utf8)
+    guard var position = Self.find(delimiter, in: body, from: 0) else { return nil }
+    position += delimiter.count
+    while true {
+      // After a delimiter: `--` ends the form, CRLF starts a part.
+      if body[position...].starts(with: [0x2D, 0x2D]) { return }
+      guard body[position...].starts(with: [0x0D, 0x0A]) else { return nil }
+      position += 2
+      guard let headEnd = Self.find([0x0D, 0x0A, 0x0D, 0x0A], in: body, from: position) else {
+        return nil
+      }
+      let contentStart = headEnd + 4
+      guard let next = Self.find([0x0D, 0x0A] + delimiter, in: body, from: contentStart) else {
+        return nil
+      }
+      var part = Part(name: "", body: body[contentStart..<next])
+      for line in Self.lines(Array(body[position..<headEnd])) {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
+        let name = Self.lowercased(Array(line[..<colon]))
+        let value = Array(line[(colon + 1)...])
+        if name == Array("content-type".utf8) {
+          part.contentType = String(decoding: Self.trimmed(value), as: UTF8.self)
+        } else if name == Array("content-disposition".utf8) {
+          for piece in Self.pieces(value).dropFirst() {
+            guard let (key, text) = Self.pair(piece) else { continue }
+            if key == Array("name".utf8) { part.name = String(decoding: text, as: UTF8.self) }
+            if key == Array("filename".utf8) {
+              part.fileName = String(decoding: text, as: UTF8.self)
+            }
+          }
+        }
+      }
+      parts.append(part)
+      position = next + 2 + delimiter.count
+    }
+  }
+
+  // MARK: Header text, cut at bytes (a delimiter before a combining mark is still a delimiter)
+
+  /// The lines of a part's head, split at CRLF.
+  private static func lines(_ bytes: [UInt8]) -> [ArraySlice<UInt8>] {
+    var result = [ArraySlice<UInt8>]()
+    var start = 0
+    var index = 0
+    while index + 1 < bytes.count {
+      if bytes[index] == 0x0D && bytes[index + 1] == 0x0A {
+        result.append(bytes[start..<index])
+        index += 2
+        start = index
+      } else {
+        index += 1
+      }
+    }
+    result.append(bytes[start...])
+    return result
+  }
+
+  /// A header value cut at the `;` bytes outside quotes, each piece trimmed of spaces.
+  private static func pieces(_ bytes: [UInt8]) -> [[UInt8]] {
+    var result = [[UInt8]]()
+    var current = [UInt8]()
+    var quoted = false
+    var escaped = false
+    for byte in bytes {
+      if escaped {
+        escaped = false
+      } else if quoted && byte == UInt8(ascii: "\\") {
+        escaped = true
+      } else if byte == UInt8(ascii: "\"") {
+        quoted.toggle()
+      } else if byte == UInt8(ascii: ";") && !quoted {
+        result.append(trimmed(current))
+        current = []
+        continue
+      }
+      current.append(byte)
+    }
+    result.append(trimmed(current))
+    return result
+  }
+
+  /// `name=value` or `name="value"` (quotes removed, `\"` unescaped), the name lower-cased.
+  private static func pair(_ piece: [UInt8]) -> ([UInt8], [UInt8])? {
+    guard let equals = piece.firstIndex(of: UInt8(ascii: "=")) else { return nil }
+    let name = lowercased(trimmed(Array(piece[..<equals])))
+    var value = trimmed(Array(piece[(equals + 1)...]))
+    if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
+      var unquoted = [UInt8]()
+      var escaped = false
+      for byte in value.dropFirst().dropLast() {
+        if !escaped && byte == UInt8(ascii: "\\") {
+          escaped = true
+          continue
+        }
+        escaped = false
+        unquoted.append(byte)
+      }
+      value = unquoted
+    }
+    return (name, value)
+  }
+
+  private static func trimmed(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    let array = Array(bytes)
+    let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+    guard let first = array.firstIndex(where: { !isSpace($0) }),
+      let last = array.lastIndex(where: { !isSpace($0) })
+    else { return [] }
+    return Array(array[first...last])
+  }
+
+  private static func lowercased(_ bytes: [UInt8]) -> [UInt8] {
+    bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+  }
+
+  /// The first index at or after `start` where `needle` occurs in `haystack`.
+  private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
+    guard let first = needle.first, needle.count <= haystack.count else { return nil }
+    var index = start
+    let last = haystack.count - needle.count
+    while index <= last {
+      if haystack[index] == first && haystack[index..<index + needle.count].elementsEqual(needle) {
+        return index
+      }
+      index += 1
+    }
+    return nil
+  }
+}

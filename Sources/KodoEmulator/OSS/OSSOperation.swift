@@ -1,0 +1,168 @@
+import OSSCore
+
+/// The operation an OSS request asks for (path style: `/BUCKET/KEY?SUBRESOURCE`).
+enum OSSOperation {
+  case listBuckets
+  case bucketInfo(String)
+  case bucketLocation(String)
+  case bucketACL(String)
+  case objectACL(String, key: String)
+  case listObjects(String)
+  case listObjectsV2(String)
+  case headObject(String, key: String)
+  case objectMeta(String, key: String)
+  case getObject(String, key: String)
+  /// Writes: PutObject, CopyObject, DeleteObject, DeleteMultipleObjects and multipart.
+  case putObject(String, key: String)
+  case copyObject(String, key: String)
+  case deleteObject(String, key: String)
+  case deleteMultiple(String)
+  case initiateMultipart(String, key: String)
+  case uploadPart(String, key: String)
+  case completeMultipart(String, key: String)
+  case abortMultipart(String, key: String)
+  case listParts(String, key: String)
+  case listMultipartUploads(String)
+  /// A bucket or object sub-resource the emulator does not serve (`?acl`, `?tagging`, …).
+  case notImplemented(String?)
+
+  /// Bucket sub-resources that name other APIs (the emulator serves none of them).
+  private static let otherBucketSubresources: Set<String> = [
+    "cors", "lifecycle", "logging", "website", "referer", "policy", "tagging",
+    "versioning", "versions", "encryption", "stat", "replication", "worm",
+    "inventory", "qos", "requestPayment", "transferAcceleration", "accessPoint", "regions",
+    "cname", "objectInfo", "resourceGroup", "style", "policyStatus", "httpsConfig",
+  ]
+
+  /// Object sub-resources that name other APIs.
+  private static let otherObjectSubresources: Set<String> = [
+    "symlink", "tagging", "restore", "append", "x-oss-process", "versionId",
+    "cleanRestoredObject",
+  ]
+
+  init(_ request: OSSIncomingRequest) {
+    let names = Set(request.query.map(\.name))
+    guard let bucket = request.bucket else {
+      self = names.contains("regions") ? .notImplemented(nil) : .listBuckets
+      return
+    }
+    if request.key.isEmpty {
+      if request.method == "POST" && names.contains("delete") {
+        self = .deleteMultiple(bucket)
+      } else if request.method == "GET" && names.contains("uploads") {
+        self = .listMultipartUploads(bucket)
+      } else if names.contains("bucketInfo") {
+        self = .bucketInfo(bucket)
+      } else if names.contains("location") {
+        self = .bucketLocation(bucket)
+      } else if names.contains("acl") {
+        self = .bucketACL(bucket)
+      } else if !names.isDisjoint(with: Self.otherBucketSubresources) {
+        self = .notImplemented(bucket)
+      } else if request.parameter("list-type") == "2" {
+        self = .listObjectsV2(bucket)
+      } else {
+        self = .listObjects(bucket)
+      }
+    } else if !names.isDisjoint(with: Self.otherObjectSubresources) {
+      self = .notImplemented(bucket)
+    } else if let write = Self.write(request, bucket: bucket, names: names) {
+      self = write
+    } else if names.contains("acl") {
+      self = .objectACL(bucket, key: request.key)
+    } else if names.contains("objectMeta") {
+      self = .objectMeta(bucket, key: request.key)
+    } else if request.method == "HEAD" {
+      self = .headObject(bucket, key: request.key)
+    } else {
+      self = .getObject(bucket, key: request.key)
+    }
+  }
+
+  /// An object write, from the method and sub-resources; `nil` for reads.
+  private static func write(_ request: OSSIncomingRequest, bucket: String, names: Set<String>)
+    -> OSSOperation?
+  {
+    let key = request.key
+    switch request.method {
+    case "PUT":
+      if names.contains("uploadId") || names.contains("partNumber") {
+        return .uploadPart(bucket, key: key)
+      }
+      if request.headers["x-oss-copy-source"] != nil { return .copyObject(bucket, key: key) }
+      return .putObject(bucket, key: key)
+    case "POST":
+      if names.contains("uploads") { return .initiateMultipart(bucket, key: key) }
+      if names.contains("uploadId") { return .completeMultipart(bucket, key: key) }
+      return nil
+    case "DELETE":
+      return names.contains("uploadId")
+        ? .abortMultipart(bucket, key: key) : .deleteObject(bucket, key: key)
+    case "GET":
+      return names.contains("uploadId") ? .listParts(bucket, key: key) : nil
+    default:
+      return nil
+    }
+  }
+
+  /// The bucket addressed, if any.
+  var bucket: String? {
+    switch self {
+    case .listBuckets: nil
+    case .notImplemented(let bucket): bucket
+    case .bucketInfo(let bucket), .bucketLocation(let bucket), .bucketACL(let bucket),
+      .objectACL(let bucket, _), .listObjects(let bucket), .listObjectsV2(let bucket),
+      .headObject(let bucket, _), .objectMeta(let bucket, _), .getObject(let bucket, _),
+      .putObject(let bucket, _), .copyObject(let bucket, _), .deleteObject(let bucket, _),
+      .deleteMultiple(let bucket), .initiateMultipart(let bucket, _), .uploadPart(let bucket, _),
+      .completeMultipart(let bucket, _), .abortMultipart(let bucket, _),
+      .listParts(let bucket, _), .listMultipartUploads(let bucket):
+      bucket
+    }
+  }
+
+  /// Whether it writes (then the bucket must take writes).
+  var isWrite: Bool {
+    switch self {
+    case .putObject, .copyObject, .deleteObject, .deleteMultiple, .initiateMultipart,
+      .uploadPart, .completeMultipart, .abortMultipart:
+      true
+    default: false
+    }
+  }
+
+  /// Whether anonymous requests may read it in a public-read bucket.
+  var isObjectRead: Bool {
+    switch self {
+    case .headObject, .objectMeta, .getObject: true
+    default: false
+    }
+  }
+
+  /// The shared counters', faults' and latency's view of it: the Kodo endpoint doing the same
+  /// job (`buckets`, `bucketInfo`, `list`, `stat`, `download`).
+  var route: Route {
+    switch self {
+    case .listBuckets: .buckets
+    case .bucketInfo, .bucketLocation, .bucketACL: .bucketInfo
+    case .listObjects, .listObjectsV2: .list
+    case .headObject, .objectMeta, .objectACL: .stat(entry: "")
+    case .getObject: .download(bucket: "", key: "")
+    case .putObject, .initiateMultipart, .uploadPart, .completeMultipart, .abortMultipart,
+      .listParts, .listMultipartUploads:
+      .upload("")
+    case .copyObject, .deleteObject, .deleteMultiple: .write("")
+    case .notImplemented: .unknown
+    }
+  }
+}
+
+/// One OSS error answer.
+struct OSSFailure: Error {
+  var status: Int
+  var code: String
+  var message: String
+  /// OSS's detailed error code (`0026-00000001`), where OSS's documentation gives it.
+  var ec: String?
+  var fields: [String: String] = [:]
+}

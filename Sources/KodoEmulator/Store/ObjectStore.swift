@@ -1,0 +1,226 @@
+import KodoCore
+import NIOCore
+import StorageCore
+import Synchronization
+
+/// Why a write to a bucket failed; each front answers it in its service's words.
+enum StoreFailure: Error, Equatable {
+  /// The bucket is read-only (neither in memory nor `--writable`).
+  case readOnly
+  /// No object has the key.
+  case noSuchKey
+  /// An object has the key and the write may not replace it.
+  case exists
+  /// An in-memory bucket would grow past the emulator's memory limit.
+  case memoryFull
+  /// A directory bucket cannot hold the key as a path, or a folder is in the way.
+  case keyNotAPath
+  /// The file system failed.
+  case io
+}
+
+/// A writable bucket: in memory, or a `--writable` directory. Its objects are kept sorted by key;
+/// each write is done (and, in a directory, flushed to the disk) before it is answered, and
+/// readers work on snapshots (`StoreSnapshot`), so a listing never sees half a write.
+final class ObjectStore: Sendable {
+  private struct State {
+    var objects: [StoredObject] = []
+    /// Bytes held in memory by this bucket's objects.
+    var memoryUsed: Int64 = 0
+  }
+
+  private let state: Mutex<State>
+  /// Serialises writers, so that a check (does the key exist?) and the write that follows are
+  /// one step; readers only take `state`'s lock, briefly.
+  private let writer = Mutex(())
+  let directory: WritableDirectory?
+  private let memory: MemoryBudget
+
+  /// An empty in-memory bucket, or one with `objects` (sorted, unique keys).
+  init(objects: [StoredObject], memory: MemoryBudget) {
+    directory = nil
+    self.memory = memory
+    var initial = State()
+    initial.objects = objects
+    initial.memoryUsed = objects.reduce(0) { $0 + $1.metadata.fsize }
+    state = Mutex(initial)
+  }
+
+  /// A directory bucket taking writes, with the objects its scan found (sorted, unique keys).
+  init(directory: WritableDirectory, objects: [StoredObject], memory: MemoryBudget) {
+    self.directory = directory
+    self.memory = memory
+    var initial = State()
+    initial.objects = objects
+    state = Mutex(initial)
+  }
+
+  /// The objects now, for one request's reads.
+  func snapshot() -> StoreSnapshot {
+    StoreSnapshot(objects: state.withLock { $0.objects }, directory: directory?.root)
+  }
+
+  /// The object with `key`, if any.
+  func object(_ key: [UInt8]) -> StoredObject? {
+    let snapshot = snapshot()
+    return snapshot.index(of: key).map { snapshot.objects[$0] }
+  }
+
+  // MARK: Writes
+
+  /// What a write does about the object its key holds.
+  enum Admission {
+    /// Store the new content.
+    case write
+    /// Keep the object as it is (an insert-only upload of the same content), and succeed.
+    case keepExisting
+  }
+
+  /// Stores `chunks` (one content, in order) under `key`. `admit` sees the object the key now
+  /// holds (if any) and throws to refuse the write (insert-only, forbid-overwrite); it runs with
+  /// the bucket's writers held off, so nothing changes between its check and the write.
+  @discardableResult
+  func put(
+    key: [UInt8], chunks: [[UInt8]], metadata: ObjectMetadata,
+    admit: (StoredObject?) throws(StoreFailure) -> Admission = { _ in .write }
+  ) throws(StoreFailure) -> StoredObject {
+    try writer.withLock { _ throws(StoreFailure) in
+      let existing = object(key)
+      if try admit(existing) == .keepExisting, let existing { return existing }
+      var stored = StoredObject(key: key, metadata: metadata, content: .bytes([]))
+      if let directory {
+        guard let components = DirectoryHandle.components(ofKey: key) else { throw .keyNotAPath }
+        do throws(WritableDirectory.Failure) {
+          let file = try directory.pendingFile()
+          for chunk in chunks { try file.append(chunk) }
+          let modified = try directory.commit(file, to: components)
+          stored.content = .file(components)
+          try saveRecord(stored, modified: modified)
+        } catch {
+          throw Self.failure(error)
+        }
+        replace(stored, memoryDelta: 0)
+      } else {
+        let size = chunks.reduce(0) { $0 + Int64($1.count) }
+        let delta = size - (existing?.metadata.fsize ?? 0)
+        guard memory.take(delta) else { throw .memoryFull }
+        stored.content = .bytes(chunks.count == 1 ? chunks[0] : Array(chunks.joined()))
+        replace(stored, memoryDelta: delta)
+      }
+      return stored
+    }
+  }
+
+  /// Changes the metadata of the object at `key` in place.
+  func update(key: [UInt8], _ change: (inout StoredObject) throws(StoreFailure) -> Void)
+    throws(StoreFailure)
+  {
+    try writer.withLock { _ throws(StoreFailure) in
+      guard var stored = object(key) else { throw .noSuchKey }
+      try change(&stored)
+      if let directory, case .file(let components) = stored.content {
+        do throws(WritableDirectory.Failure) {
+          try saveRecord(stored, modified: try Self.modified(components, in: directory))
+        } catch {
+          throw Self.failure(error)
+        }
+      }
+      replace(stored, memoryDelta: 0)
+    }
+  }
+
+  /// Removes the object at `key`; returns it.
+  @discardableResult
+  func delete(key: [UInt8]) throws(StoreFailure) -> StoredObject {
+    try writer.withLock { _ throws(StoreFailure) in
+      guard let existing = object(key) else { throw .noSuchKey }
+      if let directory, case .file(let components) = existing.content {
+        do throws(WritableDirectory.Failure) {
+          try directory.remove(components)
+        } catch {
+          throw Self.failure(error)
+        }
+        directory.removeRecord(named: StoreRecord.fileName(for: key))
+      }
+      let freed = directory == nil ? existing.metadata.fsize : 0
+      memory.give(freed)
+      state.withLock { state in
+        let snapshot = StoreSnapshot(objects: state.objects, directory: nil)
+        if let index = snapshot.index(of: key) { state.objects.remove(at: index) }
+        state.memoryUsed -= freed
+      }
+      return existing
+    }
+  }
+
+  /// The bytes of `object` (read whole: copies are bounded by the request body limit for
+  /// in-memory buckets, and a directory's file is read in blocks by the caller's limit).
+  static func bytes(of object: StoredObject, in snapshot: StoreSnapshot) -> [UInt8]? {
+    guard let index = snapshot.index(of: object.key), let body = snapshot.body(at: index) else {
+      return nil
+    }
+    var buffer = ByteBuffer()
+    guard (try? body.read(0, Int(body.length), &buffer)) != nil else { return nil }
+    return Array(buffer.readableBytesView)
+  }
+
+  // MARK: Helpers
+
+  private func replace(_ stored: StoredObject, memoryDelta: Int64) {
+    state.withLock { state in
+      let snapshot = StoreSnapshot(objects: state.objects, directory: nil)
+      let index = snapshot.lowerBound(stored.key)
+      if index < state.objects.count && state.objects[index].key == stored.key {
+        state.objects[index] = stored
+      } else {
+        state.objects.insert(stored, at: index)
+      }
+      state.memoryUsed += memoryDelta
+    }
+  }
+
+  private func saveRecord(_ stored: StoredObject, modified: Int64) throws(WritableDirectory.Failure)
+  {
+    guard let directory else { return }
+    try directory.writeRecord(
+      StoreRecord(object: stored, modified: modified).encoded(),
+      named: StoreRecord.fileName(for: stored.key))
+  }
+
+  private static func modified(_ components: [String], in directory: WritableDirectory)
+    throws(WritableDirectory.Failure) -> Int64
+  {
+    guard let modified = directory.modificationTime(of: components) else { throw .pathConflict }
+    return modified
+  }
+
+  private static func failure(_ error: WritableDirectory.Failure) -> StoreFailure {
+    switch error {
+    case .keyNotAPath, .pathConflict: .keyNotAPath
+    case .io: .io
+    }
+  }
+}
+
+/// The bytes in-memory buckets and pending uploads may hold together (`--memory-limit`).
+final class MemoryBudget: Sendable {
+  let limit: Int64
+  private let used = Mutex<Int64>(0)
+
+  init(limit: Int64) {
+    self.limit = limit
+  }
+
+  /// Takes `bytes` (a negative count gives back); `false`, taking nothing, when over the limit.
+  func take(_ bytes: Int64) -> Bool {
+    used.withLock { used in
+      guard bytes <= 0 || used + bytes <= limit else { return false }
+      used = max(0, used + bytes)
+      return true
+    }
+  }
+
+  func give(_ bytes: Int64) {
+    _ = take(-bytes)
+  }
+}

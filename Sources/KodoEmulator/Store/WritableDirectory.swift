@@ -1,0 +1,173 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Writes into a `--writable` directory bucket: every file is written whole to a temporary file
+/// under `DIR/.kodo-emulator/tmp/`, flushed to the disk, then renamed into place, so a reader
+/// sees the old file or the new one and a crash leaves no half-written object; every folder on
+/// the way is created or opened below the bucket's descriptor without following a link.
+final class WritableDirectory: Sendable {
+  /// Why a write into the directory failed.
+  enum Failure: Error, Equatable {
+    /// The key cannot be a path: an empty component (a leading, trailing or doubled `/`), `.`,
+    /// `..`, or a name over 255 bytes.
+    case keyNotAPath
+    /// A folder on the way is a file (or a link), or the target is a folder.
+    case pathConflict
+    /// The file system refused (no space, no permission, …).
+    case io(Int32)
+  }
+
+  /// The folder the emulator keeps its own files in, skipped by the scan.
+  static let stateFolder = ".kodo-emulator"
+
+  let root: DirectoryHandle
+  /// `DIR/.kodo-emulator/tmp`, `DIR/.kodo-emulator/objects`.
+  private let temporary: DirectoryHandle
+  let records: DirectoryHandle
+
+  init(root: DirectoryHandle) throws(Failure) {
+    self.root = root
+    let state = try Self.folder(Self.stateFolder, in: root.descriptor)
+    defer { close(state) }
+    temporary = DirectoryHandle(descriptor: try Self.folder("tmp", in: state))
+    records = DirectoryHandle(descriptor: try Self.folder("objects", in: state))
+  }
+
+  /// Opens (creating it if missing) the folder `name` in `parent`, refusing a link.
+  static func folder(_ name: String, in parent: Int32) throws(Failure) -> Int32 {
+    if mkdirat(parent, name, 0o755) != 0 && errno != EEXIST { throw .io(errno) }
+    let descriptor = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw errno == ENOTDIR || errno == ELOOP ? .pathConflict : .io(errno)
+    }
+    return descriptor
+  }
+
+  /// A file being written: appended to, then committed (renamed into place) or discarded.
+  final class PendingFile {
+    private let folder: DirectoryHandle
+    let name: String
+    private var descriptor: Int32
+    private(set) var size: Int64 = 0
+
+    fileprivate init(folder: DirectoryHandle) throws(Failure) {
+      self.folder = folder
+      var random = SystemRandomNumberGenerator()
+      name = "put-" + String(random.next(), radix: 36)
+      descriptor = openat(
+        folder.descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+      guard descriptor >= 0 else { throw .io(errno) }
+    }
+
+    deinit {
+      if descriptor >= 0 {
+        close(descriptor)
+        unlinkat(folder.descriptor, name, 0)
+      }
+    }
+
+    /// Appends `bytes`.
+    func append(_ bytes: UnsafeRawBufferPointer) throws(Failure) {
+      var offset = 0
+      while offset < bytes.count {
+        let written = write(descriptor, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+        if written < 0 {
+          if errno == EINTR { continue }
+          throw .io(errno)
+        }
+        offset += written
+      }
+      size += Int64(bytes.count)
+    }
+
+    func append(_ bytes: [UInt8]) throws(Failure) {
+      let outcome = bytes.withUnsafeBytes { raw in
+        Result { () throws(Failure) in try append(raw) }
+      }
+      try outcome.get()
+    }
+
+    /// Flushes the bytes to the disk and renames the file to `name` in `target`, whose own
+    /// entry is flushed too; returns the file's modification time (100 ns units).
+    fileprivate func commit(into target: Int32, as finalName: String) throws(Failure) -> Int64 {
+      guard fsync(descriptor) == 0 else { throw .io(errno) }
+      var info = stat()
+      guard fstat(descriptor, &info) == 0 else { throw .io(errno) }
+      close(descriptor)
+      descriptor = -1
+      guard renameat(folder.descriptor, name, target, finalName) == 0 else {
+        let code = errno
+        unlinkat(folder.descriptor, name, 0)
+        throw code == EISDIR || code == ENOTEMPTY || code == EEXIST ? .pathConflict : .io(code)
+      }
+      _ = fsync(target)
+      return WritableDirectory.hundredNanoseconds(info)
+    }
+  }
+
+  /// A new temporary file for an object's bytes.
+  func pendingFile() throws(Failure) -> PendingFile {
+    try PendingFile(folder: temporary)
+  }
+
+  /// Renames `file` to `components` below the root, creating the folders on the way; returns
+  /// the file's modification time (100 ns units).
+  func commit(_ file: PendingFile, to components: [String]) throws(Failure) -> Int64 {
+    guard let name = components.last else { throw .keyNotAPath }
+    var current = dup(root.descriptor)
+    guard current >= 0 else { throw .io(errno) }
+    defer { close(current) }
+    for component in components.dropLast() {
+      let next = try Self.folder(component, in: current)
+      close(current)
+      current = next
+    }
+    return try file.commit(into: current, as: name)
+  }
+
+  /// Removes the file at `components` (a missing one is not an error).
+  func remove(_ components: [String]) throws(Failure) {
+    guard let name = components.last, let folder = root.openFolder(components.dropLast()) else {
+      return
+    }
+    defer { close(folder) }
+    if unlinkat(folder, name, 0) != 0 && errno != ENOENT { throw .io(errno) }
+    _ = fsync(folder)
+  }
+
+  /// The modification time of the file at `components` (100 ns units), if it is a regular file
+  /// reached without links.
+  func modificationTime(of components: [String]) -> Int64? {
+    guard let descriptor = root.openFileForReading(components) else { return nil }
+    defer { close(descriptor) }
+    var info = stat()
+    guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+    return Self.hundredNanoseconds(info)
+  }
+
+  static func hundredNanoseconds(_ info: stat) -> Int64 {
+    #if canImport(Darwin)
+      let time = info.st_mtimespec
+    #else
+      let time = info.st_mtim
+    #endif
+    return Int64(time.tv_sec) * 10_000_000 + Int64(time.tv_nsec) / 100
+  }
+
+  /// Writes `bytes` to `name` in `folder` atomically (a record of the emulator's own).
+  func writeRecord(_ bytes: [UInt8], named name: String) throws(Failure) {
+    let file = try PendingFile(folder: temporary)
+    try file.append(bytes)
+    _ = try file.commit(into: records.descriptor, as: name)
+  }
+
+  /// Removes the record `name`, if any.
+  func removeRecord(named name: String) {
+    unlinkat(records.descriptor, name, 0)
+  }
+}
