@@ -243,37 +243,18 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
     async throws(StorageError) -> [PartReceipt]
   {
     var receipts = done.values.sorted { $0.number < $1.number }
-    var pending = plan.numbers.filter { done[$0] == nil }.makeIterator()
-    var failure: StorageError?
-    await withTaskGroup(of: Result<PartReceipt, StorageError>.self) { group in
-      for _ in 0..<options.parallel {
-        guard let number = pending.next() else { break }
-        group.addTask { await self.sendPart(number, session: session) }
-      }
-      while let result = await group.next() {
-        switch result {
-        case .success(let receipt):
-          let index = receipts.partitioningIndex { $0.number > receipt.number }
-          receipts.insert(receipt, at: index)
-          sent.add(1, ordering: .relaxed)
-          events(.partDone(receipt))
-          checkpoints(
-            UploadCheckpoint(
-              session: session, partSize: plan.partSize, source: source.identity, parts: receipts))
-          if failure == nil, let number = pending.next() {
-            group.addTask { await self.sendPart(number, session: session) }
-          }
-        case .failure(let error):
-          // The first real failure wins over the cancellations it causes.
-          if failure == nil || (failure?.kind == .cancelled && error.kind != .cancelled) {
-            failure = error
-          }
-          group.cancelAll()
-        }
-      }
-    }
-    if let failure { throw failure }
-    if Task.isCancelled { throw StorageError(.cancelled, "the upload was cancelled") }
+    try await PartScheduler.run(
+      plan.numbers.filter { done[$0] == nil }, parallel: options.parallel,
+      work: { number in await self.sendPart(number, session: session) },
+      finished: { _, receipt in
+        let index = receipts.partitioningIndex { $0.number > receipt.number }
+        receipts.insert(receipt, at: index)
+        sent.add(1, ordering: .relaxed)
+        events(.partDone(receipt))
+        checkpoints(
+          UploadCheckpoint(
+            session: session, partSize: plan.partSize, source: source.identity, parts: receipts))
+      })
     return receipts
   }
 
@@ -291,32 +272,26 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
       defer { gauge.release(size) }
       let (bytes, digest) = try await PartReader.read(
         source.descriptor, range: range, digest: uploader.makePartDigest())
-      var attempt = 1
-      while true {
-        if Task.isCancelled { throw StorageError(.cancelled, "the upload was cancelled") }
-        let counter = BodyProgress { [progress] _, delta in progress.move(delta) }
-        do {
-          var receipt = try await uploader.uploadPart(
-            session, number: number, body: RequestBody.bytes(bytes).observed(by: counter),
-            digest: digest)
-          receipt.number = number
-          receipt.size = size
-          progress.finish(part: size, attemptBytes: counter.sent)
-          return .success(receipt)
-        } catch {
-          progress.move(-counter.sent)
-          guard attempt < options.partAttempts, !uploader.isForgotten(error),
-            error.kind == .temporary || error.kind == .unavailable
-          else { throw error }
-          attempt += 1
-          events(.partRetrying(number: number, attempt: attempt, error: error))
-          do {
-            try await options.sleep(options.retryDelay * (attempt - 1))
+      let receipt = try await PartScheduler.rounds(
+        attempts: options.partAttempts, delay: options.retryDelay, sleep: options.sleep,
+        isFinal: uploader.isForgotten,
+        retrying: { events(.partRetrying(number: number, attempt: $0, error: $1)) },
+        attempt: { () async throws(StorageError) -> PartReceipt in
+          let counter = BodyProgress { [progress] _, delta in progress.move(delta) }
+          do throws(StorageError) {
+            var receipt = try await uploader.uploadPart(
+              session, number: number, body: RequestBody.bytes(bytes).observed(by: counter),
+              digest: digest)
+            receipt.number = number
+            receipt.size = size
+            progress.finish(part: size, attemptBytes: counter.sent)
+            return receipt
           } catch {
-            throw StorageError(.cancelled, "the upload was cancelled")
+            progress.move(-counter.sent)
+            throw error
           }
-        }
-      }
+        })
+      return .success(receipt)
     } catch {
       return .failure(error)
     }

@@ -15,12 +15,14 @@ public enum TransferEvent: Sendable, Equatable {
   /// The service no longer knows the session (it expired, or was aborted or completed): the
   /// upload starts afresh with a new session.
   case sessionForgotten(uploadID: String)
-  /// Part `number` is being read and sent.
+  /// Part `number` is being read and sent (a download's range: fetched and written).
   case partStarted(number: Int)
   /// Part `number` failed (`error`) and is sent again (its attempt `attempt` follows).
   case partRetrying(number: Int, attempt: Int, error: StorageError)
   /// Part `number` is done.
   case partDone(PartReceipt)
+  /// Range `number` of a download, `bytes` long, is written.
+  case rangeDone(number: Int, bytes: Int64)
   /// Bytes done: the parts done plus the bytes of parts on the wire in their current attempt.
   case progress(bytesDone: Int64, totalBytes: Int64)
   /// All parts are done; the object is being made from `parts` parts.
