@@ -290,8 +290,11 @@ struct MultipartUploadTests {
       #expect(checkpoint.parts.map(\.number) == Array(1...6))
       let sentBefore = service.snapshot.sent.count
 
+      // Another part size by default now: the checkpoint's wins.
       let second = Reports()
-      let outcome = try await Self.engine().run(
+      let outcome = try await MultipartUpload(
+        options: MultipartUpload.Options(partSize: 32_000, parallel: 3, sleep: { _ in })
+      ).run(
         source, to: service, resuming: checkpoint, checkpoints: second.checkpoint,
         events: second.event)
       let state = service.snapshot

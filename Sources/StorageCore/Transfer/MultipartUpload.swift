@@ -81,7 +81,7 @@ public struct MultipartUpload: Sendable {
   }
 
   /// Uploads `source` through `uploader`, resuming `checkpoint` when it is for the same source
-  /// and part size and the service still knows its session.
+  /// (its part size then wins over ``Options/partSize``) and the service still knows its session.
   ///
   /// `checkpoints` gets the new checkpoint after the session starts (or is resumed) and after
   /// every part, in order, from one task at a time; `events` gets ``TransferEvent``s, possibly
@@ -96,9 +96,16 @@ public struct MultipartUpload: Sendable {
     checkpoints: @escaping @Sendable (UploadCheckpoint) -> Void = { _ in },
     events: @escaping @Sendable (TransferEvent) -> Void = { _ in }
   ) async throws(StorageError) -> Outcome {
+    // A checkpoint of this source keeps the part size it was made with, so a changed default
+    // does not throw its parts away.
+    var preferred = options.partSize
+    if let checkpoint, checkpoint.version == UploadCheckpoint.currentVersion,
+      checkpoint.source == source.identity, checkpoint.partSize > 0
+    {
+      preferred = checkpoint.partSize
+    }
     let plan = try PartPlan(
-      totalSize: source.identity.size, preferredPartSize: options.partSize,
-      limits: uploader.limits)
+      totalSize: source.identity.size, preferredPartSize: preferred, limits: uploader.limits)
     events(.planned(totalBytes: plan.totalSize, partSize: plan.partSize, parts: plan.count))
     let run = Run(
       plan: plan, source: source, uploader: uploader, options: options, checkpoints: checkpoints,
