@@ -299,6 +299,22 @@ struct RequestBodyTests {
     }
   }
 
+  @Test func aStreamIsSentAgainWhenNoByteOfItWasRead() async throws {
+    let dead = try await Self.deadBase()
+    let payload = Self.sample(20_000)
+    try await Server.withServer { _ in
+      .respond(.text("ok"))
+    } body: { server in
+      let stream = Self.stream(payload, piece: 3000, length: nil)
+      let (response, base) = try await Self.pipeline().perform(
+        Self.plan([dead, server.baseURL], body: .stream(stream)))
+      #expect(response.status == 200 && base == server.baseURL)
+      #expect(server.requests.count == 1)
+      #expect(server.requests.first?.body == payload)
+      #expect(stream.bytesRead == Int64(payload.count))
+    }
+  }
+
   @Test func aRefusedConnectionSaysTheRequestNeverLeft() async throws {
     let dead = try await Self.deadBase()
     let transport = CurlTransport(configuration: Self.loopback)
