@@ -236,6 +236,32 @@ struct MultipartUploadTests {
     }
   }
 
+  @Test func eventsCanBeReadAsAStream() async throws {
+    try await Self.withSource { source in
+      let service = MemoryMultipart(limits: Self.limits)
+      let (stream, send, finish) = TransferEvent.stream(limit: 100_000)
+      let reports = Reports()
+      _ = try await Self.engine().run(
+        source, to: service,
+        events: { event in
+          reports.event(event)
+          send(event)
+        })
+      finish()
+      var received: [TransferEvent] = []
+      for await event in stream { received.append(event) }
+      // Parts report from several threads at once, so only the count and the ends are in order.
+      #expect(received.count == reports.events.count)
+      #expect(received.count > 11)
+      #expect(received.first == reports.events.first)
+      #expect(received.last == reports.events.last)
+      let done = received.compactMap { event -> Int? in
+        if case .partDone(let receipt) = event { receipt.number } else { nil }
+      }
+      #expect(done.sorted() == Array(1...11))
+    }
+  }
+
   @Test func aFailedPartIsSentAgain() async throws {
     try await Self.withSource { source in
       let service = MemoryMultipart(limits: Self.limits)

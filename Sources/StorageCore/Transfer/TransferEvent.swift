@@ -30,3 +30,18 @@ public enum TransferEvent: Sendable, Equatable {
   /// The object is made.
   case completed(UploadedObject)
 }
+
+extension TransferEvent {
+  /// Events as an `AsyncStream`, for a caller that would rather iterate than take a callback:
+  /// pass `send` as a run's `events` and call `finish` when the run returns. At most `limit`
+  /// undelivered events are kept; past that the oldest are dropped (a slow reader loses old
+  /// progress, never the latest state).
+  public static func stream(limit: Int = 4096) -> (
+    events: AsyncStream<TransferEvent>, send: @Sendable (TransferEvent) -> Void,
+    finish: @Sendable () -> Void
+  ) {
+    let (events, continuation) = AsyncStream.makeStream(
+      of: TransferEvent.self, bufferingPolicy: .bufferingNewest(max(1, limit)))
+    return (events, { continuation.yield($0) }, { continuation.finish() })
+  }
+}
