@@ -71,6 +71,7 @@ public struct RequestPlan: Sendable {
     if idempotency == .unsafe { return error.neverSent && !answered }
     return answered || (mayRetry?(error) ?? true)
   }
+
   /// A plan from its parts, with a body in memory.
   public init(
     method: String, bases: [String], path: String, headers: HTTPHeaders = [:],
