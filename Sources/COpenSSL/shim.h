@@ -75,6 +75,37 @@ static inline int kodo_digest_once(kodo_digest digest, const void *data, size_t 
   return EVP_Digest(data, data_len, (unsigned char *)out, NULL, kodo_digest_md(digest), NULL);
 }
 
+// A running digest: begin (NULL when libcrypto cannot allocate), update, copy, final into `out`
+// (the digest's size), free. Returns 1 on success where an int is returned.
+static inline EVP_MD_CTX *kodo_digest_begin(kodo_digest digest) {
+  EVP_MD_CTX *context = EVP_MD_CTX_new();
+  if (context != NULL && EVP_DigestInit_ex(context, kodo_digest_md(digest), NULL) != 1) {
+    EVP_MD_CTX_free(context);
+    return NULL;
+  }
+  return context;
+}
+
+static inline int kodo_digest_update(EVP_MD_CTX *context, const void *data, size_t data_len) {
+  return EVP_DigestUpdate(context, data, data_len);
+}
+
+static inline EVP_MD_CTX *kodo_digest_copy(const EVP_MD_CTX *context) {
+  EVP_MD_CTX *copy = EVP_MD_CTX_new();
+  if (copy != NULL && EVP_MD_CTX_copy_ex(copy, context) != 1) {
+    EVP_MD_CTX_free(copy);
+    return NULL;
+  }
+  return copy;
+}
+
+static inline int kodo_digest_final(EVP_MD_CTX *context, void *out) {
+  unsigned int length = 0;
+  return EVP_DigestFinal_ex(context, (unsigned char *)out, &length);
+}
+
+static inline void kodo_digest_free(EVP_MD_CTX *context) { EVP_MD_CTX_free(context); }
+
 // SHA-1 of `data` into `out` (20 bytes), without EVP's per-call algorithm lookup: Kodo's qetag
 // hashes every 4 MiB block of a download with it.
 static inline void kodo_sha1(const void *data, size_t data_len, void *out) {
