@@ -16,6 +16,11 @@ struct Buckets: KodoCommand {
   @ParentCommand var root: Kodo
 
   func execute(_ context: Context) async throws {
+    try await Self.list(context)
+  }
+
+  /// The account's buckets, one line each (also `kodo ls` with no bucket anywhere).
+  static func list(_ context: Context) async throws {
     let buckets = try await context.provider().buckets()
     let output = OutputStream.standardOutput()
     if context.options.json {
@@ -32,10 +37,12 @@ struct Buckets: KodoCommand {
       }
     } else {
       let names = buckets.map { DisplayText(escaping: $0.name) }
+      let regions = buckets.map { DisplayText(escaping: $0.region ?? "-") }
       let width = max(4, names.map(\.text.count).max() ?? 0)
-      for (bucket, name) in zip(buckets, names) {
+      let regionWidth = regions.map(\.text.count).max() ?? 0
+      for ((bucket, name), region) in zip(zip(buckets, names), regions) {
         var row = Human.padRight(name, width)
-        row += "  " + Human.padRight(DisplayText(escaping: bucket.region ?? "-"), 14)
+        row += "  " + Human.padRight(region, regionWidth)
         row +=
           "  "
           + Human.padRight(DisplayText(escaping: bucket.createdAt.map(Human.localTime) ?? "-"), 16)

@@ -16,7 +16,8 @@ struct Find: KodoCommand {
       Globs: * and ? stay within one / segment, ** crosses them (**/ is zero or more folders), \
       [abc] is one of a set. --name matches the last segment, --path and --include/--exclude \
       the whole key; --regex is searched anywhere in the key. Sizes are bytes or k, M, G, T \
-      (powers of 1024); times are a duration before now (90s, 15m, 2h, 7d) or RFC 3339.
+      (powers of 1024); times are a duration before now (90s, 15m, 2h, 7d), a date (2024-06-01, the \
+      start of that day in UTC) or an RFC 3339 time.
 
       Examples:
         kodo find photos --name '*.jpg' --larger 5M
@@ -47,10 +48,12 @@ struct Find: KodoCommand {
   @Option(help: ArgumentHelp("Smaller than SIZE (10k, 5M, 2G).", valueName: "SIZE"))
   var smaller: String?
 
-  @Option(help: ArgumentHelp("Put after WHEN (7d ago, or an RFC 3339 time).", valueName: "WHEN"))
+  @Option(
+    help: ArgumentHelp("Put after WHEN (7d ago, a date, or an RFC 3339 time).", valueName: "WHEN"))
   var newer: String?
 
-  @Option(help: ArgumentHelp("Put before WHEN (7d ago, or an RFC 3339 time).", valueName: "WHEN"))
+  @Option(
+    help: ArgumentHelp("Put before WHEN (7d ago, a date, or an RFC 3339 time).", valueName: "WHEN"))
   var older: String?
 
   @Option(
@@ -126,10 +129,18 @@ struct Find: KodoCommand {
   func execute(_ context: Context) async throws {
     let json = context.options.json
     try ListingChecks.nulSeparated(nulSeparated, json: json)
-    let filter = try self.filter(now: WallClock.system.unixSeconds)
+    var filter = try self.filter(now: WallClock.system.unixSeconds)
     let (bucket, prefix) = try BucketPath.split(location.target, context: context)
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
+    // A filter that cannot match on this provider is a usage error, not an empty result.
+    let kind = try context.providerKind()
+    filter.storageClass = try storageClass.map { try StorageClassNames.resolve($0, for: kind) }
+    if mime != nil && kind == .oss {
+      throw ValidationError(
+        "--mime needs each object's content type, which OSS listings do not carry; filter with --name or --path (kodo stat shows one object's type)"
+      )
+    }
     let output = OutputStream.standardOutput()
     let search = Search(
       renderer: ListRenderer(
@@ -169,6 +180,9 @@ struct Find: KodoCommand {
     }
     if summarize { try search.renderer.summary(partial: search.next != nil, to: output) }
     try output.flush()
+    if search.next == nil, let hint = filter.patterns.nothingIncludedHint {
+      Diagnostics.note(hint)
+    }
   }
 }
 

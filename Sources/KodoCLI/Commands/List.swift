@@ -84,6 +84,11 @@ struct List: KodoCommand {
   func execute(_ context: Context) async throws {
     let json = context.options.json
     try ListingChecks.nulSeparated(nulSeparated, json: json)
+    if (location.target ?? "").isEmpty && context.configuration.bucket == nil {
+      // Nothing to list in: the buckets, as ossutil ls, mc ls and aws s3 ls do.
+      try await Buckets.list(context)
+      return
+    }
     let (bucket, prefix) = try BucketPath.split(location.target, context: context)
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
@@ -127,6 +132,9 @@ struct List: KodoCommand {
       try renderer.summary(partial: listing.stoppedEarly, to: output)
     }
     try output.flush()
+    if !listing.stoppedEarly, let hint = listing.patterns.nothingIncludedHint {
+      Diagnostics.note(hint)
+    }
   }
 
   /// The command that continues this listing from a marker, quoted for a shell: everything that
