@@ -213,6 +213,51 @@ struct ArgumentShapeTests {
       try await run(["find", "logs", "--newer", "2024-13-01"], withDefault), status: 65,
       containing: "a date (2024-06-01, UTC)")
   }
+
+  @Test func anUploadTokensDeadlineFollowsURLsRules() async throws {
+    let credentials = ["QINIU_ACCESS_KEY": "ak", "QINIU_SECRET_KEY": "sk"]
+    expectFailure(
+      try await InProcess.run(
+        ["token", "upload", "--deadline", "1767225600", "b"], environment: credentials),
+      status: 65, containing: "is in the past")
+    expectFailure(
+      try await InProcess.run(
+        ["token", "upload", "--deadline", "4102444800", "--expires", "1h", "b"],
+        environment: credentials),
+      status: 64, containing: "cannot be combined")
+  }
+
+  @Test func refusedCredentialsAreNamedWhereTheyCameFrom() async throws {
+    let endpoint = ["KODO_ENDPOINT": env.emulator.baseURL]
+    let fromEnvironment = try await InProcess.run(
+      ["buckets"],
+      environment: endpoint.merging([
+        "QINIU_ACCESS_KEY": env.emulator.accessKey, "QINIU_SECRET_KEY": "wrong",
+      ]) { $1 })
+    expectFailure(
+      fromEnvironment, status: 77, containing: "check QINIU_ACCESS_KEY and QINIU_SECRET_KEY")
+    #expect(!fromEnvironment.stderr.contains("secretKey"), "\(fromEnvironment)")
+    let config = try writeTestConfig(
+      baseURL: env.emulator.baseURL, accessKey: env.emulator.accessKey, secretKey: "wrong")
+    expectFailure(
+      try await InProcess.run(["buckets"], environment: ["KODO_CONFIG": config]), status: 77,
+      containing: #"check "accessKey" and "secretKey" in the config file"#)
+    let oss = try await OSSEnvironment.get()
+    var variables = oss.variables
+    variables["OSS_ACCESS_KEY_SECRET"] = "wrong"
+    expectFailure(
+      try await InProcess.run(["buckets"], environment: variables), status: 77,
+      containing: "check OSS_ACCESS_KEY_SECRET, and for V4 signatures the region")
+  }
+
+  @Test func jsonErrorLinesCarryTheServicesCode() async throws {
+    let kodo = try await run(["--json", "stat", "photos", "missing.txt"], withDefault)
+    #expect(kodo.status == 66 && kodo.stderr.contains(#""code":"612""#), "\(kodo)")
+    let oss = try await OSSEnvironment.get()
+    let missing = try await InProcess.run(
+      ["--json", "stat", "photos", "missing.txt"], environment: oss.variables)
+    #expect(missing.status == 66 && missing.stderr.contains(#""code":"NoSuchKey""#), "\(missing)")
+  }
 }
 
 /// In-process runs configured for OSS by the environment only.

@@ -170,22 +170,26 @@ struct Token: AsyncParsableCommand {
 
     @Option(
       help: ArgumentHelp(
-        "How long the token works: seconds, or 90s, 15m, 2h, 7d.", valueName: "D"))
-    var expires: String = "3600"
+        "How long the token works: seconds, or 90s, 15m, 2h, 7d (default 3600).", valueName: "D"))
+    var expires: String?
 
     @Option(
       help: ArgumentHelp(
-        "When the token stops working, in Unix seconds (overrides --expires).", valueName: "UNIX"))
+        "When the token stops working, in Unix seconds (instead of --expires).", valueName: "UNIX"))
     var deadline: Int64?
 
     @Option(help: ArgumentHelp("More put-policy fields, as a JSON object.", valueName: "JSON"))
     var policy: String?
 
+    func validate() throws {
+      try Expiry.validate(deadline: deadline, expires: expires)
+    }
+
     func execute(_ context: Context) async throws {
       let signer = try TokenOutput.signer(context)
       let bucket = String(scope.prefix { $0 != ":" })
       try BucketName.validate(bucket)
-      let seconds = try DurationParser.seconds(expires)
+      let seconds = try DurationParser.seconds(expires ?? "3600")
       let extra: JSONValue?
       if let policy {
         do {
@@ -196,7 +200,8 @@ struct Token: AsyncParsableCommand {
       } else {
         extra = nil
       }
-      let deadline = self.deadline ?? DownloadURL.deadline(expiresIn: seconds)
+      let deadline = try Expiry.deadline(
+        self.deadline, expiresIn: seconds, now: WallClock.system.unixSeconds, signed: "a token")
       let json = try signer.uploadPolicy(scope: scope, deadline: deadline, extra: extra)
       let token = signer.uploadToken(policy: json)
       let output = OutputStream.standardOutput()
