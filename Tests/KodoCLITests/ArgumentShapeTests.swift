@@ -258,6 +258,29 @@ struct ArgumentShapeTests {
       ["--json", "stat", "photos", "missing.txt"], environment: oss.variables)
     #expect(missing.status == 66 && missing.stderr.contains(#""code":"NoSuchKey""#), "\(missing)")
   }
+
+  @Test func readingAnArchivedOSSObjectIsAPermissionError() async throws {
+    let oss = try await OSSEnvironment.get()
+    let archived = try await InProcess.run(
+      ["find", "many", "--storage-class", "archive", "--limit", "1", "-0"],
+      environment: oss.variables)
+    let key = String(decoding: archived.stdoutBytes.prefix { $0 != 0 }, as: UTF8.self)
+    #expect(archived.status == 0 && !key.isEmpty, "\(archived)")
+    expectFailure(
+      try await InProcess.run(["cat", "many", key], environment: oss.variables), status: 77,
+      containing: "must be restored before it can be read")
+  }
+
+  @Test func ossDomainsAreURLsAndRegionsAreRegionIDs() async throws {
+    let oss = try await OSSEnvironment.get()
+    let domains = try await InProcess.run(["domains", "photos"], environment: oss.variables)
+    #expect(domains.status == 0, "\(domains)")
+    #expect(
+      !domains.lines.isEmpty && domains.lines.allSatisfy { $0.hasPrefix("http") }, "\(domains)")
+    let buckets = try await InProcess.run(["buckets"], environment: oss.variables)
+    #expect(buckets.status == 0 && buckets.stdout.contains(" cn-hangzhou "), "\(buckets)")
+    #expect(!buckets.stdout.contains("oss-cn-hangzhou"), "\(buckets)")
+  }
 }
 
 /// In-process runs configured for OSS by the environment only.

@@ -37,7 +37,14 @@ struct Buckets: KodoCommand {
       }
     } else {
       let names = buckets.map { DisplayText(escaping: $0.name) }
-      let regions = buckets.map { DisplayText(escaping: $0.region ?? "-") }
+      // OSS lists its location (oss-cn-hangzhou); OSS_REGION and the config want the region
+      // ID (cn-hangzhou).
+      let oss = try context.providerKind() == .oss
+      let regions = buckets.map { bucket in
+        var region = bucket.region ?? "-"
+        if oss, region.hasPrefix("oss-") { region.removeFirst(4) }
+        return DisplayText(escaping: region)
+      }
       let width = max(4, names.map(\.text.count).max() ?? 0)
       let regionWidth = regions.map(\.text.count).max() ?? 0
       for ((bucket, name), region) in zip(zip(buckets, names), regions) {
@@ -93,7 +100,8 @@ struct Domains: KodoCommand {
         if domain.kind != "bound" { line.string("kind", domain.kind) }
         try output.write(line)
       } else {
-        try output.line(DisplayText(escaping: domain.domain))
+        // The base URL, scheme included, as --domain and the config's domains take it.
+        try output.line(DisplayText(escaping: domain.baseURL))
       }
     }
     try output.flush()

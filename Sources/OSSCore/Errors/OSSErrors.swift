@@ -25,7 +25,8 @@ package enum OSSErrors {
     case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "SecurityTokenExpired",
       "InvalidSecurityToken", "RequestTimeTooSkewed":
       return .unauthorized
-    case "InvalidObjectState": return .rejected
+    // An archived object not restored: refused like Kodo's 403 for it (77, permission).
+    case "InvalidObjectState": return .unauthorized
     case "InvalidArgument" where message?.contains("signing region") == true: return .configuration
     default: break
     }
