@@ -281,6 +281,26 @@ struct ArgumentShapeTests {
     #expect(buckets.status == 0 && buckets.stdout.contains(" cn-hangzhou "), "\(buckets)")
     #expect(!buckets.stdout.contains("oss-cn-hangzhou"), "\(buckets)")
   }
+
+  @Test func lsAndFindSayHowToResumeAlikeOnBothProviders() async throws {
+    let oss = try await OSSEnvironment.get()
+    let prefix =
+      "resume with: OSS_ENDPOINT=\(oss.emulator.baseURL) OSS_REGION=cn-hangzhou kodo"
+    let ls = try await InProcess.run(
+      ["ls", "-r", "--limit", "1", "photos"], environment: oss.variables)
+    #expect(
+      ls.stderr.contains(prefix + " ls --provider oss -r --limit 1 photos --marker "), "\(ls)")
+    let find = try await InProcess.run(
+      ["find", "--limit", "1", "--name", "*.txt", "photos"], environment: oss.variables)
+    #expect(
+      find.stderr.contains(
+        prefix + " find --provider oss --name '*.txt' --limit 1 photos --marker "), "\(find)")
+    let kodo = try await run(["find", "--limit", "1", "photos"], withDefault)
+    #expect(
+      kodo.stderr.contains(
+        "resume with: kodo find --config \(env.config) --limit 1 photos --marker "),
+      "\(kodo)")
+  }
 }
 
 /// In-process runs configured for OSS by the environment only.

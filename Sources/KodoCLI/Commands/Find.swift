@@ -152,11 +152,13 @@ struct Find: KodoCommand {
     defer { search.progress.clear() }
     let request = ListRequest(
       bucket: bucket, prefix: prefix, marker: marker, limit: pageSize.entries)
+    let resume = ResumeCommand(
+      "find", resumeArguments(bucket: bucket, prefix: prefix, json: json), context: context)
     do {
       try await RecursiveScan(
         provider: provider, bucket: bucket, prefix: prefix, pageSize: request.limit,
         parallel: parallel, marker: marker,
-        resume: { "resume with the same command and --marker " + ShellQuote.quote($0) }
+        resume: { resume.note(marker: $0) }
       ).run { objects, element in
         try await search.add(objects, page: element, request: request, provider: provider)
       }
@@ -173,9 +175,7 @@ struct Find: KodoCommand {
         line.string("marker", next)
         try output.write(line)
       } else {
-        Diagnostics.note(
-          "more matches may follow; resume with the same command and --marker "
-            + ShellQuote.quote(next))
+        Diagnostics.note("more matches may follow; " + resume.note(marker: next))
       }
     }
     if summarize { try search.renderer.summary(partial: search.next != nil, to: output) }
@@ -183,6 +183,30 @@ struct Find: KodoCommand {
     if search.next == nil, let hint = filter.patterns.nothingIncludedHint {
       Diagnostics.note(hint)
     }
+  }
+}
+
+extension Find {
+  /// The arguments that continue this search from a marker: every filter, and what changes
+  /// how the matches are shown.
+  func resumeArguments(bucket: String, prefix: String, json: Bool) -> [String] {
+    var parts: [String] = []
+    let options: [(String, String?)] = [
+      ("--name", name), ("--path", path), ("--regex", regex), ("--larger", larger),
+      ("--smaller", smaller), ("--newer", newer), ("--older", older),
+      ("--storage-class", storageClass), ("--mime", mime),
+    ]
+    for case (let flag, let value?) in options { parts += [flag, value] }
+    for pattern in patterns.include { parts += ["--include", pattern] }
+    for pattern in patterns.exclude { parts += ["--exclude", pattern] }
+    if long { parts.append("-l") }
+    if json { parts.append("--json") }
+    if nulSeparated { parts.append("-0") }
+    if summarize { parts.append("--summarize") }
+    if let pageSize = pageSize.pageSize { parts += ["--page-size", String(pageSize)] }
+    if let limit { parts += ["--limit", String(limit)] }
+    parts.append(prefix.isEmpty ? bucket : bucket + "/" + prefix)
+    return parts
   }
 }
 

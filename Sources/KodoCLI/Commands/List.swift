@@ -137,20 +137,10 @@ struct List: KodoCommand {
     }
   }
 
-  /// The command that continues this listing from a marker, quoted for a shell: everything that
-  /// changes what is listed, from where, and how it is shown. A config chosen through the
-  /// environment is carried too, so that the command works where it is pasted: KODO_CONFIG and
-  /// KODO_PROFILE as their flags, KODO_ENDPOINT (which has none) as an assignment before `kodo`.
+  /// The command that continues this listing from a marker: everything that changes what is
+  /// listed, from where, and how it is shown.
   private func resumeCommand(bucket: String, prefix: String, context: Context) -> DisplayText {
-    func nonEmpty(_ value: String?) -> String? { value?.isEmpty == false ? value : nil }
-    let environment = context.environment
-    var parts = ["kodo", "ls"]
-    if let config = nonEmpty(context.options.config) ?? nonEmpty(environment["KODO_CONFIG"]) {
-      parts += ["--config", config]
-    }
-    if let profile = nonEmpty(context.options.profile) ?? nonEmpty(environment["KODO_PROFILE"]) {
-      parts += ["--profile", profile]
-    }
+    var parts: [String] = []
     if recursive { parts.append("-r") }
     if long { parts.append("-l") }
     if context.options.json { parts.append("--json") }
@@ -161,9 +151,6 @@ struct List: KodoCommand {
     for pattern in patterns.include { parts += ["--include", pattern] }
     for pattern in patterns.exclude { parts += ["--exclude", pattern] }
     parts.append(prefix.isEmpty ? bucket : bucket + "/" + prefix)
-    let command = DisplayText.joined(parts.map(ShellQuote.quote), separator: " ")
-    guard let endpoint = nonEmpty(environment["KODO_ENDPOINT"]) else { return command }
-    // The value alone is quoted: a quoted assignment is not an assignment.
-    return "KODO_ENDPOINT=" + ShellQuote.quote(RequestEvent.redactedURL(endpoint)) + " " + command
+    return ResumeCommand("ls", parts, context: context).text
   }
 }
