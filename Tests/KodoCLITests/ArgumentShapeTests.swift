@@ -301,6 +301,24 @@ struct ArgumentShapeTests {
         "resume with: kodo find --config \(env.config) --limit 1 photos --marker "),
       "\(kodo)")
   }
+
+  /// Examples are copied and pasted: at 80 columns none is wrapped, and cat's and get's help
+  /// speaks of one object.
+  @Test(arguments: HelpGoldenTests.commands)
+  func helpExamplesFitEightyColumns(_ command: [String]) async throws {
+    let result = try await CLIRunner("kodo", environment: ["COLUMNS": "80"]).run(
+      command + ["--help"])
+    #expect(result.status == 0)
+    let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+    guard let start = lines.firstIndex(of: "Examples:") else { return }
+    for line in lines[(start + 1)...].prefix(while: { !$0.hasPrefix("USAGE:") }) {
+      // A wrapped line starts at the margin.
+      #expect(line.isEmpty || line.hasPrefix("  "), "\(command): \(line)")
+    }
+    if command == ["cat"] || command == ["get"] {
+      #expect(!result.stdout.contains("stat takes"), "\(command)")
+    }
+  }
 }
 
 /// In-process runs configured for OSS by the environment only.

@@ -167,10 +167,15 @@ struct CompletionShellTests {
     _ = try await Self.complete(session, "kodo stat hostile a:", showing: ["hostile a:b\n"])
     _ = try await Self.complete(
       session, "kodo stat hostile it", showing: [#"hostile it\'s"# + "\n"])
-    // A folder that zsh inserted quoted is read back as the key it is.
-    _ = try await Self.complete(
-      session, #"kodo ls hostile/folder\ \$\(touch\ pwned-4\)/in"#,
-      showing: [#"pwned-4\)/inner.txt"#])
+    // A completed folder takes no space, and the next Tab goes one level down through the
+    // quoting zsh inserted.
+    _ = try await Self.complete(session, "kodo ls hostile/fold", showing: [#"pwned-4\)/"#])
+    try await session.keys("Tab")
+    try await session.type("X")
+    let deeper = try await session.waitFor { $0.contains("X") }
+    #expect(
+      deeper.screen.contains(#"$ kodo ls hostile/folder\ \$\(touch\ pwned-4\)/inner.txt X"#),
+      "\(deeper.screen)")
     let local = try await Self.complete(
       session, "kodo get -r hostile/ ", showing: [#"\$\(touch\ pwned-5\)/"#])
     try Self.expectNothingRan(in: session.directory, local)

@@ -21,8 +21,8 @@ struct Find: KodoCommand {
 
       Examples:
         kodo find photos --name '*.jpg' --larger 5M
-        kodo find logs/2024/ --older 30d --storage-class standard -0 | xargs -0 -n1 echo
-        kodo find photos --path '**/raw/*.dng' --newer 2024-06-01T00:00:00Z --summarize
+        kodo find logs/2024/ --older 30d --storage-class ia -0 | xargs -0 -n1 echo
+        kodo find photos --path '**/raw/*.dng' --newer 2024-06-01 --summarize
         kodo find --json photos --mime 'image/*' --exclude '**/thumbs/**'
         kodo find logs --larger 100M --sort size --reverse
       """

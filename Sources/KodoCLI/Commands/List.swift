@@ -24,7 +24,7 @@ struct List: KodoCommand {
         kodo ls photos                      # the top level of bucket photos
         kodo ls photos/2024/                # one level under photos/2024/
         kodo ls -r --json logs/2024-06/ | jq -r .key
-        kodo ls -r --limit 1000 logs        # the first 1000 objects, then the resume marker
+        kodo ls -r --limit 1000 logs        # the first 1000, then where to resume
         kodo ls -r --marker TOKEN logs      # resume exactly there
         kodo ls -r -0 logs | xargs -0 -n1 echo
         kodo ls -r photos --include '**/*.jpg' --exclude '**/thumbs/**'

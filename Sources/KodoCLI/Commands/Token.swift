@@ -11,7 +11,8 @@ struct Token: AsyncParsableCommand {
       For scripts that call Kodo's APIs with curl. Each prints the value alone on one line.
 
       Examples:
-        curl -H "Authorization: $(kodo token qbox https://uc.qiniuapi.com/buckets)" https://uc.qiniuapi.com/buckets
+        auth=$(kodo token qbox https://uc.qiniuapi.com/buckets)
+        curl -H "Authorization: $auth" https://uc.qiniuapi.com/buckets
         kodo token qiniu --json https://rs-z0.qiniuapi.com/stat/bXktYnVja2V0OmEudHh0
         kodo token upload --expires 1h my-bucket:uploads/a.txt
       """,

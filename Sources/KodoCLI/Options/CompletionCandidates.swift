@@ -90,8 +90,32 @@ enum CompletionScripts {
     var script = Kodo.completionScript(for: shell)
     if !script.hasSuffix("\n") { script += "\n" }
     if shell == .bash { script += bashFolderSuffix }
+    if shell == .zsh { script = script.replacing(zshComplete, with: zshFolderComplete) }
     return script
   }
+
+  /// ArgumentParser's zsh function that offers the candidates (one `_describe`, after which
+  /// zsh puts a space after a unique completion)…
+  static let zshComplete = #"""
+    __kodo_complete() {
+        local -ar non_empty_completions=("${@:#(|:*)}")
+        local -ar empty_completions=("${(M)@:#(|:*)}")
+        _describe -V '' non_empty_completions -- empty_completions -P $'\'\''
+    }
+    """#
+
+  /// …and kodo's: a folder (a candidate ending in `/`) takes no space, so that the next Tab
+  /// goes one level down.
+  static let zshFolderComplete = #"""
+    __kodo_complete() {
+        local -ar non_empty_completions=("${@:#(|:*)}")
+        local -ar empty_completions=("${(M)@:#(|:*)}")
+        local -ar folders=("${(M)non_empty_completions[@]:#*/}")
+        local -ar others=("${non_empty_completions[@]:#*/}")
+        _describe -V '' others -- empty_completions -P $'\'\''
+        _describe -V '' folders -S ''
+    }
+    """#
 
   /// bash puts a space after a unique completion; a folder (a candidate ending in `/`) takes
   /// none, so that the next Tab goes one level down. The generated function runs inside this

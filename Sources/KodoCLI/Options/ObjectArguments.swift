@@ -5,7 +5,7 @@ import StorageCore
 struct ObjectArguments: ParsableArguments {
   @Argument(
     help: ArgumentHelp(
-      "[BUCKET] KEY: the bucket (default: the configured one) and the key; stat takes BUCKET KEY... too.",
+      "The bucket (default: the configured one) and the key, or BUCKET/KEY in one argument (also oss://BUCKET/KEY).",
       valueName: "BUCKET KEY"
     ),
     completion: ShellCompletion.objectArguments)
