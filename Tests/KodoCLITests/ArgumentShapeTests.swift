@@ -319,6 +319,30 @@ struct ArgumentShapeTests {
       #expect(!result.stdout.contains("stat takes"), "\(command)")
     }
   }
+
+  /// `ls -r -l` rows stay within 120 columns for names up to 24 characters, on both providers
+  /// (OSS listings carry no MIME type: no column of `-`); a recursive summary counts no folders.
+  @Test func longRecursiveListingsFitAHundredAndTwentyColumns() async throws {
+    let oss = try await OSSEnvironment.get()
+    let kodo = try await run(["ls", "-r", "-l", "--summarize", "logs"], withDefault)
+    let other = try await InProcess.run(
+      ["ls", "-r", "-l", "--summarize", "photos"], environment: oss.variables)
+    let cases = [(kodo, CLIEnvironment.logs.keys), (other, OSSEnvironment.photos.keys)]
+    for (result, keys) in cases {
+      #expect(result.status == 0, "\(result)")
+      var measured = 0
+      for row in result.lines.dropLast() {
+        guard let key = keys.filter({ row.hasSuffix(" " + $0) }).max(by: { $0.count < $1.count })
+        else { continue }
+        // Sizes take 10 columns on a terminal, 14 (exact bytes) here.
+        #expect(row.count - key.count - 4 + 24 <= 120, "\(row)")
+        measured += 1
+      }
+      #expect(measured >= 2, "\(result)")
+      #expect(result.lines.last?.contains("folder") == false, "\(result)")
+    }
+    #expect(!other.stdout.contains(" - "), "\(other)")
+  }
 }
 
 /// In-process runs configured for OSS by the environment only.

@@ -146,7 +146,8 @@ struct Find: KodoCommand {
       renderer: ListRenderer(
         mode: json ? .json : nulSeparated ? .nul : .text, long: long,
         humanSizes: output.isTerminal, relativeTo: nil,
-        palette: Palette(terminal: output.isTerminal, environment: context.environment)),
+        palette: Palette(terminal: output.isTerminal, environment: context.environment),
+        columns: try context.providerKind() == .oss ? .oss : .kodo),
       output: output, progress: Progress.forScan(), filter: filter,
       limit: limit, sorter: sorting.sorter(context: context))
     defer { search.progress.clear() }

@@ -96,7 +96,8 @@ struct List: KodoCommand {
     var renderer = ListRenderer(
       mode: json ? .json : nulSeparated ? .nul : .text, long: long, humanSizes: output.isTerminal,
       relativeTo: recursive ? nil : prefix,
-      palette: Palette(terminal: output.isTerminal, environment: context.environment))
+      palette: Palette(terminal: output.isTerminal, environment: context.environment),
+      columns: try context.providerKind() == .oss ? .oss : .kodo)
     let progress = Progress(enabled: recursive && !output.isTerminal && Diagnostics.isTerminal)
     defer { progress.clear() }
     var listing = Listing(
