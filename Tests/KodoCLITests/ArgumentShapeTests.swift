@@ -343,6 +343,26 @@ struct ArgumentShapeTests {
     }
     #expect(!other.stdout.contains(" - "), "\(other)")
   }
+
+  /// `du --depth N` as GNU `du -d N`: every folder up to N levels, each after the folders in
+  /// it; the counts line up; a total with many classes stays within 120 columns.
+  @Test func duDepthShowsEveryLevelUpToNAligned() async throws {
+    let json = try await run(["du", "--json", "--depth", "2", "photos"], withDefault)
+    #expect(json.status == 0, "\(json)")
+    let prefixes = try CLIEnvironment.jsonLines(json).compactMap { $0["prefix"] as? String }
+    #expect(
+      prefixes == ["2024/summer trip/", "2024/", "big/", "odd/", "中文/", ""], "\(json)")
+    let text = try await run(["du", "--depth", "1", "photos"], withDefault)
+    let columns = Set(
+      text.lines.compactMap { line in
+        line.range(of: " object").map { line.distance(from: line.startIndex, to: $0.lowerBound) }
+      })
+    #expect(columns.count == 1, "\(text)")
+    #expect(text.stdout.contains(" 1 object ") && text.stdout.contains(" 2 objects "), "\(text)")
+    let big = try await run(["du", "big"], withDefault)
+    #expect(big.status == 0 && big.lines.count > 1, "\(big)")
+    for line in big.lines { #expect(line.count <= 120, "\(line)") }
+  }
 }
 
 /// In-process runs configured for OSS by the environment only.
