@@ -363,6 +363,20 @@ struct ArgumentShapeTests {
     #expect(big.status == 0 && big.lines.count > 1, "\(big)")
     for line in big.lines { #expect(line.count <= 120, "\(line)") }
   }
+
+  /// A command's help lists its own options before the global ones.
+  @Test(arguments: [
+    ["ls"], ["find"], ["du"], ["url"], ["token", "upload"], ["token", "qiniu"],
+  ])
+  func helpListsTheCommandsOwnOptionsFirst(_ command: [String]) async throws {
+    let result = try await run(command + ["--help"], withDefault)
+    let lines = result.stdout.split(separator: "\n")
+    guard let start = lines.firstIndex(of: "OPTIONS:") else {
+      Issue.record("no OPTIONS in \(result)")
+      return
+    }
+    #expect(lines.dropFirst(start + 1).first?.hasPrefix("  --config") == false, "\(result)")
+  }
 }
 
 /// In-process runs configured for OSS by the environment only.

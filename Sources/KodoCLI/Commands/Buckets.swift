@@ -78,13 +78,13 @@ struct Domains: KodoCommand {
       """
   )
 
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
-
   @Argument(
     help: ArgumentHelp("The bucket (default: the configured one).", valueName: "BUCKET"),
     completion: ShellCompletion.bucket)
   var bucket: String?
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
 
   func execute(_ context: Context) async throws {
     let bucket = try context.bucket(self.bucket)

@@ -20,9 +20,6 @@ struct DiskUsage: KodoCommand {
       """
   )
 
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
-
   @OptionGroup var location: PrefixArgument
 
   @Option(
@@ -36,6 +33,9 @@ struct DiskUsage: KodoCommand {
   var parallel: Int?
 
   @OptionGroup var pageSize: PageSizeOption
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
 
   func validate() throws {
     if let depth, depth < 1 { throw ValidationError("--depth must be at least 1") }

@@ -28,9 +28,6 @@ struct Find: KodoCommand {
       """
   )
 
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
-
   @OptionGroup var location: PrefixArgument
 
   @Option(help: ArgumentHelp("The key's last segment matches GLOB.", valueName: "GLOB"))
@@ -93,6 +90,9 @@ struct Find: KodoCommand {
       "List up to N (1-64) top-level folders at once (same output, same order).",
       valueName: "N"))
   var parallel: Int?
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
 
   func validate() throws {
     try sorting.validate(limit: limit, marker: marker)

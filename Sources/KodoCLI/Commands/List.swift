@@ -32,9 +32,6 @@ struct List: KodoCommand {
     aliases: ["list"]
   )
 
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
-
   @OptionGroup var location: PrefixArgument
 
   @Flag(name: .shortAndLong, help: "List every object under the prefix, not one level.")
@@ -72,6 +69,9 @@ struct List: KodoCommand {
 
   @OptionGroup var patterns: PatternOptions
   @OptionGroup var sorting: SortOptions
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
 
   func validate() throws {
     try sorting.validate(limit: limit, marker: marker)

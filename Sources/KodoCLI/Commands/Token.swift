@@ -34,9 +34,6 @@ struct Token: AsyncParsableCommand {
         """
     )
 
-    @OptionGroup var global: GlobalOptions
-    @ParentCommand var root: Kodo
-
     @Argument(help: "The request URL, exactly as it will be sent.")
     var url: String
 
@@ -48,6 +45,9 @@ struct Token: AsyncParsableCommand {
     @Option(
       help: ArgumentHelp("The request body (signed only for form content).", valueName: "TEXT"))
     var body: String?
+
+    @OptionGroup var global: GlobalOptions
+    @ParentCommand var root: Kodo
 
     func execute(_ context: Context) async throws {
       let request = SignableRequest(
@@ -69,9 +69,6 @@ struct Token: AsyncParsableCommand {
           kodo token qiniu --json https://rs-z0.qiniuapi.com/stat/bXktYnVja2V0OmEudHh0
         """
     )
-
-    @OptionGroup var global: GlobalOptions
-    @ParentCommand var root: Kodo
 
     @Argument(help: "The request URL, exactly as it will be sent.")
     var url: String
@@ -103,6 +100,9 @@ struct Token: AsyncParsableCommand {
 
     @Flag(name: .customLong("no-date"), help: "Sign without X-Qiniu-Date.")
     var noDate = false
+
+    @OptionGroup var global: GlobalOptions
+    @ParentCommand var root: Kodo
 
     func validate() throws {
       if date != nil && noDate { throw ValidationError("--date and --no-date cannot be combined") }
@@ -163,9 +163,6 @@ struct Token: AsyncParsableCommand {
         """
     )
 
-    @OptionGroup var global: GlobalOptions
-    @ParentCommand var root: Kodo
-
     @Argument(help: ArgumentHelp("The scope: a bucket, or bucket:key.", valueName: "BUCKET[:KEY]"))
     var scope: String
 
@@ -181,6 +178,9 @@ struct Token: AsyncParsableCommand {
 
     @Option(help: ArgumentHelp("More put-policy fields, as a JSON object.", valueName: "JSON"))
     var policy: String?
+
+    @OptionGroup var global: GlobalOptions
+    @ParentCommand var root: Kodo
 
     func validate() throws {
       try Expiry.validate(deadline: deadline, expires: expires)

@@ -22,8 +22,6 @@ struct URLCommand: KodoCommand {
       """
   )
 
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
   @OptionGroup var download: DownloadOptions
 
   @Option(
@@ -50,6 +48,9 @@ struct URLCommand: KodoCommand {
       valueName: "BUCKET KEY"),
     completion: ShellCompletion.objectArguments)
   var arguments: [String] = []
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
 
   func validate() throws {
     try Expiry.validate(deadline: deadline, expires: expires)
