@@ -199,6 +199,16 @@ struct CompletionShellTests {
     await session.close()
   }
 
+  /// Every way of asking for a script gives kodo's (with its additions).
+  @Test func theScriptIsTheSameHoweverItIsAskedFor() async throws {
+    let named = try await InProcess.run(["--generate-completion-script", "bash"])
+    let equals = try await InProcess.run(["--generate-completion-script=bash"])
+    let detected = try await InProcess.run(
+      ["--generate-completion-script"], environment: ["SHELL": "/bin/bash"])
+    #expect(named.stdout.contains("_kodo_folders"), "\(named)")
+    #expect(equals.stdout == named.stdout && detected.stdout == named.stdout)
+  }
+
   /// `--profile <Tab>` with the config file from the environment (no `--config` typed): the
   /// profiles, not ArgumentParser's internal banner.
   @Test func profilesCompleteFromTheDefaultConfigFile() async throws {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import StorageCore
 
 /// The one place where completion candidates (keys, bucket names, profile names, local file
 /// names: text kodo does not control) are written for a shell, so that each reaches it as an
@@ -83,6 +84,9 @@ enum CompletionScripts {
       name = arguments[1]
     } else if arguments.count == 1, arguments[0].hasPrefix(option + "=") {
       name = String(arguments[0].dropFirst(option.count + 1))
+    } else if arguments == [option] {
+      // No shell named: the login shell's, as ArgumentParser detects it.
+      name = String(KeySegments.lastSegment(of: Runtime.current.environment["SHELL"] ?? ""))
     } else {
       return nil
     }
