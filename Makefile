@@ -21,7 +21,8 @@ BENCH_FLAGS ?=
 all: build
 
 # Install the C libraries the package links (libcurl, libcrypto; libxml2 for the tests that
-# measure OSSCore's XML reader against it) when pkg-config can't find them.
+# measure OSSCore's XML reader against it) when pkg-config can't find them, and the programs the
+# tests drive: tmux (the browser), bash, zsh and fish (the completion scripts).
 deps:
 	@missing=""; \
 	command -v pkg-config >/dev/null 2>&1 || missing="$$missing pkg-config"; \
@@ -31,21 +32,23 @@ deps:
 	  pkg-config --exists libxml-2.0 || missing="$$missing libxml2-dev"; \
 	fi; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	command -v zsh >/dev/null 2>&1 || missing="$$missing zsh"; \
+	command -v fish >/dev/null 2>&1 || missing="$$missing fish"; \
 	if [ -z "$$missing" ]; then exit 0; fi; \
 	case " $$missing " in *" pkg-config "*) missing="$$missing libcurl4-openssl-dev libssl-dev libxml2-dev";; esac; \
 	if [ "$$(uname -s)" = Darwin ]; then \
-	  echo "kodo: missing:$$missing. Run: brew install curl openssl@3 libxml2 pkg-config tmux" >&2; \
+	  echo "kodo: missing:$$missing. Run: brew install curl openssl@3 libxml2 pkg-config tmux zsh fish" >&2; \
 	  echo "      and export PKG_CONFIG_PATH=\"$$(brew --prefix 2>/dev/null)/opt/curl/lib/pkgconfig:$$(brew --prefix 2>/dev/null)/opt/openssl@3/lib/pkgconfig:$$(brew --prefix 2>/dev/null)/opt/libxml2/lib/pkgconfig\"" >&2; \
 	  exit 1; \
 	fi; \
 	if ! command -v apt-get >/dev/null 2>&1; then \
-	  echo "kodo: missing:$$missing. Install the libcurl (OpenSSL flavour), OpenSSL and libxml2 development packages, pkg-config and tmux." >&2; exit 1; \
+	  echo "kodo: missing:$$missing. Install the libcurl (OpenSSL flavour), OpenSSL and libxml2 development packages, pkg-config, tmux, zsh and fish." >&2; exit 1; \
 	fi; \
 	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO="sudo"; \
 	echo "kodo: installing$$missing"; \
 	$$SUDO apt-get update -qq && \
-	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq pkg-config libcurl4-openssl-dev libssl-dev libxml2-dev >/dev/null || \
-	  { echo "kodo: apt-get failed; install by hand: apt-get install -y pkg-config libcurl4-openssl-dev libssl-dev libxml2-dev" >&2; exit 1; }
+	DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null || \
+	  { echo "kodo: apt-get failed; install by hand: apt-get install -y$$missing" >&2; exit 1; }
 
 build: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)

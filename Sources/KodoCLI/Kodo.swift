@@ -11,7 +11,10 @@ public struct Kodo: AsyncParsableCommand, Sendable {
     commandName: "kodo",
     abstract: "Browse Qiniu Kodo and Aliyun OSS object storage from the terminal and from scripts.",
     discussion: """
-      Credentials come from QINIU_ACCESS_KEY and QINIU_SECRET_KEY, or from the config file: \
+      The service is Qiniu Kodo unless a scheme (oss://BUCKET), --provider, KODO_PROVIDER \
+      (kodo or oss) or the config file's "provider" says Aliyun OSS. Credentials come from \
+      QINIU_ACCESS_KEY and QINIU_SECRET_KEY (Kodo) or OSS_ACCESS_KEY_ID, OSS_ACCESS_KEY_SECRET \
+      and OSS_SESSION_TOKEN (OSS, with OSS_REGION and OSS_ENDPOINT), or from the config file: \
       --config, KODO_CONFIG, $XDG_CONFIG_HOME/kodo/config.json or ~/.config/kodo/config.json. \
       KODO_ENDPOINT points every Kodo service at one base URL (kodo-emulator prints it). \
       Exit codes: 0 ok, 64 usage, 65 bad input, 66 not found, 69 unreachable, 74 local file \
@@ -25,7 +28,7 @@ public struct Kodo: AsyncParsableCommand, Sendable {
         kodo stat photos 2024/beach.jpg
         kodo url --expires 2h photos 2024/beach.jpg
       """,
-    version: KodoVersion.current,
+    version: "kodo " + KodoVersion.current,
     subcommands: [
       Buckets.self, List.self, Stat.self, URLCommand.self, Cat.self, Get.self, Domains.self,
       Token.self, DiskUsage.self, Find.self, Browse.self,
@@ -46,6 +49,10 @@ public struct Kodo: AsyncParsableCommand, Sendable {
   /// - Returns: the exit status.
   public static func run(arguments: [String], runtime: Runtime) async -> Int32 {
     await Runtime.$current.withValue(runtime) {
+      if let script = CompletionScripts.script(for: arguments) {
+        FileDescriptorWriter.writeAll(Array(script.utf8), to: runtime.standardOutput)
+        return 0
+      }
       var parsed: (any ParsableCommand)?
       do {
         var command = try await asyncParseAsRoot(arguments)

@@ -58,7 +58,7 @@ struct HelpGoldenTests {
     let version = try await CLIRunner().run(["--version"])
     #expect(
       version.status == 0
-        && version.stdout.range(of: #"^\d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
+        && version.stdout.range(of: #"^kodo \d+\.\d+\.\d+\n$"#, options: .regularExpression) != nil)
     for shell in ["bash", "zsh", "fish"] {
       let script = try await CLIRunner().run(["--generate-completion-script", shell])
       #expect(script.status == 0 && script.stdout.contains("ls"), "\(shell)")

@@ -28,7 +28,7 @@ struct ErrorMappingTests {
     (403, "SignatureDoesNotMatch", .unauthorized), (403, "SecurityTokenExpired", .unauthorized),
     (403, "RequestTimeTooSkewed", .unauthorized),
     (403, "SecondLevelDomainForbidden", .unauthorized),
-    (401, nil, .unauthorized), (403, "InvalidObjectState", .rejected),
+    (401, nil, .unauthorized), (403, "InvalidObjectState", .unauthorized),
     (500, "InternalError", .temporary), (503, "ServiceUnavailable", .temporary),
     (429, "TooManyRequests", .temporary), (408, "RequestTimeout", .temporary),
     (501, "NotImplemented", .rejected), (400, "InvalidArgument", .invalidInput),

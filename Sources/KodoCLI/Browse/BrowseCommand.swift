@@ -54,8 +54,9 @@ struct Browse: KodoCommand {
       Diagnostics.error(refusal)
       throw ExitCode(64)
     }
+    let target = try path.map { try context.strippingScheme($0) }
     let provider = try context.provider()
-    let start = try startLocation(provider)
+    let start = try Self.startLocation(target, provider)
     let terminal = try Terminal(runtime: runtime)
     defer { terminal.close() }
     let color = (runtime.environment["NO_COLOR"] ?? "").isEmpty
@@ -183,7 +184,7 @@ struct Browse: KodoCommand {
 
   /// `BUCKET[/PATH]`: a path ending in `/` (or none) is a folder; else the key's folder with the
   /// key selected.
-  private func startLocation(_ provider: any StorageProvider) throws -> (
+  private static func startLocation(_ path: String?, _ provider: any StorageProvider) throws -> (
     location: Location, select: String?
   ) {
     guard let path, !path.isEmpty else { return (.buckets, nil) }

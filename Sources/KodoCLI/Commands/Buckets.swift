@@ -16,6 +16,11 @@ struct Buckets: KodoCommand {
   @ParentCommand var root: Kodo
 
   func execute(_ context: Context) async throws {
+    try await Self.list(context)
+  }
+
+  /// The account's buckets, one line each (also `kodo ls` with no bucket anywhere).
+  static func list(_ context: Context) async throws {
     let buckets = try await context.provider().buckets()
     let output = OutputStream.standardOutput()
     if context.options.json {
@@ -32,10 +37,19 @@ struct Buckets: KodoCommand {
       }
     } else {
       let names = buckets.map { DisplayText(escaping: $0.name) }
+      // OSS lists its location (oss-cn-hangzhou); OSS_REGION and the config want the region
+      // ID (cn-hangzhou).
+      let oss = try context.providerKind() == .oss
+      let regions = buckets.map { bucket in
+        var region = bucket.region ?? "-"
+        if oss, region.hasPrefix("oss-") { region.removeFirst(4) }
+        return DisplayText(escaping: region)
+      }
       let width = max(4, names.map(\.text.count).max() ?? 0)
-      for (bucket, name) in zip(buckets, names) {
+      let regionWidth = regions.map(\.text.count).max() ?? 0
+      for ((bucket, name), region) in zip(zip(buckets, names), regions) {
         var row = Human.padRight(name, width)
-        row += "  " + Human.padRight(DisplayText(escaping: bucket.region ?? "-"), 14)
+        row += "  " + Human.padRight(region, regionWidth)
         row +=
           "  "
           + Human.padRight(DisplayText(escaping: bucket.createdAt.map(Human.localTime) ?? "-"), 16)
@@ -64,13 +78,13 @@ struct Domains: KodoCommand {
       """
   )
 
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
-
   @Argument(
     help: ArgumentHelp("The bucket (default: the configured one).", valueName: "BUCKET"),
     completion: ShellCompletion.bucket)
   var bucket: String?
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
 
   func execute(_ context: Context) async throws {
     let bucket = try context.bucket(self.bucket)
@@ -86,7 +100,8 @@ struct Domains: KodoCommand {
         if domain.kind != "bound" { line.string("kind", domain.kind) }
         try output.write(line)
       } else {
-        try output.line(DisplayText(escaping: domain.domain))
+        // The base URL, scheme included, as --domain and the config's domains take it.
+        try output.line(DisplayText(escaping: domain.baseURL))
       }
     }
     try output.flush()

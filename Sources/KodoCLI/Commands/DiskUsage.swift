@@ -7,9 +7,9 @@ struct DiskUsage: KodoCommand {
     abstract: "Count the objects and bytes under a prefix, in total and per storage class.",
     discussion: """
       Lists every object under the prefix (as ls -r does) and adds them up; with --depth N, \
-      also one line per folder N levels below the prefix (objects above that depth count in \
-      the total only). Sizes are human-readable on a terminal, in bytes otherwise. --json writes \
-      one {"type":"usage",…} line per folder and a last one for the whole prefix \
+      also one line per folder up to N levels below the prefix, each folder after the folders \
+      in it (as du -d N). Sizes are human-readable on a terminal, in bytes otherwise. --json \
+      writes one {"type":"usage",…} line per folder and a last one for the whole prefix \
       ("total":true). A long scan shows its progress on stderr: redrawn on a terminal, \
       otherwise one line every 10 seconds.
 
@@ -20,14 +20,11 @@ struct DiskUsage: KodoCommand {
       """
   )
 
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
-
   @OptionGroup var location: PrefixArgument
 
   @Option(
     help: ArgumentHelp(
-      "Also one line per folder this many levels below the prefix.", valueName: "N"))
+      "Also one line per folder up to N levels below the prefix.", valueName: "N"))
   var depth: Int?
 
   @Option(
@@ -36,6 +33,9 @@ struct DiskUsage: KodoCommand {
   var parallel: Int?
 
   @OptionGroup var pageSize: PageSizeOption
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
 
   func validate() throws {
     if let depth, depth < 1 { throw ValidationError("--depth must be at least 1") }
@@ -71,15 +71,17 @@ struct DiskUsage: KodoCommand {
   }
 }
 
-/// The totals of a scan, and the folder being added up when `--depth` is given: keys come in
-/// order, so each folder's objects arrive together and a folder is written when the next begins.
+/// The totals of a scan, and the folders being added up when `--depth` is given: keys come in
+/// order, so each folder's objects arrive together. The open folders are one chain from level 1
+/// down; a folder is written when a key outside it arrives, deepest first (as `du -d N`).
 final class UsageTally {
   let prefix: String
   let depth: Int?
   let writer: UsageWriter
   let progress: Progress
   private var total: UsageTotals
-  private var folder: UsageTotals?
+  /// The folders holding the last key, level 1 first.
+  private var open: [UsageTotals] = []
 
   init(prefix: String, depth: Int?, writer: UsageWriter, progress: Progress) {
     self.prefix = prefix
@@ -93,32 +95,25 @@ final class UsageTally {
     for object in objects {
       total.add(object)
       guard let depth else { continue }
-      let name = UsageTotals.folder(of: object.key, under: prefix, depth: depth)
-      if !isCurrent(name) {
-        if let finished = folder {
-          progress.clear()
-          try writer.write(finished, isTotal: false)
-        }
-        folder = name.map { UsageTotals(prefix: $0) }
+      let chain = UsageTotals.folders(of: object.key, under: prefix, depth: depth)
+      // Byte-exact: `caf\u{E9}/` and `cafe\u{301}/` are equal Strings and two folders.
+      var kept = 0
+      while kept < open.count, kept < chain.count, ExactKey.same(chain[kept], open[kept].prefix) {
+        kept += 1
       }
-      folder?.add(object)
+      while open.count > kept, let finished = open.popLast() {
+        progress.clear()
+        try writer.write(finished, isTotal: false)
+      }
+      for name in chain[kept...] { open.append(UsageTotals(prefix: name)) }
+      for index in open.indices { open[index].add(object) }
     }
     progress.add(objects.count)
   }
 
-  /// Whether `name` is the folder being added up: both none, or the same bytes (`caf\u{E9}/` and
-  /// `cafe\u{301}/` are equal Strings and two folders).
-  private func isCurrent(_ name: String?) -> Bool {
-    switch (name, folder) {
-    case (nil, nil): true
-    case (let name?, let folder?): ExactKey.same(name, folder.prefix)
-    default: false
-    }
-  }
-
-  /// Writes the last folder and the total.
+  /// Writes the open folders (deepest first) and the total.
   func finish() throws(StorageError) {
-    if let folder { try writer.write(folder, isTotal: false) }
+    while let folder = open.popLast() { try writer.write(folder, isTotal: false) }
     try writer.write(total, isTotal: true)
   }
 }
@@ -145,21 +140,20 @@ struct UsageTotals {
     return overflow ? (b < 0 ? .min : .max) : sum
   }
 
-  /// The folder `depth` levels below `prefix` that holds `key` (ending in `/`), or `nil` when
-  /// the key is not that deep.
-  static func folder(of key: String, under prefix: String, depth: Int) -> String? {
+  /// The folders 1 to `depth` levels below `prefix` that hold `key` (each ending in `/`),
+  /// level 1 first: fewer when the key is not that deep.
+  static func folders(of key: String, under prefix: String, depth: Int) -> [String] {
     let utf8 = key.utf8
-    guard utf8.count >= prefix.utf8.count else { return nil }
+    guard utf8.count >= prefix.utf8.count else { return [] }
+    var folders: [String] = []
     var index = utf8.index(utf8.startIndex, offsetBy: prefix.utf8.count)
-    var remaining = depth
-    while index < utf8.endIndex {
+    while index < utf8.endIndex, folders.count < depth {
       if utf8[index] == UInt8(ascii: "/") {
-        remaining -= 1
-        if remaining == 0 { return String(key[..<utf8.index(after: index)]) }
+        folders.append(String(key[..<utf8.index(after: index)]))
       }
       index = utf8.index(after: index)
     }
-    return nil
+    return folders
   }
 }
 
@@ -191,17 +185,31 @@ struct UsageWriter {
       try output.write(line)
       return
     }
-    var text = Human.padLeft(sizeText(usage.size), humanSizes ? 10 : 14)
-    let objects: DisplayText = "\(usage.objects) object\(usage.objects == 1 ? "" : "s")"
-    text += "  " + Human.padLeft(objects, 16) + "  "
-    text += DisplayText(escaping: usage.prefix.isEmpty ? bucket : bucket + "/" + usage.prefix)
-    if isTotal {
-      text += " (total"
-      for (name, bytes) in classes { text += "; \(DisplayText(escaping: name)) " + sizeText(bytes) }
-      text += ")"
+    let sizeWidth = humanSizes ? 10 : 14
+    // The count right-aligned, the word after it: `1 object ` and `2 objects` line up.
+    var text = Human.padLeft(sizeText(usage.size), sizeWidth) + "  "
+    text +=
+      Human.padLeft("\(usage.objects)", 10) + (usage.objects == 1 ? " object   " : " objects  ")
+    let name = DisplayText(escaping: usage.prefix.isEmpty ? bucket : bucket + "/" + usage.prefix)
+    text += name
+    guard isTotal else { return try output.line(text) }
+    let breakdown = classes.map { "\(DisplayText(escaping: $0.key)) " + sizeText($0.value) }
+    let oneLine = text + " (total; " + DisplayText.joined(breakdown, separator: "; ") + ")"
+    if classes.count <= 1 || oneLine.text.count <= Self.width {
+      return try output.line(classes.isEmpty ? text + " (total)" : oneLine)
     }
-    try output.line(text)
+    // Too wide for one line: the total, then one line per storage class under it.
+    try output.line(text + " (total)")
+    for (className, bytes) in classes {
+      try output.line(
+        Human.padLeft(sizeText(bytes), sizeWidth)
+          + DisplayText(escaping: String(repeating: " ", count: 22)) + name
+          + " (" + DisplayText(escaping: className) + ")")
+    }
   }
+
+  /// The widest line a total takes before its classes go on lines of their own.
+  static let width = 120
 
   private func sizeText(_ bytes: Int64) -> DisplayText {
     humanSizes ? Human.size(bytes) : "\(bytes)"

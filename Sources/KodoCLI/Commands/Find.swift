@@ -16,19 +16,17 @@ struct Find: KodoCommand {
       Globs: * and ? stay within one / segment, ** crosses them (**/ is zero or more folders), \
       [abc] is one of a set. --name matches the last segment, --path and --include/--exclude \
       the whole key; --regex is searched anywhere in the key. Sizes are bytes or k, M, G, T \
-      (powers of 1024); times are a duration before now (90s, 15m, 2h, 7d) or RFC 3339.
+      (powers of 1024); times are a duration before now (90s, 15m, 2h, 7d), a date (2024-06-01, the \
+      start of that day in UTC) or an RFC 3339 time.
 
       Examples:
         kodo find photos --name '*.jpg' --larger 5M
-        kodo find logs/2024/ --older 30d --storage-class standard -0 | xargs -0 -n1 echo
-        kodo find photos --path '**/raw/*.dng' --newer 2024-06-01T00:00:00Z --summarize
+        kodo find logs/2024/ --older 30d --storage-class ia -0 | xargs -0 -n1 echo
+        kodo find photos --path '**/raw/*.dng' --newer 2024-06-01 --summarize
         kodo find --json photos --mime 'image/*' --exclude '**/thumbs/**'
         kodo find logs --larger 100M --sort size --reverse
       """
   )
-
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
 
   @OptionGroup var location: PrefixArgument
 
@@ -47,10 +45,12 @@ struct Find: KodoCommand {
   @Option(help: ArgumentHelp("Smaller than SIZE (10k, 5M, 2G).", valueName: "SIZE"))
   var smaller: String?
 
-  @Option(help: ArgumentHelp("Put after WHEN (7d ago, or an RFC 3339 time).", valueName: "WHEN"))
+  @Option(
+    help: ArgumentHelp("Put after WHEN (7d ago, a date, or an RFC 3339 time).", valueName: "WHEN"))
   var newer: String?
 
-  @Option(help: ArgumentHelp("Put before WHEN (7d ago, or an RFC 3339 time).", valueName: "WHEN"))
+  @Option(
+    help: ArgumentHelp("Put before WHEN (7d ago, a date, or an RFC 3339 time).", valueName: "WHEN"))
   var older: String?
 
   @Option(
@@ -91,6 +91,9 @@ struct Find: KodoCommand {
       valueName: "N"))
   var parallel: Int?
 
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
+
   func validate() throws {
     try sorting.validate(limit: limit, marker: marker)
     try pageSize.check()
@@ -126,26 +129,37 @@ struct Find: KodoCommand {
   func execute(_ context: Context) async throws {
     let json = context.options.json
     try ListingChecks.nulSeparated(nulSeparated, json: json)
-    let filter = try self.filter(now: WallClock.system.unixSeconds)
+    var filter = try self.filter(now: WallClock.system.unixSeconds)
     let (bucket, prefix) = try BucketPath.split(location.target, context: context)
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
+    // A filter that cannot match on this provider is a usage error, not an empty result.
+    let kind = try context.providerKind()
+    filter.storageClass = try storageClass.map { try StorageClassNames.resolve($0, for: kind) }
+    if mime != nil && kind == .oss {
+      throw ValidationError(
+        "--mime needs each object's content type, which OSS listings do not carry; filter with --name or --path (kodo stat shows one object's type)"
+      )
+    }
     let output = OutputStream.standardOutput()
     let search = Search(
       renderer: ListRenderer(
         mode: json ? .json : nulSeparated ? .nul : .text, long: long,
         humanSizes: output.isTerminal, relativeTo: nil,
-        palette: Palette(terminal: output.isTerminal, environment: context.environment)),
+        palette: Palette(terminal: output.isTerminal, environment: context.environment),
+        columns: try context.providerKind() == .oss ? .oss : .kodo),
       output: output, progress: Progress.forScan(), filter: filter,
       limit: limit, sorter: sorting.sorter(context: context))
     defer { search.progress.clear() }
     let request = ListRequest(
       bucket: bucket, prefix: prefix, marker: marker, limit: pageSize.entries)
+    let resume = ResumeCommand(
+      "find", resumeArguments(bucket: bucket, prefix: prefix, json: json), context: context)
     do {
       try await RecursiveScan(
         provider: provider, bucket: bucket, prefix: prefix, pageSize: request.limit,
         parallel: parallel, marker: marker,
-        resume: { "resume with the same command and --marker " + ShellQuote.quote($0) }
+        resume: { resume.note(marker: $0) }
       ).run { objects, element in
         try await search.add(objects, page: element, request: request, provider: provider)
       }
@@ -162,14 +176,39 @@ struct Find: KodoCommand {
         line.string("marker", next)
         try output.write(line)
       } else {
-        Diagnostics.note(
-          "more matches may follow; resume with the same command and --marker "
-            + ShellQuote.quote(next))
+        Diagnostics.note("more matches may follow; " + resume.note(marker: next))
       }
     }
     if summarize { try search.renderer.summary(partial: search.next != nil, to: output) }
     try output.flush()
+    if search.next == nil, let hint = filter.patterns.nothingIncludedHint {
+      Diagnostics.note(hint)
+    }
     try search.renderer.checkRecords()
+  }
+}
+
+extension Find {
+  /// The arguments that continue this search from a marker: every filter, and what changes
+  /// how the matches are shown.
+  func resumeArguments(bucket: String, prefix: String, json: Bool) -> [String] {
+    var parts: [String] = []
+    let options: [(String, String?)] = [
+      ("--name", name), ("--path", path), ("--regex", regex), ("--larger", larger),
+      ("--smaller", smaller), ("--newer", newer), ("--older", older),
+      ("--storage-class", storageClass), ("--mime", mime),
+    ]
+    for case (let flag, let value?) in options { parts += [flag, value] }
+    for pattern in patterns.include { parts += ["--include", pattern] }
+    for pattern in patterns.exclude { parts += ["--exclude", pattern] }
+    if long { parts.append("-l") }
+    if json { parts.append("--json") }
+    if nulSeparated { parts.append("-0") }
+    if summarize { parts.append("--summarize") }
+    if let pageSize = pageSize.pageSize { parts += ["--page-size", String(pageSize)] }
+    if let limit { parts += ["--limit", String(limit)] }
+    parts.append(prefix.isEmpty ? bucket : bucket + "/" + prefix)
+    return parts
   }
 }
 

@@ -24,16 +24,13 @@ struct List: KodoCommand {
         kodo ls photos                      # the top level of bucket photos
         kodo ls photos/2024/                # one level under photos/2024/
         kodo ls -r --json logs/2024-06/ | jq -r .key
-        kodo ls -r --limit 1000 logs        # the first 1000 objects, then the resume marker
+        kodo ls -r --limit 1000 logs        # the first 1000, then where to resume
         kodo ls -r --marker TOKEN logs      # resume exactly there
         kodo ls -r -0 logs | xargs -0 -n1 echo
         kodo ls -r photos --include '**/*.jpg' --exclude '**/thumbs/**'
       """,
     aliases: ["list"]
   )
-
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
 
   @OptionGroup var location: PrefixArgument
 
@@ -73,6 +70,9 @@ struct List: KodoCommand {
   @OptionGroup var patterns: PatternOptions
   @OptionGroup var sorting: SortOptions
 
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
+
   func validate() throws {
     try sorting.validate(limit: limit, marker: marker)
     try pageSize.check()
@@ -84,6 +84,11 @@ struct List: KodoCommand {
   func execute(_ context: Context) async throws {
     let json = context.options.json
     try ListingChecks.nulSeparated(nulSeparated, json: json)
+    if (location.target ?? "").isEmpty && context.configuration.bucket == nil {
+      // Nothing to list in: the buckets, as ossutil ls, mc ls and aws s3 ls do.
+      try await Buckets.list(context)
+      return
+    }
     let (bucket, prefix) = try BucketPath.split(location.target, context: context)
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
@@ -91,7 +96,8 @@ struct List: KodoCommand {
     var renderer = ListRenderer(
       mode: json ? .json : nulSeparated ? .nul : .text, long: long, humanSizes: output.isTerminal,
       relativeTo: recursive ? nil : prefix,
-      palette: Palette(terminal: output.isTerminal, environment: context.environment))
+      palette: Palette(terminal: output.isTerminal, environment: context.environment),
+      columns: try context.providerKind() == .oss ? .oss : .kodo)
     let progress = Progress(enabled: recursive && !output.isTerminal && Diagnostics.isTerminal)
     defer { progress.clear() }
     var listing = Listing(
@@ -127,23 +133,16 @@ struct List: KodoCommand {
       try renderer.summary(partial: listing.stoppedEarly, to: output)
     }
     try output.flush()
+    if !listing.stoppedEarly, let hint = listing.patterns.nothingIncludedHint {
+      Diagnostics.note(hint)
+    }
     try renderer.checkRecords()
   }
 
-  /// The command that continues this listing from a marker, quoted for a shell: everything that
-  /// changes what is listed, from where, and how it is shown. A config chosen through the
-  /// environment is carried too, so that the command works where it is pasted: KODO_CONFIG and
-  /// KODO_PROFILE as their flags, KODO_ENDPOINT (which has none) as an assignment before `kodo`.
+  /// The command that continues this listing from a marker: everything that changes what is
+  /// listed, from where, and how it is shown.
   private func resumeCommand(bucket: String, prefix: String, context: Context) -> DisplayText {
-    func nonEmpty(_ value: String?) -> String? { value?.isEmpty == false ? value : nil }
-    let environment = context.environment
-    var parts = ["kodo", "ls"]
-    if let config = nonEmpty(context.options.config) ?? nonEmpty(environment["KODO_CONFIG"]) {
-      parts += ["--config", config]
-    }
-    if let profile = nonEmpty(context.options.profile) ?? nonEmpty(environment["KODO_PROFILE"]) {
-      parts += ["--profile", profile]
-    }
+    var parts: [String] = []
     if recursive { parts.append("-r") }
     if long { parts.append("-l") }
     if context.options.json { parts.append("--json") }
@@ -154,9 +153,6 @@ struct List: KodoCommand {
     for pattern in patterns.include { parts += ["--include", pattern] }
     for pattern in patterns.exclude { parts += ["--exclude", pattern] }
     parts.append(prefix.isEmpty ? bucket : bucket + "/" + prefix)
-    let command = DisplayText.joined(parts.map(ShellQuote.quote), separator: " ")
-    guard let endpoint = nonEmpty(environment["KODO_ENDPOINT"]) else { return command }
-    // The value alone is quoted: a quoted assignment is not an assignment.
-    return "KODO_ENDPOINT=" + ShellQuote.quote(RequestEvent.redactedURL(endpoint)) + " " + command
+    return ResumeCommand("ls", parts, context: context).text
   }
 }

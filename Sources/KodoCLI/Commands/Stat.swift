@@ -19,10 +19,10 @@ struct Stat: KodoCommand {
       """
   )
 
+  @OptionGroup var object: ObjectArguments
+
   @OptionGroup var global: GlobalOptions
   @ParentCommand var root: Kodo
-
-  @OptionGroup var object: ObjectArguments
 
   func execute(_ context: Context) async throws {
     let (bucket, keys) = try object.resolveMany(context)

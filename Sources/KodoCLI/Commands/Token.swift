@@ -11,7 +11,8 @@ struct Token: AsyncParsableCommand {
       For scripts that call Kodo's APIs with curl. Each prints the value alone on one line.
 
       Examples:
-        curl -H "Authorization: $(kodo token qbox https://uc.qiniuapi.com/buckets)" https://uc.qiniuapi.com/buckets
+        auth=$(kodo token qbox https://uc.qiniuapi.com/buckets)
+        curl -H "Authorization: $auth" https://uc.qiniuapi.com/buckets
         kodo token qiniu --json https://rs-z0.qiniuapi.com/stat/bXktYnVja2V0OmEudHh0
         kodo token upload --expires 1h my-bucket:uploads/a.txt
       """,
@@ -33,9 +34,6 @@ struct Token: AsyncParsableCommand {
         """
     )
 
-    @OptionGroup var global: GlobalOptions
-    @ParentCommand var root: Kodo
-
     @Argument(help: "The request URL, exactly as it will be sent.")
     var url: String
 
@@ -47,6 +45,9 @@ struct Token: AsyncParsableCommand {
     @Option(
       help: ArgumentHelp("The request body (signed only for form content).", valueName: "TEXT"))
     var body: String?
+
+    @OptionGroup var global: GlobalOptions
+    @ParentCommand var root: Kodo
 
     func execute(_ context: Context) async throws {
       let request = SignableRequest(
@@ -68,9 +69,6 @@ struct Token: AsyncParsableCommand {
           kodo token qiniu --json https://rs-z0.qiniuapi.com/stat/bXktYnVja2V0OmEudHh0
         """
     )
-
-    @OptionGroup var global: GlobalOptions
-    @ParentCommand var root: Kodo
 
     @Argument(help: "The request URL, exactly as it will be sent.")
     var url: String
@@ -102,6 +100,9 @@ struct Token: AsyncParsableCommand {
 
     @Flag(name: .customLong("no-date"), help: "Sign without X-Qiniu-Date.")
     var noDate = false
+
+    @OptionGroup var global: GlobalOptions
+    @ParentCommand var root: Kodo
 
     func validate() throws {
       if date != nil && noDate { throw ValidationError("--date and --no-date cannot be combined") }
@@ -162,30 +163,34 @@ struct Token: AsyncParsableCommand {
         """
     )
 
-    @OptionGroup var global: GlobalOptions
-    @ParentCommand var root: Kodo
-
     @Argument(help: ArgumentHelp("The scope: a bucket, or bucket:key.", valueName: "BUCKET[:KEY]"))
     var scope: String
 
     @Option(
       help: ArgumentHelp(
-        "How long the token works: seconds, or 90s, 15m, 2h, 7d.", valueName: "D"))
-    var expires: String = "3600"
+        "How long the token works: seconds, or 90s, 15m, 2h, 7d (default 3600).", valueName: "D"))
+    var expires: String?
 
     @Option(
       help: ArgumentHelp(
-        "When the token stops working, in Unix seconds (overrides --expires).", valueName: "UNIX"))
+        "When the token stops working, in Unix seconds (instead of --expires).", valueName: "UNIX"))
     var deadline: Int64?
 
     @Option(help: ArgumentHelp("More put-policy fields, as a JSON object.", valueName: "JSON"))
     var policy: String?
 
+    @OptionGroup var global: GlobalOptions
+    @ParentCommand var root: Kodo
+
+    func validate() throws {
+      try Expiry.validate(deadline: deadline, expires: expires)
+    }
+
     func execute(_ context: Context) async throws {
       let signer = try TokenOutput.signer(context)
       let bucket = String(scope.prefix { $0 != ":" })
       try BucketName.validate(bucket)
-      let seconds = try DurationParser.seconds(expires)
+      let seconds = try DurationParser.seconds(expires ?? "3600")
       let extra: JSONValue?
       if let policy {
         do {
@@ -196,7 +201,8 @@ struct Token: AsyncParsableCommand {
       } else {
         extra = nil
       }
-      let deadline = self.deadline ?? DownloadURL.deadline(expiresIn: seconds)
+      let deadline = try Expiry.deadline(
+        self.deadline, expiresIn: seconds, now: WallClock.system.unixSeconds, signed: "a token")
       let json = try signer.uploadPolicy(scope: scope, deadline: deadline, extra: extra)
       let token = signer.uploadToken(policy: json)
       let output = OutputStream.standardOutput()

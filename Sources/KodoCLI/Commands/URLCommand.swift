@@ -22,8 +22,6 @@ struct URLCommand: KodoCommand {
       """
   )
 
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
   @OptionGroup var download: DownloadOptions
 
   @Option(
@@ -51,13 +49,11 @@ struct URLCommand: KodoCommand {
     completion: ShellCompletion.objectArguments)
   var arguments: [String] = []
 
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
+
   func validate() throws {
-    if deadline != nil && expires != nil {
-      throw ValidationError("--deadline and --expires cannot be combined; give one of them")
-    }
-    if let deadline, deadline <= 0 {
-      throw ValidationError("--deadline must be a positive Unix time")
-    }
+    try Expiry.validate(deadline: deadline, expires: expires)
     if self.public && (deadline != nil || expires != nil) {
       throw ValidationError(
         "--public URLs are not signed and never expire; drop --expires/--deadline")
@@ -82,7 +78,10 @@ struct URLCommand: KodoCommand {
       bucket: bucket, domain: download.choice(bucket: bucket, context: context),
       signed: !self.public)
     DownloadOptions.noteChoice(signer.domain, bucket: bucket)
-    let deadline = try self.public ? nil : resolvedDeadline(expirySeconds, now: signer.now())
+    let deadline =
+      try self.public
+      ? nil
+      : Expiry.deadline(deadline, expiresIn: expirySeconds, now: signer.now(), signed: "a URL")
     let output = OutputStream.standardOutput()
     let json = context.options.json
     func emit(_ key: String) throws {
@@ -113,21 +112,6 @@ struct URLCommand: KodoCommand {
       }
     }
     try output.flush()
-  }
-
-  /// `--deadline`, which must be in the future, or now plus `--expires`.
-  private func resolvedDeadline(_ expirySeconds: Int64, now: Int64) throws(StorageError) -> Int64 {
-    guard let deadline else {
-      let (sum, overflow) = now.addingReportingOverflow(expirySeconds)
-      return overflow ? .max : sum
-    }
-    guard deadline > now else {
-      throw StorageError(
-        .invalidInput,
-        "--deadline \(deadline) is in the past (it is now \(now), \(Timestamp.rfc3339(unixSeconds: now))); a URL signed with it would never work"
-      )
-    }
-    return deadline
   }
 }
 

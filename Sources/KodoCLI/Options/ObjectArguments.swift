@@ -5,7 +5,7 @@ import StorageCore
 struct ObjectArguments: ParsableArguments {
   @Argument(
     help: ArgumentHelp(
-      "[BUCKET] KEY: the bucket (default: the configured one) and the key; stat takes BUCKET KEY... too.",
+      "The bucket (default: the configured one) and the key, or BUCKET/KEY in one argument (also oss://BUCKET/KEY).",
       valueName: "BUCKET KEY"
     ),
     completion: ShellCompletion.objectArguments)
@@ -35,8 +35,11 @@ struct ObjectArguments: ParsableArguments {
     let keys: [String]
     switch arguments.count {
     case 0: throw ValidationError("expected [BUCKET] KEY, or BUCKET KEY...")
-    case 1: (bucket, keys) = (try context.bucket(nil), arguments)
-    default: (bucket, keys) = (arguments[0], Array(arguments.dropFirst()))
+    case 1:
+      let (named, key) = try context.object(arguments[0])
+      (bucket, keys) = (named, [key])
+    default:
+      (bucket, keys) = (try context.strippingScheme(arguments[0]), Array(arguments.dropFirst()))
     }
     if let empty = keys.firstIndex(where: \.isEmpty) {
       throw StorageError(

@@ -20,13 +20,17 @@ enum ShellCompletion {
 
   /// `--profile NAME`: the config file's profiles.
   static var profile: CompletionKind {
-    .custom { words, index, prefix in await profiles(words: words, index: index, prefix: prefix) }
+    .custom { words, index, prefix in
+      let (words, prefix) = typed(words, prefix)
+      return deliver(profiles(words: words, index: index, prefix: prefix))
+    }
   }
 
   /// `BUCKET`: the account's buckets.
   static var bucket: CompletionKind {
     .custom { words, index, prefix in
-      await complete(words: words, index: index) { context, _ in
+      let (words, prefix) = typed(words, prefix)
+      return await complete(words: words, index: index) { context, _ in
         try await buckets(context, prefix: prefix, suffix: "")
       }
     }
@@ -35,7 +39,8 @@ enum ShellCompletion {
   /// `BUCKET[/PREFIX]`: buckets (each with its `/`), then folders and keys one level down.
   static var bucketPath: CompletionKind {
     .custom { words, index, prefix in
-      await complete(words: words, index: index) { context, _ in
+      let (words, prefix) = typed(words, prefix)
+      return await complete(words: words, index: index) { context, _ in
         try await bucketPaths(context, prefix: prefix)
       }
     }
@@ -45,23 +50,33 @@ enum ShellCompletion {
   /// `BUCKET/PREFIX` then a local directory.
   static var objectArguments: CompletionKind {
     .custom { words, index, prefix in
-      await complete(words: words, index: index) { context, command in
+      let (words, prefix) = typed(words, prefix)
+      return await complete(words: words, index: index) { context, command in
         try await objectArguments(context, command: command, prefix: prefix)
       }
     }
   }
 
+  /// The words and the prefix as the asking shell meant them.
+  private static func typed(_ words: [String], _ prefix: String) -> ([String], String) {
+    CompletionCandidates.typed(words, prefix: prefix, for: shell)
+  }
+
+  /// The shell that asked, from `SAP_SHELL` (set by the generated scripts).
+  private static var shell: CompletionCandidates.Shell? {
+    CompletionCandidates.Shell(rawValue: Runtime.current.environment["SAP_SHELL"] ?? "")
+  }
+
   // MARK: - What each completes
 
-  static func profiles(words: [String], index: Int, prefix: String) async -> [String] {
-    let runtime = quiet(Runtime.current)
-    let typed = typedOptions(words: words, index: index)
+  static func profiles(words: [String], index: Int, prefix: String) -> [String] {
     guard
       let path = Configuration.filePath(
-        configFlag: typed.config, environment: runtime.environment),
+        configFlag: typedConfig(words: words, index: index),
+        environment: Runtime.current.environment),
       let file = try? ConfigFile.read(path: path)
     else { return [] }
-    return printable(file.profiles.keys.sorted().filter { $0.hasPrefix(prefix) })
+    return file.profiles.keys.sorted().filter { $0.hasPrefix(prefix) }
   }
 
   private static func buckets(_ context: Context, prefix: String, suffix: String) async throws
@@ -139,7 +154,7 @@ enum ShellCompletion {
     let start = String(KeySegments.lastSegment(of: prefix))
     let names =
       (try? FileManager.default.contentsOfDirectory(atPath: folder.isEmpty ? "." : folder)) ?? []
-    return printable(
+    return Array(
       names.sorted().filter { name in
         guard name.hasPrefix(start), start.hasPrefix(".") || !name.hasPrefix(".") else {
           return false
@@ -179,27 +194,28 @@ enum ShellCompletion {
         group.cancelAll()
         return first
       }
-      return printable(candidates ?? [])
+      return deliver(candidates ?? [])
     }
   }
 
-  /// The global options among the words before `index` (for completions that need no parse of
-  /// the whole line).
-  private static func typedOptions(words: [String], index: Int) -> GlobalOptions {
+  /// The `--config` value among the words before `index`, if one was typed (for completions
+  /// that need no parse of the whole line). A plain value: an options group that ArgumentParser
+  /// did not decode must never be read (it ends the process with its internal banner).
+  static func typedConfig(words: [String], index: Int) -> String? {
     var words = Array(words.prefix(max(0, index)).dropFirst())
     words.removeAll { $0 == "--" }
-    var options = GlobalOptions()
+    var config: String?
     var position = 0
     while position < words.count {
       let word = words[position]
-      if word.hasPrefix("--config=") { options.config = String(word.dropFirst(9)) }
+      if word.hasPrefix("--config=") { config = String(word.dropFirst(9)) }
       if word == "--config", position + 1 < words.count {
-        options.config = words[position + 1]
+        config = words[position + 1]
         position += 1
       }
       position += 1
     }
-    return options
+    return config
   }
 
   /// `runtime` with its diagnostics dropped: a completion prints nothing but candidates.
@@ -218,9 +234,11 @@ enum ShellCompletion {
     return ("", text)
   }
 
-  /// The candidates a shell can take as they are: one line each, nothing a terminal would
-  /// interpret.
-  private static func printable(_ candidates: [String]) -> [String] {
-    candidates.filter { !$0.isEmpty && DisplayText(escaping: $0).text == $0 }
+  /// What every completion answers: the candidates a terminal can show as they are (one line
+  /// each, nothing a terminal would interpret), each encoded for the shell that asked
+  /// (`SAP_SHELL`, set by the generated scripts) so that it reaches it as an inert literal.
+  static func deliver(_ candidates: [String]) -> [String] {
+    CompletionCandidates.encode(
+      candidates.filter { !$0.isEmpty && DisplayText(escaping: $0).text == $0 }, for: shell)
   }
 }

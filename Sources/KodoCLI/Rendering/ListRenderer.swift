@@ -9,10 +9,24 @@ import StorageCore
 struct ListRenderer {
   enum Mode { case text, json, nul }
 
+  /// What `-l` shows after the size and the time, for what the provider's listings carry.
+  struct LongColumns {
+    /// The width of the hash column: Kodo's hash (28), OSS's ETag (32).
+    var hashWidth: Int
+    /// Whether listings carry MIME types (Kodo's do; OSS's never do: no column of `-`).
+    var mimeTypes: Bool
+
+    static let kodo = LongColumns(hashWidth: 28, mimeTypes: true)
+    static let oss = LongColumns(hashWidth: 32, mimeTypes: false)
+  }
+
   let mode: Mode
   let long: Bool
   let humanSizes: Bool
   let palette: Palette
+  let columns: LongColumns
+  /// Whether the listing is one level (folders are counted), not recursive.
+  private let oneLevel: Bool
   /// The part of every key that is not shown in text mode (the prefix up to its last `/`).
   private let hiddenPrefix: [UInt8]
   private(set) var folderCount: Int64 = 0
@@ -24,11 +38,16 @@ struct ListRenderer {
   private static let namedKeysWithNUL = 10
 
   /// A renderer; `relativeTo` is the listed prefix for a one-level listing (`nil`: full keys).
-  init(mode: Mode, long: Bool, humanSizes: Bool, relativeTo prefix: String?, palette: Palette) {
+  init(
+    mode: Mode, long: Bool, humanSizes: Bool, relativeTo prefix: String?, palette: Palette,
+    columns: LongColumns = .kodo
+  ) {
     self.mode = mode
     self.long = long
     self.humanSizes = humanSizes
     self.palette = palette
+    self.columns = columns
+    oneLevel = prefix != nil
     if let prefix, let slash = prefix.utf8.lastIndex(of: UInt8(ascii: "/")) {
       hiddenPrefix = Array(prefix.utf8[...slash])
     } else {
@@ -37,8 +56,15 @@ struct ListRenderer {
   }
 
   private var sizeWidth: Int { humanSizes ? 10 : 14 }
-  /// Storage class (20), hash (28) and content type (24), each followed by two spaces.
-  private static let longColumnsWidth = 22 + 30 + 26
+  /// The storage class's width: every class but `intelligent_tiering` fits.
+  private static let classWidth = 12
+  /// The content type's width: `image/jpeg`, `application/json` fit.
+  private static let mimeWidth = 20
+  /// Storage class, hash and content type, each followed by two spaces (a row stays within 120
+  /// columns for names up to 24 characters).
+  private var longColumnsWidth: Int {
+    Self.classWidth + 2 + columns.hashWidth + 2 + (columns.mimeTypes ? Self.mimeWidth + 2 : 0)
+  }
 
   /// Writes folders (common prefixes).
   mutating func prefixes(_ prefixes: [String], to output: OutputStream) throws(StorageError) {
@@ -128,7 +154,7 @@ struct ListRenderer {
   private func appendFolderRow(_ prefix: String, to text: inout TerminalText) {
     Human.appendRightAligned("DIR", width: sizeWidth, to: &text)
     text.appendSpaces(2 + 16 + 2)
-    if long { text.appendSpaces(Self.longColumnsWidth) }
+    if long { text.appendSpaces(longColumnsWidth) }
     palette.appendFolder(name: name(of: prefix), to: &text)
     text.appendNewline()
   }
@@ -146,13 +172,17 @@ struct ListRenderer {
     if long {
       var storage = DisplayText(escaping: object.storageClass.name)
       if object.status == .disabled { storage += ",disabled" }
-      Human.appendPadded(storage, width: 20, to: &text)
+      Human.appendPadded(storage, width: Self.classWidth, to: &text)
       text.appendLiteral("  ")
       Human.appendPadded(
-        DisplayText(escaping: object.hash ?? object.etag ?? "-"), width: 28, to: &text)
+        DisplayText(escaping: object.hash ?? object.etag ?? "-"), width: columns.hashWidth,
+        to: &text)
       text.appendLiteral("  ")
-      Human.appendPadded(DisplayText(escaping: object.mimeType ?? "-"), width: 24, to: &text)
-      text.appendLiteral("  ")
+      if columns.mimeTypes {
+        Human.appendPadded(
+          DisplayText(escaping: object.mimeType ?? "-"), width: Self.mimeWidth, to: &text)
+        text.appendLiteral("  ")
+      }
     }
     text.append(name: name(of: object.key))
     text.appendNewline()
@@ -194,8 +224,10 @@ struct ListRenderer {
     case .text:
       let folders: DisplayText = "\(folderCount) folder\(folderCount == 1 ? "" : "s")"
       let objects: DisplayText = "\(objectCount) object\(objectCount == 1 ? "" : "s")"
+      // A recursive listing has no folders to count.
       var text: DisplayText =
-        "\(folders), \(objects), \(totalSize) bytes (\(Human.size(totalSize)))"
+        (oneLevel ? "\(folders), " : "")
+        + "\(objects), \(totalSize) bytes (\(Human.size(totalSize)))"
       if partial { text += " so far: the listing stopped early, these totals are partial" }
       try output.line(palette.bold(text))
     }

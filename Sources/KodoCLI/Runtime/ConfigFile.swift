@@ -53,6 +53,9 @@ struct ConfigFile {
   var profiles: [String: ConfigSettings]
   var readableByOthers: Bool
 
+  /// The most bytes a config file may hold.
+  static let maximumSize = 1 << 20
+
   /// Reads and checks the file at `path`; `namedBy` is the flag or variable that named it
   /// (`--config`, `KODO_CONFIG`), for messages, or `nil` for the default file.
   static func read(path: String, namedBy: String? = nil) throws(StorageError) -> ConfigFile {
@@ -68,7 +71,10 @@ struct ConfigFile {
       )
     }
     do {
-      data = try Data(contentsOf: URL(fileURLWithPath: path))
+      // Bounded: a config file is a few kilobytes; a huge one (or a device) is refused unread.
+      let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+      defer { try? handle.close() }
+      data = try handle.read(upToCount: maximumSize + 1) ?? Data()
     } catch {
       let reason: String
       if !FileManager.default.fileExists(atPath: path) {
@@ -80,6 +86,12 @@ struct ConfigFile {
       }
       throw StorageError(
         .configuration, "cannot read config file \(DisplayText(quoting: path))\(origin): \(reason)")
+    }
+    if data.count > maximumSize {
+      throw StorageError(
+        .configuration,
+        "config file \(DisplayText(quoting: path))\(origin) is larger than 1 MiB; a config file holds a few kilobytes of JSON"
+      )
     }
     var readableByOthers = false
     if let attributes = try? FileManager.default.attributesOfItem(atPath: path),

@@ -14,6 +14,8 @@ struct Configuration: Sendable {
   var hosts: ServiceHosts
   /// The config file that was read, if any.
   var file: String?
+  /// Where the config file is looked for (`$XDG_CONFIG_HOME` honoured), read or not.
+  var defaultFile: String?
   /// The profile that was applied, if any.
   var profile: String?
   /// Whether the config file can be read by users other than its owner (it holds a secret).
@@ -57,7 +59,7 @@ struct Configuration: Sendable {
     }
     let place =
       self.file == nil
-      ? "or write them to ~/.config/kodo/config.json as {\"accessKey\": \"…\", \"secretKey\": \"…\"} (chmod 600)"
+      ? "or write them to \(defaultFile.map { DisplayText(quoting: $0) } ?? "~/.config/kodo/config.json") as {\"accessKey\": \"…\", \"secretKey\": \"…\"} (chmod 600)"
       : "or add \"accessKey\" and \"secretKey\" to \(file)"
     throw StorageError(
       .configuration, "no credentials: set QINIU_ACCESS_KEY and QINIU_SECRET_KEY, \(place)")
@@ -95,6 +97,7 @@ struct Configuration: Sendable {
     let path = filePath(configFlag: configFlag, environment: environment)
 
     var configuration = Configuration()
+    configuration.defaultFile = path
     var fileAccessKey: String?
     var fileSecretKey: String?
     let profileName = nonEmpty(profileFlag) ?? nonEmpty(environment["KODO_PROFILE"])

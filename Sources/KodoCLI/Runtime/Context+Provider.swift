@@ -32,7 +32,8 @@ final class SchemeChoice: Sendable {
 extension Context {
   /// `text` without a leading `oss://` or `kodo://`, whose provider is recorded for `provider()`.
   ///
-  /// - Throws: `ValidationError` (64) when the scheme contradicts `--provider`.
+  /// - Throws: `ValidationError` (64) when the scheme contradicts `--provider`, or is another
+  ///   tool's (`s3://`).
   func strippingScheme(_ text: String) throws -> String {
     for kind in ProviderKind.allCases {
       let scheme = kind.rawValue + "://"
@@ -44,6 +45,13 @@ extension Context {
       }
       try self.scheme.record(kind)
       return String(text.dropFirst(scheme.count))
+    }
+    if let separator = text.range(of: "://"), !text[..<separator.lowerBound].isEmpty,
+      text[..<separator.lowerBound].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) })
+    {
+      throw ValidationError(
+        "\(DisplayText(quoting: text)): kodo knows the schemes kodo:// and oss://, or a BUCKET with none"
+      )
     }
     return text
   }

@@ -99,16 +99,38 @@ struct Context: Sendable {
   func bucket(_ given: String?) throws -> String {
     if let given, !given.isEmpty { return try strippingScheme(given) }
     if let bucket = configuration.bucket { return bucket }
-    throw ValidationError("no bucket given and no default \"bucket\" in the config file")
+    throw ValidationError(
+      "no bucket given: name one (kodo buckets lists them), or set a default \"bucket\" in the config file"
+    )
   }
 
   /// `[BUCKET] KEY` from one or two positional arguments.
   func bucketAndKey(_ arguments: [String]) throws -> (bucket: String, key: String) {
     switch arguments.count {
-    case 1: return (try bucket(nil), arguments[0])
+    case 1: return try object(arguments[0])
     case 2: return (try strippingScheme(arguments[0]), arguments[1])
-    default: throw ValidationError("expected [BUCKET] KEY")
+    default: throw ValidationError("expected [BUCKET] KEY: one object")
     }
+  }
+
+  /// One argument that names an object: `oss://BUCKET/KEY` or `kodo://BUCKET/KEY`; else a key
+  /// in the default bucket; else, when no default bucket is configured, `BUCKET/KEY` (as
+  /// ossutil, mc and aws write it).
+  func object(_ argument: String) throws -> (bucket: String, key: String) {
+    let path = try strippingScheme(argument)
+    let schemed = path != argument
+    if !schemed, let bucket = configuration.bucket { return (bucket, argument) }
+    if let (bucket, key) = KeySegments.splitAtFirstSlash(path), !bucket.isEmpty, !key.isEmpty {
+      return (String(bucket), String(key))
+    }
+    let quoted = DisplayText(quoting: argument)
+    if schemed {
+      throw ValidationError(
+        "\(quoted) names a bucket but no key: give BUCKET/KEY after the scheme, or BUCKET KEY")
+    }
+    throw ValidationError(
+      "\(quoted) alone would be a key in the default bucket, and none is configured: give the bucket and the key, as BUCKET KEY or BUCKET/KEY"
+    )
   }
 }
 

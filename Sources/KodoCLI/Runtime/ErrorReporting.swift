@@ -34,6 +34,30 @@ extension StorageError.Hint {
       "kodo buckets lists yours"
     case .fieldFromArguments:
       "give it as an argument (BUCKET[:KEY], --deadline or --expires) instead"
+    case .checkCredentials(let service, let credential):
+      Self.credentialAdvice(oss: service == "OSS", credential)
+    }
+  }
+
+  /// What to check, named where it came from: the environment variable when it is set (it wins
+  /// over the config file), else the config file's key.
+  private static func credentialAdvice(oss: Bool, _ credential: StorageError.Credential)
+    -> DisplayText
+  {
+    let environment = Runtime.current.environment
+    func source(_ variable: String, _ key: String) -> String {
+      (environment[variable] ?? "").isEmpty ? "\"\(key)\" in the config file" : variable
+    }
+    let access = source(oss ? "OSS_ACCESS_KEY_ID" : "QINIU_ACCESS_KEY", "accessKey")
+    let secret = source(oss ? "OSS_ACCESS_KEY_SECRET" : "QINIU_SECRET_KEY", "secretKey")
+    switch credential {
+    case .accessKey: return "check \(access)"
+    case .secretKey:
+      return "check \(secret)" + (oss ? ", and for V4 signatures the region" : "")
+    case .both:
+      return access.hasSuffix("config file") && secret.hasSuffix("config file")
+        ? "check \"accessKey\" and \"secretKey\" in the config file"
+        : "check \(access) and \(secret)"
     }
   }
 }
@@ -82,8 +106,10 @@ enum ErrorReporting {
     Diagnostics.error(line)
     for note in notes { Diagnostics.note(note) }
     if json {
+      // Kodo's codes are its HTTP statuses (612, 631); OSS names its own (NoSuchKey).
       writeJSON(
-        exit: error.exitCode, message: line, code: error.serviceCode, requestID: error.requestID)
+        exit: error.exitCode, message: line,
+        code: error.serviceCode ?? error.status.map { String($0) }, requestID: error.requestID)
     }
     return error.exitCode
   }

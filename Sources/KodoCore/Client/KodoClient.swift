@@ -217,8 +217,8 @@ extension KodoClient {
       return make(.notFound, "\(context.what): not found (\(said))")
     case 401:
       return make(
-        .unauthorized,
-        "Kodo refused the credentials for \(context.what) (\(said)); check accessKey and secretKey")
+        .unauthorized, "Kodo refused the credentials for \(context.what) (\(said))",
+        hint: .checkCredentials(service: "Kodo", credential: .both))
     case 403:
       if serverMessage?.contains("too skewed") == true {
         return make(

@@ -25,7 +25,8 @@ package enum OSSErrors {
     case "AccessDenied", "InvalidAccessKeyId", "SignatureDoesNotMatch", "SecurityTokenExpired",
       "InvalidSecurityToken", "RequestTimeTooSkewed":
       return .unauthorized
-    case "InvalidObjectState": return .rejected
+    // An archived object not restored: refused like Kodo's 403 for it (77, permission).
+    case "InvalidObjectState": return .unauthorized
     case "InvalidArgument" where message?.contains("signing region") == true: return .configuration
     default: break
     }
@@ -110,10 +111,11 @@ package enum OSSErrors {
       message = "no such bucket \(quotedBucket) (\(said))"
       hint = bucket.map { .noSuchBucket($0) }
     case ("InvalidAccessKeyId"?, _):
-      message = "OSS does not accept the access key for \(what) (\(said)); check the access key"
+      message = "OSS does not accept the access key for \(what) (\(said))"
+      hint = .checkCredentials(service: "OSS", credential: .accessKey)
     case ("SignatureDoesNotMatch"?, _):
-      message =
-        "OSS refused the signature of \(what) (\(said)); check the secret key, and for V4 signatures the region"
+      message = "OSS refused the signature of \(what) (\(said))"
+      hint = .checkCredentials(service: "OSS", credential: .secretKey)
     case ("SecurityTokenExpired"?, _), ("InvalidSecurityToken"?, _):
       message =
         "OSS refused the security token (STS) for \(what) (\(said)); get new temporary credentials"

@@ -46,6 +46,19 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     /// Extra fields set `field`, which comes from the call's own arguments (such as an upload
     /// token's scope and deadline): it has to be given there instead.
     case fieldFromArguments(String)
+    /// `service` (`Kodo`, `OSS`) refused `credential`: the caller says where that value came
+    /// from.
+    case checkCredentials(service: String, credential: Credential)
+  }
+
+  /// Which of the credentials a refusal points at.
+  public enum Credential: Sendable, Equatable {
+    /// The access key is unknown.
+    case accessKey
+    /// The signature made with the secret key does not match.
+    case secretKey
+    /// The pair, without saying which.
+    case both
   }
 
   /// The class of failure.
