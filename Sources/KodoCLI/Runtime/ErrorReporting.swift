@@ -17,6 +17,7 @@ extension StorageError {
     case .outputClosed: 0
     case .localIO: 74
     case .rejected: 1
+    case .conflict, .preconditionFailed: 73
     }
   }
 }

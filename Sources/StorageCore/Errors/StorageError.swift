@@ -31,6 +31,12 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     case localIO
     /// The service answered with an error that fits no other class (other 4xx, 501, 579, 6xx).
     case rejected
+    /// A write was refused because its destination exists and the write may not replace it
+    /// (Kodo 614, OSS `FileAlreadyExists`).
+    case conflict
+    /// A write was refused because a condition it set on the object's state did not hold: the
+    /// object changed since it was read (OSS 412 `PreconditionFailed`, Kodo 608).
+    case preconditionFailed
   }
 
   /// What the caller can do about a failure; the command line words it.
