@@ -41,6 +41,13 @@ static inline CURLcode kodo_curl_easy_setopt_xferinfo_callback(CURL *handle,
   return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, callback);
 }
 
+typedef int (*kodo_curl_seek_callback)(void *userdata, curl_off_t offset, int origin);
+
+static inline CURLcode kodo_curl_easy_setopt_seek_callback(CURL *handle,
+                                                           kodo_curl_seek_callback callback) {
+  return curl_easy_setopt(handle, CURLOPT_SEEKFUNCTION, callback);
+}
+
 static inline CURLcode kodo_curl_easy_getinfo_long(CURL *handle, CURLINFO info, long *value) {
   return curl_easy_getinfo(handle, info, value);
 }

@@ -8,7 +8,7 @@ import Synchronization
 /// A loopback HTTP/1.1 server whose every answer comes from a script, including wrong ones.
 ///
 /// It listens on `127.0.0.1` on a free port and parses requests itself from the raw bytes: the
-/// head up to `\r\n\r\n`, then a `Content-Length` body (chunked request bodies are not supported).
+/// head up to `\r\n\r\n`, then a `Content-Length` body or a chunked one (decoded).
 /// Connections are kept alive and requests on one connection are answered in order. Each request
 /// is recorded with its exact bytes, and then the script decides what happens, one ``Action`` per
 /// request: a proper response (optionally gzip-encoded), raw bytes, closing the connection, never
@@ -40,7 +40,7 @@ public final class ScriptedHTTPServer: Sendable {
     public let version: String
     /// The header fields in the order they arrived, names as sent.
     public let headers: HTTPHeaders
-    /// The body (`Content-Length` bytes).
+    /// The body (`Content-Length` bytes, or a chunked body decoded).
     public let body: [UInt8]
     /// Which accepted connection carried the request, counting from 1.
     public let connection: Int
@@ -330,15 +330,52 @@ private final class ConnectionHandler: ChannelInboundHandler {
       let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
       headers.add(String(line[..<colon]), value)
     }
-    let bodyLength = max(0, Int(headers["Content-Length"] ?? "0") ?? 0)
-    let total = headEnd + terminator.count + bodyLength
-    guard pending.count >= total else { return nil }
+    let bodyStart = headEnd + terminator.count
+    let total: Int
+    let body: [UInt8]
+    if headers["Transfer-Encoding"]?.lowercased() == "chunked" {
+      guard let (decoded, end) = Self.chunkedBody(pending, from: bodyStart) else { return nil }
+      total = end
+      body = decoded
+    } else {
+      let bodyLength = max(0, Int(headers["Content-Length"] ?? "0") ?? 0)
+      total = bodyStart + bodyLength
+      guard pending.count >= total else { return nil }
+      body = Array(pending[bodyStart..<total])
+    }
     let raw = Array(pending[..<total])
     pending.removeFirst(total)
     return ScriptedHTTPServer.Request(
       raw: raw, method: words.first ?? "", target: words.count > 1 ? words[1] : "",
-      version: words.count > 2 ? words[2] : "", headers: headers,
-      body: Array(raw[(total - bodyLength)...]), connection: connection)
+      version: words.count > 2 ? words[2] : "", headers: headers, body: body,
+      connection: connection)
+  }
+
+  /// A complete chunked body starting at `start` of `bytes`, decoded, and the index after it;
+  /// `nil` while it is incomplete. Chunk extensions and trailers are skipped.
+  private static func chunkedBody(_ bytes: [UInt8], from start: Int) -> ([UInt8], Int)? {
+    let lineEnd: [UInt8] = Array("\r\n".utf8)
+    var body: [UInt8] = []
+    var index = start
+    while true {
+      guard let sizeEnd = bytes[index...].firstRange(of: lineEnd)?.lowerBound else { return nil }
+      let sizeText = String(decoding: bytes[index..<sizeEnd], as: UTF8.self)
+      let digits = sizeText.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
+      guard let size = Int(digits, radix: 16), size >= 0 else { return nil }
+      index = sizeEnd + lineEnd.count
+      if size == 0 {
+        // Trailer fields, then an empty line.
+        while true {
+          guard let end = bytes[index...].firstRange(of: lineEnd)?.lowerBound else { return nil }
+          let empty = end == index
+          index = end + lineEnd.count
+          if empty { return (body, index) }
+        }
+      }
+      guard bytes.count >= index + size + lineEnd.count else { return nil }
+      body += bytes[index..<(index + size)]
+      index += size + lineEnd.count
+    }
   }
 
   private func perform(

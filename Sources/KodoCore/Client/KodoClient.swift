@@ -175,7 +175,8 @@ extension KodoClient {
     let signable = SignableRequest(
       method: request.method, url: request.url, host: parts.authority,
       contentType: RequestSigning.formContentType,
-      headers: request.headers.fields.map { ($0.name, $0.value) }, body: request.body)
+      headers: request.headers.fields.map { ($0.name, $0.value) },
+      body: request.body.inMemoryBytes ?? [])
     request.headers.add(
       "Authorization", RequestSigning.qiniuAuthorization(for: signable, credentials: credentials))
   }

@@ -69,6 +69,10 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
   /// For a failed download: how many body bytes had already reached the destination (0: none,
   /// so the download can be tried again even where the destination cannot be rewound).
   public var writtenBytes: Int64?
+  /// The request never reached the service: no connection could be made (the host or proxy
+  /// could not be resolved or reached, the connection or its TLS handshake failed), so not a byte
+  /// of it was sent and even a request that must not be repeated may be tried again.
+  public var neverSent = false
 
   /// An error of `kind` with a message and, optionally, what the service's answer said.
   public init(

@@ -23,6 +23,20 @@ public enum RetryDecision: Sendable {
   case retryRateLimited
 }
 
+/// Whether sending a request twice does the same as sending it once, which decides whether the
+/// pipeline may repeat it after a failure.
+public enum Idempotency: Sendable, Equatable {
+  /// It changes nothing (a read: `GET`, `HEAD`, a listing or a stat, also by `POST`).
+  case safe
+  /// It changes something, but repeating it changes nothing more (a part upload that replaces
+  /// the part of that number, a put of the same bytes, a delete).
+  case idempotent
+  /// Repeating it may do harm or fail where the first succeeded (Kodo's `mkfile` and multipart
+  /// complete, `/batch`, a move): sent again only when the failure says it never left
+  /// (``StorageError/neverSent``).
+  case unsafe
+}
+
 /// One logical request: where it goes, how it is signed, and how its answer is judged.
 public struct RequestPlan: Sendable {
   /// `GET`, `HEAD`, `POST`…
@@ -33,8 +47,10 @@ public struct RequestPlan: Sendable {
   public var path: String
   /// Header fields to send before signing.
   public var headers: HTTPHeaders
-  /// The body.
-  public var body: [UInt8]
+  /// The body. A stream is never sent again once an attempt read a byte of it.
+  public var body: RequestBody
+  /// Whether the request may be repeated after a failure (default ``Idempotency/idempotent``).
+  public var idempotency: Idempotency
   /// What the request is about, for messages: "the listing of bucket \"photos\"".
   public var what: String
   /// Signs a request at the given time (the corrected clock's), or `nil` for none.
@@ -47,10 +63,34 @@ public struct RequestPlan: Sendable {
   /// no once bytes were written that cannot be taken back.
   public var mayRetry: (@Sendable (StorageError) -> Bool)?
 
+  /// Whether another attempt may follow one that failed with `error` (the retry gate): never for
+  /// a stream an attempt read from; for an ``Idempotency/unsafe`` request only when it never
+  /// left; otherwise when the transport's ``mayRetry`` agrees (or, for an answer, always).
+  func mayRepeat(after error: StorageError, answered: Bool) -> Bool {
+    guard body.canBeSent else { return false }
+    if idempotency == .unsafe { return error.neverSent && !answered }
+    return answered || (mayRetry?(error) ?? true)
+  }
+  /// A plan from its parts, with a body in memory.
+  public init(
+    method: String, bases: [String], path: String, headers: HTTPHeaders = [:],
+    body: [UInt8] = [], idempotency: Idempotency = .idempotent, what: String,
+    sign: (@Sendable (inout HTTPRequest, Date) -> Void)?,
+    judge: @escaping @Sendable (HTTPResponse) -> AnswerVerdict,
+    send: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil,
+    mayRetry: (@Sendable (StorageError) -> Bool)? = nil
+  ) {
+    self.init(
+      method: method, bases: bases, path: path, headers: headers, body: .bytes(body),
+      idempotency: idempotency, what: what, sign: sign, judge: judge, send: send,
+      mayRetry: mayRetry)
+  }
+
   /// A plan from its parts.
   public init(
     method: String, bases: [String], path: String, headers: HTTPHeaders = [:],
-    body: [UInt8] = [], what: String, sign: (@Sendable (inout HTTPRequest, Date) -> Void)?,
+    body: RequestBody, idempotency: Idempotency = .idempotent, what: String,
+    sign: (@Sendable (inout HTTPRequest, Date) -> Void)?,
     judge: @escaping @Sendable (HTTPResponse) -> AnswerVerdict,
     send: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil,
     mayRetry: (@Sendable (StorageError) -> Bool)? = nil
@@ -60,6 +100,7 @@ public struct RequestPlan: Sendable {
     self.path = path
     self.headers = headers
     self.body = body
+    self.idempotency = idempotency
     self.what = what
     self.sign = sign
     self.judge = judge
@@ -189,7 +230,9 @@ public final class RequestPipeline: Sendable {
       case .decided(let outcome):
         return outcome
       case .clockSkew(let error, let serverTime, let response, let learnt, let sent):
-        if !corrected && (learnt || learnSkew(from: response, serverTime: serverTime)) {
+        if !corrected && plan.body.canBeSent
+          && (learnt || learnSkew(from: response, serverTime: serverTime))
+        {
           corrected = true
           report(sent.request, response, sent.started, attempt, error, willRetry: true)
           continue
@@ -206,6 +249,11 @@ public final class RequestPipeline: Sendable {
     async throws(StorageError) -> SendOutcome
   {
     if Task.isCancelled { throw StorageError(.cancelled, "cancelled") }
+    guard plan.body.canBeSent else {
+      throw StorageError(
+        .invalidInput,
+        "\(plan.what) cannot be sent again: its body is a stream that was already read")
+    }
     var request = HTTPRequest(
       method: plan.method, url: base + plan.path, headers: plan.headers, body: plan.body)
     plan.sign?(&request, correctedClock.now())
@@ -216,7 +264,7 @@ public final class RequestPipeline: Sendable {
     } catch let error as StorageError {
       let retryable =
         (error.kind == .temporary || error.kind == .unavailable)
-        && (plan.mayRetry?(error) ?? true)
+        && plan.mayRepeat(after: error, answered: false)
       guard retryable else {
         report(request, nil, started, attempt, error, willRetry: false)
         throw error
@@ -229,8 +277,12 @@ public final class RequestPipeline: Sendable {
       throw StorageError(.protocolError, "\(plan.what) failed: \(error)")
     }
     let learnt = learnSkew(from: response)
-    func retryable(_ error: StorageError, rateLimited: Bool) -> SendOutcome {
-      .decided(
+    func retryable(_ error: StorageError, rateLimited: Bool) throws(StorageError) -> SendOutcome {
+      guard plan.mayRepeat(after: error, answered: true) else {
+        report(request, response, started, attempt, error, willRetry: false)
+        throw error
+      }
+      return .decided(
         .retryable(
           RetryableFailure(
             request: request, response: response, started: started, error: error,
@@ -248,9 +300,9 @@ public final class RequestPipeline: Sendable {
       report(request, response, started, attempt, error, willRetry: false)
       throw error
     case .failure(let error, .retry):
-      return retryable(error, rateLimited: false)
+      return try retryable(error, rateLimited: false)
     case .failure(let error, .retryRateLimited):
-      return retryable(error, rateLimited: true)
+      return try retryable(error, rateLimited: true)
     }
   }
 

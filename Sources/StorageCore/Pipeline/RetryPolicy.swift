@@ -1,9 +1,11 @@
-/// When and how long to wait before trying a failed idempotent request again.
+/// When and how long to wait before trying a failed request again.
 ///
 /// The policy says how often and how long; which answers are worth another attempt is the
 /// provider's judgement (`AnswerVerdict`), usually 5xx statuses except the ones its service uses
 /// for failures that another attempt cannot mend (`isRetryable(status:except:)`). Network errors,
-/// timeouts and dropped connections are retried; a rate-limited answer waits longer.
+/// timeouts and dropped connections are retried; a rate-limited answer waits longer. Whether the
+/// request may be repeated at all is the plan's (`RequestPlan.idempotency` and its body): an
+/// unsafe request is repeated only when it never left, a stream body never once read.
 public struct RetryPolicy: Sendable {
   /// How many times a request is sent at most (1 = no retries).
   public var maxAttempts: Int

@@ -56,11 +56,16 @@ public struct HTTPRequest: Sendable, Equatable {
   public var url: String
   /// Header fields to send (the transport adds `User-Agent`, `Accept-Encoding` and `Host`).
   public var headers: HTTPHeaders
-  /// The body (empty for most API calls).
-  public var body: [UInt8]
+  /// The body (empty for most API calls), read for the wire as it is sent.
+  public var body: RequestBody
+
+  /// A request from its parts, with a body in memory.
+  public init(method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    self.init(method: method, url: url, headers: headers, body: .bytes(body))
+  }
 
   /// A request from its parts.
-  public init(method: String = "GET", url: String, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+  public init(method: String = "GET", url: String, headers: HTTPHeaders = [:], body: RequestBody) {
     self.method = method
     self.url = url
     self.headers = headers

@@ -32,6 +32,8 @@ final class TransferContext {
     case longerThanExpected(Int64)
     /// The header block grew past its bound.
     case headersTooLarge(Int)
+    /// The request body could not be read.
+    case body(StorageError)
   }
 
   /// How much a transfer may buffer.
@@ -50,9 +52,8 @@ final class TransferContext {
   let limits: Limits
   /// `CURL_ERROR_SIZE` bytes that libcurl fills with a description of a failure.
   let errorBuffer: UnsafeMutablePointer<CChar>
-  /// A copy of the request body that outlives `curl_easy_perform` (at least one byte, so that an
-  /// empty body is still a valid pointer).
-  let requestBody: UnsafeMutableRawPointer
+  /// Reads the request body for libcurl (`nil`: the request has none).
+  let bodyReader: BodyReader?
 
   /// The status of the response being received (0 before its status line).
   var currentStatus = 0
@@ -65,7 +66,7 @@ final class TransferContext {
 
   init(
     destination: Int32?, digest: StreamedDigest? = nil, cancellation: CancellationFlag,
-    body: [UInt8], limits: Limits
+    body: BodyReader?, limits: Limits
   ) {
     self.destination = destination
     self.digest = digest
@@ -74,16 +75,11 @@ final class TransferContext {
     let errorSize = Int(CURL_ERROR_SIZE) + 1
     errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: errorSize)
     errorBuffer.initialize(repeating: 0, count: errorSize)
-    requestBody = UnsafeMutableRawPointer.allocate(
-      byteCount: max(1, body.count), alignment: MemoryLayout<UInt8>.alignment)
-    body.withUnsafeBytes { bytes in
-      if let base = bytes.baseAddress { requestBody.copyMemory(from: base, byteCount: bytes.count) }
-    }
+    bodyReader = body
   }
 
   deinit {
     errorBuffer.deallocate()
-    requestBody.deallocate()
   }
 
   /// Whether the transfer should stop because the task was cancelled (and remembers why).

@@ -56,6 +56,8 @@ extension CurlTransport {
         .protocolError,
         endpoint(of: handle, request: request) + " sent more than the " + String(expected)
           + " bytes expected; the transfer was stopped")
+    case .body(let error)?:
+      return error
     case .headersTooLarge(let limit)?:
       return StorageError(
         .protocolError,
@@ -129,6 +131,35 @@ extension CurlTransport {
         .unavailable,
         "the request to " + place + " failed (curl error \(code.rawValue): " + why + ")")
     }
+  }
+
+  /// Whether a transfer that failed with `code` never sent a byte of its request: it failed
+  /// while resolving, connecting or shaking hands, before libcurl wrote the request.
+  static func failedBeforeSending(_ code: CURLcode, handle: EasyHandle, context: TransferContext)
+    -> Bool
+  {
+    guard context.bodyReader?.hasRead != true else { return false }
+    switch code {
+    case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT,
+      CURLE_PROXY:
+      return true
+    case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION:
+      return nothingWritten(handle)
+    case CURLE_OPERATION_TIMEDOUT:
+      // A kept-alive connection also reports no connect time: the request size tells them apart.
+      var connectMicroseconds: curl_off_t = 0
+      return kodo_curl_easy_getinfo_off_t(handle.raw, CURLINFO_CONNECT_TIME_T, &connectMicroseconds)
+        == CURLE_OK && connectMicroseconds == 0 && nothingWritten(handle)
+    default:
+      return false
+    }
+  }
+
+  /// Whether libcurl wrote no byte of the request (its `CURLINFO_REQUEST_SIZE` is 0).
+  private static func nothingWritten(_ handle: EasyHandle) -> Bool {
+    var requestBytes = 0
+    return kodo_curl_easy_getinfo_long(handle.raw, CURLINFO_REQUEST_SIZE, &requestBytes)
+      == CURLE_OK && requestBytes == 0
   }
 
   /// A connect timeout, an idle (low-speed) timeout or the total timeout, told apart by how far

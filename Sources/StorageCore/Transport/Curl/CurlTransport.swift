@@ -19,6 +19,11 @@ import Synchronization
 ///   `Host`; it suppresses `Expect: 100-continue` and libcurl's implicit `Content-Type` for
 ///   bodies. A `POST`, `PUT` or `PATCH` with an empty body carries `Content-Length: 0`; `HEAD`
 ///   asks for no body.
+/// - Reads the body (``RequestBody``: bytes, a file range with `pread`, a stream) as it is sent,
+///   through libcurl's read callback, never copying it whole; its length is the
+///   `Content-Length`, and a stream of unknown length goes out chunked. The body's observers see
+///   the bytes as they go (upload progress, running digests) and start again when libcurl
+///   rewinds a rewindable body to send it once more on a fresh connection.
 /// - Speaks HTTP/2 where a TLS server offers it, HTTP/1.1 with keep-alive otherwise.
 /// - Verifies TLS certificates and host names unless ``Configuration/verifyTLS`` is turned off
 ///   explicitly.
@@ -143,8 +148,9 @@ public final class CurlTransport: HTTPTransport {
     let handle = try checkOut()
     defer { checkIn(handle) }
 
+    let reader = try Self.sendsBody(request) ? BodyReader(request.body) : nil
     let context = TransferContext(
-      destination: destination, digest: digest, cancellation: cancellation, body: request.body,
+      destination: destination, digest: digest, cancellation: cancellation, body: reader,
       limits: TransferContext.Limits(
         body: configuration.maximumBodySize, errorBody: configuration.maximumErrorBodySize,
         headers: configuration.maximumHeaderSize, expectedLength: expectedLength))
@@ -168,9 +174,9 @@ public final class CurlTransport: HTTPTransport {
       guard code == CURLE_OK else {
         var failure = Self.error(
           for: code, handle: handle, request: request, context: context,
-          totalTimeout: destination == nil
-            ? configuration.requestTimeout : configuration.totalTimeout)
+          totalTimeout: overallTimeout(request, isDownload: destination != nil))
         if destination != nil { failure.writtenBytes = context.streamedByteCount }
+        failure.neverSent = Self.failedBeforeSending(code, handle: handle, context: context)
         throw failure
       }
       var status = 0
@@ -246,15 +252,10 @@ public final class CurlTransport: HTTPTransport {
     case "HEAD" where request.body.isEmpty:
       try handle.set(CURLOPT_NOBODY, 1, name: "CURLOPT_NOBODY")
     default:
-      let sendsBody = !request.body.isEmpty || Self.methodsWithBody.contains(request.method)
-      if sendsBody {
-        try handle.set(CURLOPT_POST, 1, name: "CURLOPT_POST")
-        try handle.set(
-          CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(request.body.count),
-          name: "CURLOPT_POSTFIELDSIZE_LARGE")
-        try handle.set(CURLOPT_POSTFIELDS, pointer: context.requestBody, name: "CURLOPT_POSTFIELDS")
+      if context.bodyReader != nil {
+        try configureBody(handle, length: request.body.length, userData: userData)
       }
-      if request.method != "POST" || !sendsBody {
+      if request.method != "POST" || context.bodyReader == nil {
         try handle.set(CURLOPT_CUSTOMREQUEST, string: request.method, name: "CURLOPT_CUSTOMREQUEST")
       }
     }
@@ -307,7 +308,7 @@ public final class CurlTransport: HTTPTransport {
     try handle.set(
       CURLOPT_LOW_SPEED_TIME, configuration.idleTimeout.wholeSecondsRoundedUp,
       name: "CURLOPT_LOW_SPEED_TIME")
-    let overall = isDownload ? configuration.totalTimeout : configuration.requestTimeout
+    let overall = overallTimeout(request, isDownload: isDownload)
     try handle.set(
       CURLOPT_TIMEOUT_MS, overall?.wholeMilliseconds ?? 0, name: "CURLOPT_TIMEOUT_MS")
 
@@ -328,6 +329,40 @@ public final class CurlTransport: HTTPTransport {
   /// Methods that carry `Content-Length: 0` even with an empty body.
   private static let methodsWithBody: Set<String> = ["POST", "PUT", "PATCH"]
 
+  /// Whether `request` sends a body (possibly an empty one, with `Content-Length: 0`).
+  static func sendsBody(_ request: HTTPRequest) -> Bool {
+    switch request.method {
+    case "GET", "HEAD": !request.body.isEmpty
+    default: !request.body.isEmpty || methodsWithBody.contains(request.method)
+    }
+  }
+
+  /// The limit on a whole transfer: ``Configuration/totalTimeout`` for downloads and for uploads
+  /// of a body larger than 1 MiB or of unknown length (which may rightly take long; the idle
+  /// timeout still ends a stalled one), ``Configuration/requestTimeout`` for API requests.
+  func overallTimeout(_ request: HTTPRequest, isDownload: Bool) -> Duration? {
+    let largeBody = request.body.length.map { $0 > 1 << 20 } ?? true
+    return isDownload || largeBody ? configuration.totalTimeout : configuration.requestTimeout
+  }
+
+  /// The body goes out through the read callback, which reads it as libcurl sends it (and the
+  /// seek callback, which rewinds it when libcurl must send it again). A known length is the
+  /// `Content-Length`; an unknown one is sent chunked.
+  private func configureBody(
+    _ handle: EasyHandle, length: Int64?, userData: UnsafeMutableRawPointer
+  ) throws(StorageError) {
+    try handle.set(CURLOPT_POST, 1, name: "CURLOPT_POST")
+    try handle.set(
+      CURLOPT_POSTFIELDSIZE_LARGE, offset: curl_off_t(length ?? -1),
+      name: "CURLOPT_POSTFIELDSIZE_LARGE")
+    try handle.set(CURLOPT_READFUNCTION, callback: curlReadCallback, name: "CURLOPT_READFUNCTION")
+    try handle.set(CURLOPT_READDATA, pointer: userData, name: "CURLOPT_READDATA")
+    try handle.check(
+      kodo_curl_easy_setopt_seek_callback(handle.raw, curlSeekCallback),
+      name: "CURLOPT_SEEKFUNCTION")
+    try handle.set(CURLOPT_SEEKDATA, pointer: userData, name: "CURLOPT_SEEKDATA")
+  }
+
   /// The caller's header fields in order, plus `Expect:` (no 100-continue) and `Content-Type:`
   /// (no implicit form type) unless the caller set those fields.
   private static func makeHeaderList(
@@ -340,6 +375,9 @@ public final class CurlTransport: HTTPTransport {
     }
     if request.headers["Expect"] == nil { lines.append("Expect:") }
     if request.headers["Content-Type"] == nil { lines.append("Content-Type:") }
+    if sendsBody(request), request.body.length == nil, request.headers["Transfer-Encoding"] == nil {
+      lines.append("Transfer-Encoding: chunked")
+    }
 
     var list: UnsafeMutablePointer<curl_slist>? = nil
     for line in lines {
