@@ -48,7 +48,7 @@ struct KodoWriteClientTests {
 
   @Test func batchesHoldAtMost1000Operations() async throws {
     let stub = StubTransport { request, _ in
-      let count = String(decoding: request.body, as: UTF8.self)
+      let count = String(decoding: request.sentBytes, as: UTF8.self)
         .split(separator: "&").count
       let answer =
         "[" + Array(repeating: #"{"code":200}"#, count: count).joined(separator: ",") + "]"
@@ -59,7 +59,9 @@ struct KodoWriteClientTests {
     #expect(outcomes.count == 2500)
     #expect(outcomes.allSatisfy { $0.error == nil })
     #expect(
-      stub.requests.map { String(decoding: $0.body, as: UTF8.self).split(separator: "&").count }
+      stub.requests.map {
+        String(decoding: $0.sentBytes, as: UTF8.self).split(separator: "&").count
+      }
         == [1000, 1000, 500])
   }
 
@@ -115,7 +117,7 @@ struct KodoWriteClientTests {
     #expect(request.headers["Authorization"] == nil)
     let contentType = try #require(request.headers["Content-Type"])
     #expect(contentType.hasPrefix("multipart/form-data; boundary="))
-    let body = String(decoding: request.body, as: UTF8.self)
+    let body = String(decoding: request.sentBytes, as: UTF8.self)
     #expect(body.contains("name=\"key\"\r\n\r\ndir/a b.txt\r\n"))
     #expect(body.contains("name=\"crc32\"\r\n\r\n836152152\r\n"))
     #expect(body.contains("name=\"x-qn-meta-author\"\r\n\r\nkodo\r\n"))
@@ -136,7 +138,7 @@ struct KodoWriteClientTests {
     ])
     _ = try await client(stub, hosts: hosts).put(
       PutRequest(destination: at("k"), body: data, overwrite: true))
-    let body = String(decoding: try #require(stub.requests.first).body, as: UTF8.self)
+    let body = String(decoding: try #require(stub.requests.first).sentBytes, as: UTF8.self)
     #expect(!body.contains("Content-Type: "))
     let decoded = try #require(formToken(body))
     #expect(decoded.policy["scope"]?.stringValue == "my-bucket:k")
@@ -210,4 +212,9 @@ struct KodoWriteClientTests {
       PutRequest(destination: at("k"), body: data))
     #expect(stub.requests.last?.url == "https://up-z0.qiniup.com/")
   }
+}
+
+extension HTTPRequest {
+  /// The body's bytes (every write request here has its body in memory).
+  var sentBytes: [UInt8] { body.inMemoryBytes ?? [] }
 }

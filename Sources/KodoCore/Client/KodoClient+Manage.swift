@@ -12,7 +12,7 @@ extension KodoClient {
       what: Self.describe(operation), bucket: object.bucket, key: object.key)
     _ = try await perform(
       method: "POST", bases: bases(for: .rs, bucket: object.bucket), path: operation.path,
-      authorization: .qiniu, context: context, idempotent: Self.isIdempotent(operation))
+      authorization: .qiniu, context: context, idempotency: Self.idempotency(of: operation))
   }
 
   /// Runs operations through `/batch`, at most `KodoBatch.limit` a request, all on the rs host
@@ -38,7 +38,7 @@ extension KodoClient {
         bucket: first.object.bucket)
       let (response, _) = try await perform(
         method: "POST", bases: bases, path: "/batch", authorization: .qiniu, context: context,
-        body: KodoBatch.body(chunk), idempotent: false)
+        body: .bytes(KodoBatch.body(chunk)), idempotency: .unsafe)
       results += try KodoBatch.results(
         response.body, expected: chunk.count, requestID: response.requestID)
       start += chunk.count
@@ -60,11 +60,13 @@ extension KodoClient {
       context: CallContext(what: describe(operation), bucket: object.bucket, key: object.key))
   }
 
-  /// Whether another attempt of `operation` after one that may have worked is harmless.
-  static func isIdempotent(_ operation: KodoOperation) -> Bool {
+  /// Whether another attempt of `operation` after one that may have worked is harmless: a stat
+  /// changes nothing; a move or a copy would fail (612, 614) where the first worked.
+  static func idempotency(of operation: KodoOperation) -> Idempotency {
     switch operation {
-    case .move, .copy: false
-    default: true
+    case .stat: .safe
+    case .move, .copy: .unsafe
+    default: .idempotent
     }
   }
 

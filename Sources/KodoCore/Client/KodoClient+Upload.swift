@@ -58,7 +58,7 @@ extension KodoClient {
     let (response, _) = try await perform(
       method: "POST", bases: bases(for: .up, bucket: destination.bucket), path: "/",
       headers: ["Content-Type": KodoForm.contentType(boundary: boundary)],
-      authorization: .none, context: context, body: body)
+      authorization: .none, context: context, body: .bytes(body))
     let hash = try Decode.answer("upload", response.body, requestID: response.requestID) {
       (reader) throws(JSONReader.Failure) in try Decode.uploadHash(&reader)
     }

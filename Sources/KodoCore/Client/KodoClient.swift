@@ -126,18 +126,17 @@ extension KodoClient {
   ) async throws(StorageError) -> (response: HTTPResponse, base: String) {
     try await perform(
       method: method, bases: bases, path: path, authorization: signed ? .qiniu : .none,
-      context: context, origin: origin, body: body, send: send, mayRetry: mayRetry)
+      context: context, origin: origin, body: .bytes(body), send: send, mayRetry: mayRetry)
   }
 
   /// Sends a Kodo request through the pipeline with `headers`, authorized by `authorization`.
   ///
-  /// A request that is not `idempotent` (a move, a copy, a batch) is sent once: an answer or a
-  /// failure that leaves open whether the service carried it out is final (a rate-limit answer,
-  /// which says it did not, is retried).
+  /// `idempotency` says whether the pipeline may repeat it: a move, a copy, a batch or a
+  /// multipart complete is `.unsafe`, sent again only when the failure says it never left.
   func perform(
     method: String, bases: [String], path: String, headers: HTTPHeaders = [:],
     authorization: Authorization, context: CallContext, origin: Origin = .api,
-    body: [UInt8] = [], idempotent: Bool = true,
+    body: RequestBody = .empty, idempotency: Idempotency = .idempotent,
     send: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil,
     mayRetry: (@Sendable (StorageError) -> Bool)? = nil
   ) async throws(StorageError) -> (response: HTTPResponse, base: String) {
@@ -152,19 +151,11 @@ extension KodoClient {
     }
     let plan = RequestPlan(
       method: method, bases: bases, path: path, headers: headers, body: body,
-      what: context.what, sign: signer,
-      judge: { response in
-        let verdict = Self.judge(response, context: context, origin: origin)
-        guard !idempotent, case .failure(let error, let retry) = verdict else { return verdict }
-        if case .retryRateLimited = retry { return verdict }
-        return .failure(error, retry: .final)
-      },
-      send: send, mayRetry: idempotent ? mayRetry : Self.never)
+      idempotency: idempotency, what: context.what, sign: signer,
+      judge: { response in Self.judge(response, context: context, origin: origin) },
+      send: send, mayRetry: mayRetry)
     return try await pipeline.perform(plan)
   }
-
-  /// A `mayRetry` that retries no network failure: for requests sent once.
-  static let never: @Sendable (StorageError) -> Bool = { _ in false }
 
   /// Adds `Host`, the form `Content-Type`, `X-Qiniu-Date` and the `Qiniu` Authorization.
   package static func sign(_ request: inout HTTPRequest, at now: Date, credentials: Credentials) {

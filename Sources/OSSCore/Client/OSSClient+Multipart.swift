@@ -10,7 +10,7 @@ extension OSSClient {
     let response = try await perform(
       OSSWriteRequests.initiate(bucket: destination.bucket, key: destination.key, headers: headers),
       what: "the start of a multipart upload to \(destination)", key: destination.key,
-      idempotent: false)
+      idempotency: .unsafe)
     return try OSSAnswers.initiatedUploadID(
       response.body, requestID: response.headers[OSSErrors.requestIDHeader])
   }
@@ -29,7 +29,7 @@ extension OSSClient {
     let response = try await perform(
       OSSWriteRequests.complete(
         bucket: destination.bucket, key: destination.key, uploadID: uploadID, headers: all),
-      what: what, key: destination.key, body: body, idempotent: false)
+      what: what, key: destination.key, body: .bytes(body), idempotency: .unsafe)
     let requestID = response.headers[OSSErrors.requestIDHeader]
     let etag = try OSSAnswers.resultETag(
       response.body, root: "CompleteMultipartUploadResult", requestID: requestID)

@@ -29,7 +29,7 @@ extension OSSClient: ObjectWriting {
     do {
       response = try await perform(
         OSSWriteRequests.put(bucket: destination.bucket, key: destination.key, headers: headers),
-        what: what, key: destination.key, body: request.body)
+        what: what, key: destination.key, body: .bytes(request.body))
     } catch  where error.kind == .conflict {
       let existing = try await stat(bucket: destination.bucket, key: destination.key)
       guard existing.object.size == Int64(request.body.count), existing.crc64 == String(crc)
@@ -65,7 +65,7 @@ extension OSSClient: ObjectWriting {
       let what = "the delete of \(chunk.count) keys in bucket \(DisplayText.quoted(bucket))"
       var request = OSSWriteRequests.deleteMultiple(bucket: bucket, body: body)
       request.headers.add("Content-Type", "application/xml")
-      let response = try await perform(request, what: what, body: body)
+      let response = try await perform(request, what: what, body: .bytes(body))
       let requestID = response.headers[OSSErrors.requestIDHeader]
       let result = try OSSAnswers.deleteResult(response.body, requestID: requestID)
       for failure in result.errors {
@@ -187,7 +187,7 @@ extension OSSClient: ObjectWriting {
     do {
       _ = try await perform(
         OSSWriteRequests.restore(bucket: object.bucket, key: object.key, body: body),
-        what: "the restore of \(object)", key: object.key, body: body)
+        what: "the restore of \(object)", key: object.key, body: .bytes(body))
     } catch  where error.serviceCode == "RestoreAlreadyInProgress" {
       return
     }

@@ -79,16 +79,15 @@ public struct OSSClient: Sendable {
   ///   - key: the key the request is about, for a not-found message.
   ///   - customDomain: the custom domain to send it to, if any.
   ///   - body: the request body.
-  ///   - idempotent: whether another attempt after one that may have worked is harmless; when
-  ///     not, the request is sent once (but for a rate-limited answer, which says it was not
-  ///     carried out).
+  ///   - idempotency: whether the pipeline may repeat it (an `.unsafe` request only when the
+  ///     failure says it never left).
   ///   - send: how to send (downloads stream to a descriptor).
   ///   - mayRetry: whether a network failure may be retried.
   /// - Returns: the first 2xx answer.
   /// - Throws: `StorageError` for a final failure or when retries are exhausted.
   func perform(
     _ request: OSSRequest, what: String, key: String? = nil, customDomain: OSSEndpoint? = nil,
-    body: [UInt8] = [], idempotent: Bool = true,
+    body: RequestBody = .empty, idempotency: Idempotency = .idempotent,
     send: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil,
     mayRetry: (@Sendable (StorageError) -> Bool)? = nil
   ) async throws(StorageError) -> HTTPResponse {
@@ -100,7 +99,7 @@ public struct OSSClient: Sendable {
     let bucket = request.bucket
     let plan = RequestPlan(
       method: request.method, bases: [base], path: path, headers: request.headers, body: body,
-      what: what,
+      idempotency: idempotency, what: what,
       sign: { http, now in
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
         let signed = signer.sign(
@@ -108,17 +107,11 @@ public struct OSSClient: Sendable {
         http.headers = signed.headers
       },
       judge: { response in
-        let verdict = OSSErrors.verdict(for: response, what: what, bucket: bucket, key: key)
-        guard !idempotent, case .failure(let error, let retry) = verdict else { return verdict }
-        if case .retryRateLimited = retry { return verdict }
-        return .failure(error, retry: .final)
+        OSSErrors.verdict(for: response, what: what, bucket: bucket, key: key)
       },
-      send: send, mayRetry: idempotent ? mayRetry : Self.never)
+      send: send, mayRetry: mayRetry)
     return try await pipeline.perform(plan).response
   }
-
-  /// A `mayRetry` that retries no network failure: for requests sent once.
-  static let never: @Sendable (StorageError) -> Bool = { _ in false }
 
   /// The contract's storage class for OSS's name: `Standard` → `standard`, `IA` → `ia`,
   /// `ColdArchive` → `cold_archive`; another value lower-cased with `_` between words.
