@@ -86,9 +86,14 @@ struct KodoWriteClientTests {
     #expect(stub.requests.first?.url.contains("/move/") == true)
     _ = await kodoError { _ = try await kodo.batch([.delete(at("a"))]) }
     #expect(stub.requests.count == 2)
-    // A delete is idempotent: retried.
+    // A delete after one that worked would answer 612: sent once too.
     _ = await kodoError { try await kodo.delete(at("a")) }
-    #expect(stub.requests.count == 6)
+    #expect(stub.requests.count == 3)
+    // A storage class change sets a value: retried (4 attempts).
+    _ = await kodoError {
+      try await kodo.changeStorageClass(at("a"), to: StorageClass.kodo(type: 1))
+    }
+    #expect(stub.requests.count == 7)
   }
 
   @Test func aMoveOntoItselfIsRefused() async {

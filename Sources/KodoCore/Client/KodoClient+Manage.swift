@@ -61,11 +61,13 @@ extension KodoClient {
   }
 
   /// Whether another attempt of `operation` after one that may have worked is harmless: a stat
-  /// changes nothing; a move or a copy would fail (612, 614) where the first worked.
+  /// changes nothing; a delete, a move or a copy that may not replace would fail (612, 614)
+  /// where the first worked (`docs/write-engine.md`).
   static func idempotency(of operation: KodoOperation) -> Idempotency {
     switch operation {
     case .stat: .safe
-    case .move, .copy: .unsafe
+    case .copy(_, _, force: true): .idempotent
+    case .delete, .move, .copy: .unsafe
     default: .idempotent
     }
   }
