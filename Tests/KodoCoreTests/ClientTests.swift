@@ -182,7 +182,8 @@ struct ClientErrorTests {
     (400, #"{"error":"invalid argument"}"#, .invalidInput),
     (501, #"{"error":"not implemented"}"#, .rejected),
     (579, #"{"error":"callback failed"}"#, .rejected),
-    (614, #"{"error":"file exists"}"#, .rejected),
+    (614, #"{"error":"file exists"}"#, .exists),
+    (608, #"{"error":"content modified"}"#, .preconditionFailed),
   ])
   func finalStatusesAreNotRetried(_ status: Int, _ body: String, _ kind: StorageError.Kind) async {
     let stub = StubTransport(answers: [.response(.json(status, body, requestID: "rid-\(status)"))])

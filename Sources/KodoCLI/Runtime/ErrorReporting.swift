@@ -17,7 +17,7 @@ extension StorageError {
     case .outputClosed: 0
     case .localIO: 74
     case .rejected: 1
-    case .exists: 73
+    case .exists, .preconditionFailed: 73
     }
   }
 }

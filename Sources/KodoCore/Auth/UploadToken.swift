@@ -34,4 +34,35 @@ public enum UploadToken {
   public static func token(policyJSON: String, credentials: Credentials) -> String {
     credentials.signWithData(Array(policyJSON.utf8))
   }
+
+  /// An upload token's parts: the access key, the put policy (parsed) and the bucket of its
+  /// scope (the text before the scope's first `:`).
+  public struct Decoded: Sendable, Equatable {
+    /// The access key.
+    public var accessKey: String
+    /// The put policy.
+    public var policy: JSONValue
+    /// The scope's bucket.
+    public var bucket: String
+  }
+
+  /// Splits `AK:sign:policy` and decodes the policy (URL-safe base64, padded or not).
+  ///
+  /// - Returns: `nil` when the token has not three fields, or its policy is not base64 of a
+  ///   JSON object with a string `scope`.
+  public static func decode(_ token: String) -> Decoded? {
+    let fields = token.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+    guard fields.count == 3,
+      let policyBytes = URLSafeBase64.decode(String(decoding: fields[2], as: UTF8.self)),
+      let text = String(validating: policyBytes, as: UTF8.self),
+      let policy = try? JSONValue.parse(text),
+      let members = policy.objectMembers,
+      case .string(let scope)? = members.first(where: { $0.name == "scope" })?.value
+    else { return nil }
+    let bucket =
+      scope.utf8.split(separator: UInt8(ascii: ":"), omittingEmptySubsequences: false)
+      .first.map { String(decoding: $0, as: UTF8.self) } ?? scope
+    return Decoded(
+      accessKey: String(decoding: fields[0], as: UTF8.self), policy: policy, bucket: bucket)
+  }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import StorageCore
+package import StorageCore
 
 /// A region answer for one bucket, with the scheme of the uc host that gave it.
 struct ResolvedRegions: Sendable {
@@ -15,6 +15,8 @@ extension ServiceHosts {
     case .rs: rs
     case .rsf: rsf
     case .api: api
+    case .up: up
+    case .upAccelerated: nil
     }
   }
 }
@@ -25,7 +27,9 @@ extension KodoClient {
   /// A configured host wins; uc falls back through the default uc hosts; rs, rsf and api come
   /// from the bucket's region answer (`domains` before `old`, then the next region), with the
   /// scheme of the uc host that answered.
-  func bases(for service: Service, bucket: String?) async throws(StorageError) -> [String] {
+  package func bases(for service: Service, bucket: String?) async throws(StorageError)
+    -> [String]
+  {
     if let configured = options.hosts[service] { return [configured] }
     if service == .uc { return options.ucHosts }
     guard let bucket else {

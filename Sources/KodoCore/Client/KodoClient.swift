@@ -1,4 +1,4 @@
-import Foundation
+package import Foundation
 public import StorageCore
 import Synchronization
 
@@ -67,9 +67,11 @@ final class RegionCache: Sendable {
   let resolved = Mutex([String: ResolvedRegions]())
 }
 
-/// Kodo's services.
-enum Service: String {
-  case uc, rs, rsf, api
+/// Kodo's services, by their names in `/v4/query` answers.
+package enum Service: String, Sendable {
+  case uc, rs, rsf, api, up
+  /// The accelerated up hosts (`up.acc_domains`), never configured.
+  case upAccelerated = "up_acc"
 }
 
 /// What a call is about, to word its errors.
@@ -88,6 +90,17 @@ extension KodoClient {
   /// Whether an answer must carry `X-Reqid` (API answers do; CDN downloads need not).
   enum Origin {
     case api, download
+  }
+
+  /// How a request proves who sends it.
+  enum Authorization: Sendable {
+    /// Not at all (region queries, downloads with a signed URL, form uploads whose token is in
+    /// the body).
+    case none
+    /// `X-Qiniu-Date` and the `Qiniu` signature over the request (rs, rsf, uc, api).
+    case qiniu
+    /// `Authorization: UpToken <token>` (resumable uploads on the up host).
+    case upToken(String)
   }
 
   /// Sends a Kodo request through the pipeline: built for each candidate base URL, signed when
@@ -113,20 +126,41 @@ extension KodoClient {
     send: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil,
     mayRetry: (@Sendable (StorageError) -> Bool)? = nil
   ) async throws(StorageError) -> (response: HTTPResponse, base: String) {
+    try await perform(
+      method: method, bases: bases, path: path, authorization: signed ? .qiniu : .none,
+      context: context, origin: origin, body: .bytes(body), send: send, mayRetry: mayRetry)
+  }
+
+  /// Sends a Kodo request through the pipeline with `headers`, authorized by `authorization`.
+  ///
+  /// `idempotency` says whether the pipeline may repeat it: a move, a copy, a batch or a
+  /// multipart complete is `.unsafe`, sent again only when the failure says it never left.
+  func perform(
+    method: String, bases: [String], path: String, headers: HTTPHeaders = [:],
+    authorization: Authorization, context: CallContext, origin: Origin = .api,
+    body: RequestBody = .empty, idempotency: Idempotency = .idempotent,
+    send: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil,
+    mayRetry: (@Sendable (StorageError) -> Bool)? = nil
+  ) async throws(StorageError) -> (response: HTTPResponse, base: String) {
     let credentials = self.credentials
     var signer: (@Sendable (inout HTTPRequest, Date) -> Void)?
-    if signed {
+    switch authorization {
+    case .none: break
+    case .qiniu:
       signer = { request, now in Self.sign(&request, at: now, credentials: credentials) }
+    case .upToken(let token):
+      signer = { request, _ in request.headers.set("Authorization", "UpToken " + token) }
     }
     let plan = RequestPlan(
-      method: method, bases: bases, path: path, body: body, what: context.what, sign: signer,
+      method: method, bases: bases, path: path, headers: headers, body: body,
+      idempotency: idempotency, what: context.what, sign: signer,
       judge: { response in Self.judge(response, context: context, origin: origin) },
       send: send, mayRetry: mayRetry, mayCorrectClock: origin == .api)
     return try await pipeline.perform(plan)
   }
 
   /// Adds `Host`, the form `Content-Type`, `X-Qiniu-Date` and the `Qiniu` Authorization.
-  static func sign(_ request: inout HTTPRequest, at now: Date, credentials: Credentials) {
+  package static func sign(_ request: inout HTTPRequest, at now: Date, credentials: Credentials) {
     let parts = URLParts(request.url)
     request.headers.add("Host", parts.authority)
     request.headers.add("Content-Type", RequestSigning.formContentType)
@@ -235,6 +269,11 @@ extension KodoClient {
         hint: .restartListing)
     case 400:
       return make(.invalidInput, "Kodo rejected \(context.what) as invalid (\(said))")
+    case 614:
+      return make(.exists, "\(context.what): the destination already exists (\(said))")
+    case 608:
+      return make(
+        .preconditionFailed, "\(context.what): the object changed since it was read (\(said))")
     case 573:
       return make(.temporary, "Kodo is rate-limiting \(context.what) (\(said))")
     default:

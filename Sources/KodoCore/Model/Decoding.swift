@@ -248,14 +248,23 @@ enum Decode {
             guard try reader.peekKind() == .object else { return try reader.skipValue() }
             var domains: [String] = []
             var old: [String] = []
+            var accelerated: [String] = []
             try reader.readObject { (reader, field) throws(Failure) in
               switch field {
               case "domains": domains = try reader.readStringArray()
               case "old": old = try reader.readStringArray()
+              case "acc_domains": accelerated = try reader.readStringArray()
               default: try reader.skipValue()
               }
             }
-            region.services[name] = domains + old
+            if name == "up" {
+              // Qiniu's SDKs upload to `domains` only (`old` are legacy names of the same
+              // hosts); accelerated hosts are a service of their own.
+              region.services[name] = domains
+              if !accelerated.isEmpty { region.services["up_acc"] = accelerated }
+            } else {
+              region.services[name] = domains + old
+            }
           }
         }
         regions.append(region)

@@ -20,6 +20,14 @@ extension StorageClass {
     return StorageClass(name: "type_\(type)", serviceName: "type \(type)")
   }
 
+  /// The contract's names of Kodo's classes, in Kodo's order.
+  package static var kodoNames: [String] { kodoClasses.map(\.name) }
+
+  /// Kodo's `type` number for a class given by the contract's name (or as Kodo's own value).
+  package static func kodoType(named storageClass: StorageClass) -> Int? {
+    kodoClasses.firstIndex { $0.name == storageClass.name } ?? storageClass.kodoType
+  }
+
   /// Kodo's `type` number for the class (the inverse of `kodo(type:)`), when it is Kodo's.
   package var kodoType: Int? {
     guard serviceName.hasPrefix("type "), let number = Int(serviceName.dropFirst(5)) else {

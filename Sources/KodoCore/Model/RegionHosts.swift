@@ -4,6 +4,7 @@ package struct RegionHosts: Sendable, Equatable {
   package var region: String
   /// How long the answer may be cached, in seconds.
   package var ttl: Int64
-  /// Bare host names (no scheme) per service name (`rs`, `rsf`, `uc`, `api`, `io_src`, …).
+  /// Bare host names (no scheme) per service name (`rs`, `rsf`, `uc`, `api`, `io_src`, …);
+  /// `up` holds only its `domains` (as Qiniu's SDKs use them) and `up_acc` its `acc_domains`.
   package var services: [String: [String]]
 }

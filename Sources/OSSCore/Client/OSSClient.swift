@@ -78,12 +78,16 @@ public struct OSSClient: Sendable {
   ///   - what: what the request is about, for messages.
   ///   - key: the key the request is about, for a not-found message.
   ///   - customDomain: the custom domain to send it to, if any.
+  ///   - body: the request body.
+  ///   - idempotency: whether the pipeline may repeat it (an `.unsafe` request only when the
+  ///     failure says it never left).
   ///   - send: how to send (downloads stream to a descriptor).
   ///   - mayRetry: whether a network failure may be retried.
   /// - Returns: the first 2xx answer.
   /// - Throws: `StorageError` for a final failure or when retries are exhausted.
   func perform(
     _ request: OSSRequest, what: String, key: String? = nil, customDomain: OSSEndpoint? = nil,
+    body: RequestBody = .empty, idempotency: Idempotency = .idempotent,
     send: (@Sendable (HTTPRequest) async throws -> HTTPResponse)? = nil,
     mayRetry: (@Sendable (StorageError) -> Bool)? = nil
   ) async throws(StorageError) -> HTTPResponse {
@@ -94,7 +98,8 @@ public struct OSSClient: Sendable {
     let signer = self.signer
     let bucket = request.bucket
     let plan = RequestPlan(
-      method: request.method, bases: [base], path: path, headers: request.headers, what: what,
+      method: request.method, bases: [base], path: path, headers: request.headers, body: body,
+      idempotency: idempotency, what: what,
       sign: { http, now in
         let seconds = Int64(now.timeIntervalSince1970.rounded(.down))
         let signed = signer.sign(

@@ -15,9 +15,10 @@ package enum OSSErrors {
   ///
   /// `NoSuchBucket`, `NoSuchKey` and other 404s: not found. `AccessDenied`,
   /// `InvalidAccessKeyId`, `SignatureDoesNotMatch`, `SecurityTokenExpired`,
-  /// `RequestTimeTooSkewed` and other 401/403s: unauthorized. 5xx (but 501), 408, 429:
-  /// temporary. An invalid signing region: configuration. 400 and 416: invalid input. Anything
-  /// else: rejected.
+  /// `RequestTimeTooSkewed` and other 401/403s: unauthorized. `FileAlreadyExists` (a write
+  /// that may not replace): conflict. `PreconditionFailed` and other 412s: precondition
+  /// failed. 5xx (but 501), 408, 429: temporary. An invalid signing region: configuration. 400
+  /// and 416: invalid input. Anything else: rejected.
   package static func kind(code: String?, status: Int, message: String? = nil) -> StorageError.Kind
   {
     switch code {
@@ -27,12 +28,15 @@ package enum OSSErrors {
       return .unauthorized
     // An archived object not restored: refused like Kodo's 403 for it (77, permission).
     case "InvalidObjectState": return .unauthorized
+    case "FileAlreadyExists": return .exists
+    case "PreconditionFailed": return .preconditionFailed
     case "InvalidArgument" where message?.contains("signing region") == true: return .configuration
     default: break
     }
     switch status {
     case 404: return .notFound
     case 401, 403: return .unauthorized
+    case 412: return .preconditionFailed
     case 501: return .rejected
     case 408, 429, 500...599: return .temporary
     case 400, 416: return .invalidInput
@@ -139,6 +143,9 @@ package enum OSSErrors {
     case (_, .temporary): message = "OSS failed to answer \(what) (\(said))"
     case (_, .invalidInput) where status == 416:
       message = "\(what): the range asked for is outside the object (\(said))"
+    case (_, .exists): message = "\(what): the destination already exists (\(said))"
+    case (_, .preconditionFailed):
+      message = "\(what): the object changed since it was read (\(said))"
     case (_, .invalidInput): message = "OSS rejected \(what) as invalid (\(said))"
     default: message = "OSS rejected \(what) (\(said))"
     }

@@ -31,8 +31,13 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     case localIO
     /// The service answered with an error that fits no other class (other 4xx, 501, 579, 6xx).
     case rejected
-    /// The destination exists and differs, and was not replaced (a local file, an object).
+    /// The destination exists and was not replaced: a differing local file, or a write the
+    /// service refused because it may not replace what is there (Kodo 614, OSS
+    /// `FileAlreadyExists`).
     case exists
+    /// A write was refused because a condition it set on the object's state did not hold: the
+    /// object changed since it was read (OSS 412 `PreconditionFailed`, Kodo 608).
+    case preconditionFailed
   }
 
   /// What the caller can do about a failure; the command line words it.

@@ -46,7 +46,7 @@ package enum RedirectPolicy {
     next.url = target
     if status == 303 && request.method != "HEAD" {
       next.method = "GET"
-      next.body = []
+      next.body = .empty
     }
     if !sameOrigin(from, to) {
       next.headers = HTTPHeaders(

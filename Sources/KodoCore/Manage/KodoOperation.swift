@@ -1,0 +1,161 @@
+public import StorageCore
+
+/// One of Kodo's rs management operations (`docs/write-protocol.md` §A8): its path on the rs
+/// host, sent alone with `POST`, or as one `op=` of a `/batch`.
+///
+/// Entries are `EncodedEntryURI`s and values URL-safe base64 with padding; `=`, `-` and `_`
+/// stay literal in the path.
+public enum KodoOperation: Sendable, Equatable {
+  /// `/delete/<E>[/cond/<c>]`.
+  case delete(ObjectLocation, condition: KodoCondition? = nil)
+  /// `/move/<Esrc>/<Edst>/force/<bool>` (614 when the destination exists and not `force`).
+  case move(ObjectLocation, to: ObjectLocation, force: Bool)
+  /// `/copy/<Esrc>/<Edst>/force/<bool>`.
+  case copy(ObjectLocation, to: ObjectLocation, force: Bool)
+  /// `/chgm/<E>[/mime/<b64>][/x-qn-meta-<name>/<b64>]…`.
+  case changeMetadata(ObjectLocation, mimeType: String?, metadata: [MetadataEntry])
+  /// `/chtype/<E>/type/<n>`: 0 standard … 5 intelligent tiering.
+  case changeType(ObjectLocation, type: Int)
+  /// `/chstatus/<E>/status/<n>`: 0 enabled, 1 disabled.
+  case changeStatus(ObjectLocation, status: Int)
+  /// `/deleteAfterDays/<E>/<n>` (0 cancels).
+  case deleteAfterDays(ObjectLocation, days: Int)
+  /// `/lifecycle/<E>/toIAAfterDays/<n>/toArchiveIRAfterDays/<n>/toArchiveAfterDays/<n>/
+  /// toDeepArchiveAfterDays/<n>/deleteAfterDays/<n>[/cond/<c>]` (0 unchanged, −1 cancels).
+  case lifecycle(ObjectLocation, KodoLifecycle, condition: KodoCondition? = nil)
+  /// `/restoreAr/<E>/freezeAfterDays/<n>` (1 to 7 days).
+  case restoreArchive(ObjectLocation, days: Int)
+  /// `/stat/<E>`.
+  case stat(ObjectLocation)
+
+  /// The operation's path, with its leading `/`.
+  public var path: String {
+    func entry(_ location: ObjectLocation) -> String {
+      EncodedEntryURI.encode(bucket: location.bucket, key: location.key)
+    }
+    func condition(_ value: KodoCondition?) -> String {
+      value.map { "/cond/" + $0.encoded } ?? ""
+    }
+    switch self {
+    case .delete(let object, let cond):
+      return "/delete/" + entry(object) + condition(cond)
+    case .move(let source, let destination, let force):
+      return "/move/" + entry(source) + "/" + entry(destination) + "/force/" + String(force)
+    case .copy(let source, let destination, let force):
+      return "/copy/" + entry(source) + "/" + entry(destination) + "/force/" + String(force)
+    case .changeMetadata(let object, let mimeType, let metadata):
+      var path = "/chgm/" + entry(object)
+      if let mimeType { path += "/mime/" + URLSafeBase64.encode(mimeType) }
+      for item in metadata {
+        path += "/x-qn-meta-" + item.name + "/" + URLSafeBase64.encode(item.value)
+      }
+      return path
+    case .changeType(let object, let type):
+      return "/chtype/" + entry(object) + "/type/" + String(type)
+    case .changeStatus(let object, let status):
+      return "/chstatus/" + entry(object) + "/status/" + String(status)
+    case .deleteAfterDays(let object, let days):
+      return "/deleteAfterDays/" + entry(object) + "/" + String(days)
+    case .lifecycle(let object, let rule, let cond):
+      return "/lifecycle/" + entry(object) + "/toIAAfterDays/" + String(rule.toIA)
+        + "/toArchiveIRAfterDays/" + String(rule.toArchiveIR) + "/toArchiveAfterDays/"
+        + String(rule.toArchive) + "/toDeepArchiveAfterDays/" + String(rule.toDeepArchive)
+        + "/deleteAfterDays/" + String(rule.delete) + condition(cond)
+    case .restoreArchive(let object, let days):
+      return "/restoreAr/" + entry(object) + "/freezeAfterDays/" + String(days)
+    case .stat(let object):
+      return "/stat/" + entry(object)
+    }
+  }
+
+  /// The object the operation is about (the source of a move or copy).
+  public var object: ObjectLocation {
+    switch self {
+    case .delete(let object, _), .move(let object, _, _), .copy(let object, _, _),
+      .changeMetadata(let object, _, _), .changeType(let object, _),
+      .changeStatus(let object, _), .deleteAfterDays(let object, _),
+      .lifecycle(let object, _, _), .restoreArchive(let object, _), .stat(let object):
+      return object
+    }
+  }
+
+  /// Metadata names Kodo accepts: 1 to 50 of `A-Z a-z 0-9 _ -` (api-specs
+  /// `modify_object_metadata.yml`); anything else would change the path's meaning.
+  package static func validateMetadataName(_ name: String) throws(StorageError) {
+    let bytes = Array(name.utf8)
+    let allowed = bytes.allSatisfy { byte in
+      switch byte {
+      case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+        UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"):
+        return true
+      default: return false
+      }
+    }
+    guard allowed, (1...50).contains(bytes.count) else {
+      throw StorageError(
+        .invalidInput,
+        "the metadata name \(DisplayText.quoted(name)) is not 1 to 50 letters, digits, \"_\" or \"-\""
+      )
+    }
+  }
+}
+
+/// Days after upload at which Kodo moves or deletes an object (0 leaves a rule unchanged, −1
+/// cancels it).
+public struct KodoLifecycle: Sendable, Equatable {
+  /// To infrequent access.
+  public var toIA: Int
+  /// To archive (instant retrieval).
+  public var toArchiveIR: Int
+  /// To archive.
+  public var toArchive: Int
+  /// To deep archive.
+  public var toDeepArchive: Int
+  /// Deletion.
+  public var delete: Int
+
+  /// A rule set from its parts; each defaults to unchanged.
+  public init(
+    toIA: Int = 0, toArchiveIR: Int = 0, toArchive: Int = 0, toDeepArchive: Int = 0,
+    delete: Int = 0
+  ) {
+    self.toIA = toIA
+    self.toArchiveIR = toArchiveIR
+    self.toArchive = toArchive
+    self.toDeepArchive = toDeepArchive
+    self.delete = delete
+  }
+}
+
+/// A condition on an object's state that a delete, lifecycle or status change needs to hold
+/// (`/cond/` + URL-safe base64 of `hash=…&mime=…&fsize=…&putTime=…`, the fields given).
+public struct KodoCondition: Sendable, Equatable {
+  /// The qetag the object must have.
+  public var hash: String?
+  /// The content type it must have.
+  public var mimeType: String?
+  /// The size it must have.
+  public var size: Int64?
+  /// The `putTime` (100 ns units) it must have.
+  public var putTime: Int64?
+
+  /// A condition from its parts.
+  public init(
+    hash: String? = nil, mimeType: String? = nil, size: Int64? = nil, putTime: Int64? = nil
+  ) {
+    self.hash = hash
+    self.mimeType = mimeType
+    self.size = size
+    self.putTime = putTime
+  }
+
+  /// The condition as its path segment's value.
+  public var encoded: String {
+    var parts: [String] = []
+    if let hash { parts.append("hash=" + hash) }
+    if let mimeType { parts.append("mime=" + mimeType) }
+    if let size { parts.append("fsize=" + String(size)) }
+    if let putTime { parts.append("putTime=" + String(putTime)) }
+    return URLSafeBase64.encode(parts.joined(separator: "&"))
+  }
+}
