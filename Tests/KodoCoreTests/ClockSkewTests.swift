@@ -29,11 +29,13 @@ struct ClockSkewTests {
     let kodo = client(stub)
     let descriptor = open("/dev/null", O_WRONLY | O_CLOEXEC)
     defer { close(descriptor) }
-    _ = try await kodo.download(url: "http://cdn.example/a.txt?e=1&token=t", to: descriptor)
+    _ = try await kodo.download(
+      url: "http://cdn.example/a.txt?e=1&token=t", to: DownloadWriter(descriptor: descriptor))
     #expect(kodo.correctedClock.unixSeconds == Self.local)
     // A CDN that says "too skewed" is refused like any other 403, once.
     let error = await kodoError {
-      _ = try await kodo.download(url: "http://cdn.example/b.txt", to: descriptor)
+      _ = try await kodo.download(
+        url: "http://cdn.example/b.txt", to: DownloadWriter(descriptor: descriptor))
     }
     #expect(error?.kind == .unauthorized)
     #expect(stub.requests.count == 2)

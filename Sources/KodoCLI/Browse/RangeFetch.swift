@@ -22,8 +22,7 @@ extension EffectRunner {
     _ = try await provider.download(
       DownloadRequest(
         bucket: bucket, key: key, domain: domain(bucket), expectedSize: Int64(count), range: range),
-      to: descriptor,
-      rewind: { ftruncate(descriptor, 0) == 0 && lseek(descriptor, 0, SEEK_SET) == 0 })
+      to: descriptor)
     var bytes = [UInt8](repeating: 0, count: count)
     var done = 0
     while done < count {
