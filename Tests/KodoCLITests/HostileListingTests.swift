@@ -222,7 +222,8 @@ struct HostileListingTests {
     try await ScriptedHTTPServer.withServer { request in
       if request.path == "/list" {
         let items = ["p/a.txt", "p/b.txt", "p/c.txt"].map {
-          #"{"key":"\#($0)","fsize":3,"hash":"","mimeType":"text/plain","putTime":17000000000000000}"#
+          // The qetag of "abc": with a hash to check against, get -r asks for no stat.
+          #"{"key":"\#($0)","fsize":3,"hash":"FqmZPjZHBoFquj4lcXhQwmyc0Nid","mimeType":"text/plain","putTime":17000000000000000}"#
         }
         return .respond(
           .json(

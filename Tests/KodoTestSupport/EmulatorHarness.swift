@@ -52,6 +52,11 @@ public struct EmulatorHarness: Sendable {
     {
       configuration.limits.requestTimeoutMilliseconds = requestTimeoutMilliseconds
     }
+    // The head's own deadline (10 s) would time the test process the same way: a kept-alive
+    // connection waits for its next request head while the test waits for a thread.
+    if configuration.limits.headTimeoutMilliseconds == EmulatorLimits().headTimeoutMilliseconds {
+      configuration.limits.headTimeoutMilliseconds = requestTimeoutMilliseconds
+    }
     return EmulatorHarness(server: try await EmulatorServer.start(configuration))
   }
 
