@@ -64,7 +64,7 @@ extension State {
       guard selected != nil else { return [] }
       mode = .copy
     case .character(":"): mode = .goTo(LineEditor(currentPath, selectAll: true))
-    case .character("s"): return save(to: nil)
+    case .character("s"): return saveTree() ?? save(to: nil)
     case .character("S"):
       guard let object = selected?.object else { return [] }
       mode = .saveAs(

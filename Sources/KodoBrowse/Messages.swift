@@ -14,6 +14,9 @@ public enum Message: Sendable {
   case copied(what: String, Result<String, Failure>)
   case downloadProgress(name: String, bytes: Int64, total: Int64)
   case downloadFinished(name: String, Result<String, Failure>)
+  /// A folder's (or the marked entries') download: how far it has come, and how it ended.
+  case treeProgress(id: Int, TreeProgress)
+  case treeFinished(id: Int, Result<TreeSummary, Failure>)
   /// A range of an object, for the pager.
   case rangeLoaded(id: Int, Result<[UInt8], Failure>)
   /// The entries of a local directory, for Tab completion.
@@ -44,6 +47,10 @@ public enum Effect: Sendable, Equatable {
   case copyURL(bucket: String, key: String)
   /// Downloads the object to `path` (`nil`: its name in the current directory).
   case download(bucket: String, key: String, size: Int64, path: String?)
+  /// Downloads `entries` of `bucket` (a key, or a folder's prefix ending in `/`: everything
+  /// under it) into the current directory as `get -r` does, each at its path below `base`
+  /// (the folder shown). `cancel(id:)` stops it.
+  case downloadTree(id: Int, bucket: String, base: String, entries: [String])
   /// Fetches a range of an object (at most 64 KiB) into memory, for the pager.
   case fetchRange(id: Int, bucket: String, key: String, range: ClosedRange<Int64>)
   /// Lists a local directory (for Tab completion of a local path).

@@ -204,6 +204,8 @@ public struct State: Sendable {
   public var message: String?
   /// A download in progress: name, bytes, total.
   public var download: (name: String, bytes: Int64, total: Int64)?
+  /// A folder (or the marked entries) downloading (`s`, as `get -r`).
+  public var treeDownload: TreeDownload?
 
   /// The marked entries of the current folder, by key (or prefix): kept across filters, sorts
   /// and pages, dropped when the browser leaves the folder.

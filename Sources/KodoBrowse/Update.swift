@@ -60,6 +60,10 @@ extension State {
       self.message = text
     case .downloadProgress(let name, let bytes, let total):
       download = (name, bytes, total)
+    case .treeProgress(let id, let progress):
+      treeDownloadChanged(id: id, progress: progress, end: nil)
+    case .treeFinished(let id, let result):
+      treeDownloadChanged(id: id, progress: nil, end: result)
     case .downloadFinished(let name, let result):
       download = nil
       switch result {

@@ -227,6 +227,7 @@ public func statusLine(_ state: State) -> String {
     parts.append(
       "downloading \(Fit.visible(download.name)) \(percent)% (\(Format.size(download.bytes)))")
   }
+  if let tree = state.treeDownload { parts.append(Fit.visible(tree.status)) }
   if let message = state.message { parts.append(Fit.visible(message)) }
   return " " + parts.joined(separator: " · ")
 }

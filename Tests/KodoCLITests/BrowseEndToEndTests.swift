@@ -168,6 +168,30 @@ struct BrowseEndToEndTests {
     try await session.keys("q")
   }
 
+  @Test func sOnAFolderDownloadsItHereAsGetRDoes() async throws {
+    let session = try await Self.start("photos/2024/")
+    #expect(try await session.waitFor { $0.contains("05/") && $0.contains("日志/") }.holds)
+    // The cursor is on 05/, the first folder.
+    try await session.keys("s")
+    var seen = try await session.waitFor { $0.contains("downloaded 05/ here: 3 written") }
+    #expect(seen.holds, "\(seen.screen)")
+    for name in ["a.jpg", "b 中文.png", "c.log"] {
+      #expect(session.file("05/" + name) == Fixture.files["2024/05/" + name], "\(name)")
+    }
+    // Again: the same files are there, so nothing is written; a differing one is kept.
+    try "changed".write(
+      toFile: session.directory + "/05/c.log", atomically: false, encoding: .utf8)
+    try await session.keys("s")
+    seen = try await session.waitFor { $0.contains("0 written, 2 already there, 1 kept") }
+    #expect(seen.holds, "\(seen.screen)")
+    #expect(session.file("05/c.log") == "changed")
+    let leftovers = try FileManager.default.subpathsOfDirectory(atPath: session.directory)
+      .filter { $0.hasSuffix(".part") }
+    #expect(leftovers.isEmpty)
+    try await session.keys("q")
+    #expect(try await session.exitStatus() == 0)
+  }
+
   @Test func adaptsToResize() async throws {
     let session = try await Self.start("photos/2024/05/", width: 120)
     var seen = try await session.waitFor { $0.contains("3 entries") && $0.contains("│") }

@@ -27,8 +27,6 @@ struct Browse: KodoCommand {
       """
   )
 
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
   @OptionGroup var download: DownloadOptions
 
   @Flag(help: "Choose an object with Enter: print its key (with --json, bucket, key and URL).")
@@ -46,6 +44,9 @@ struct Browse: KodoCommand {
       valueName: "BUCKET[/PATH]"),
     completion: ShellCompletion.bucketPath)
   var path: String?
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
 
   func execute(_ context: Context) async throws {
     let runtime = context.runtime
@@ -82,12 +83,20 @@ struct Browse: KodoCommand {
     quiet.diagnosticsSink = { level, text in
       send(.note((level == .error ? "error: " : level == .warning ? "warning: " : "") + text.text))
     }
-    let outcome = try await Runtime.$current.withValue(quiet) {
-      try await loop(
-        &state, events: events, send: send, runner: runner, terminal: terminal,
-        json: context.options.json, trace: BrowseTrace(environment: runtime.environment),
-        repaint: { continuation.yield(.signal(0)) })
+    let outcome: Outcome
+    do {
+      outcome = try await Runtime.$current.withValue(quiet) {
+        try await loop(
+          &state, events: events, send: send, runner: runner, terminal: terminal,
+          json: context.options.json, trace: BrowseTrace(environment: runtime.environment),
+          repaint: { continuation.yield(.signal(0)) })
+      }
+    } catch {
+      await runner.stopAll()
+      throw error
     }
+    // A download still running stops, its temporary files removed, before kodo exits.
+    await runner.stopAll()
     terminal.close()
     switch outcome {
     case .quit(let code):

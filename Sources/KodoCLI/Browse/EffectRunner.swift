@@ -78,6 +78,10 @@ final class EffectRunner: Sendable {
       }
     case .download(let bucket, let key, let size, let path):
       Task { [self] in await download(bucket: bucket, key: key, size: size, path: path) }
+    case .downloadTree(let id, let bucket, let base, let entries):
+      start(id) { [self] in
+        await downloadTree(id: id, bucket: bucket, base: base, entries: entries)
+      }
     case .fetchRange(let id, let bucket, let key, let range):
       start(id) { [self, send] in
         let result = await Self.result { () async throws(StorageError) in
@@ -101,6 +105,17 @@ final class EffectRunner: Sendable {
       return Array(tasks.values)
     }
     for task in running { task.cancel() }
+  }
+
+  /// Cancels everything still running and waits for it to end, so that a download has
+  /// removed its temporary files before the browser exits.
+  func stopAll() async {
+    let running = tasks.withLock { tasks in
+      defer { tasks.removeAll() }
+      return Array(tasks.values)
+    }
+    for task in running { task.cancel() }
+    for task in running { await task.value }
   }
 
   private func start(_ id: Int, _ body: @escaping @Sendable () async -> Void) {

@@ -7,6 +7,7 @@ struct Cat: KodoCommand {
   static let configuration = CommandConfiguration(
     commandName: "cat",
     abstract: "Write an object's bytes to stdout, streaming.",
+    usage: ObjectArguments.usage("cat"),
     discussion: """
       A download that fails before any byte was written is retried; once bytes have reached \
       stdout, it is not (stdout is never rewound or truncated, so `kodo cat KEY >> file` is \
@@ -26,8 +27,6 @@ struct Cat: KodoCommand {
       """
   )
 
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
   @OptionGroup var download: DownloadOptions
 
   @Option(
@@ -36,6 +35,9 @@ struct Cat: KodoCommand {
   var range: String?
 
   @OptionGroup var object: ObjectArguments
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
 
   func execute(_ context: Context) async throws {
     let range = try self.range.map { text throws(StorageError) in try RangeText(text) }
@@ -77,6 +79,7 @@ struct Get: KodoCommand {
   static let configuration = CommandConfiguration(
     commandName: "get",
     abstract: "Download an object to a file, checking its size and hash.",
+    usage: ObjectArguments.usage("get", extra: ["-r BUCKET/PREFIX DIR"]),
     discussion: """
       The object is written to a new temporary file next to the destination and moved there only \
       when it is complete and its size and hash (Kodo's qetag) match, so an interrupted download \
@@ -105,8 +108,6 @@ struct Get: KodoCommand {
       """
   )
 
-  @OptionGroup var global: GlobalOptions
-  @ParentCommand var root: Kodo
   @OptionGroup var download: DownloadOptions
 
   @Option(
@@ -130,6 +131,9 @@ struct Get: KodoCommand {
   var parallel: Int?
 
   @OptionGroup var object: ObjectArguments
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
 
   func validate() throws {
     if let parallel {

@@ -21,6 +21,9 @@ struct RecursiveGet {
   let json: Bool
   /// Replace a differing local file (otherwise it is kept and reported, exit 73).
   var force = false
+  /// Only these, each at its path below `prefix`'s folder (`nil`: every object under
+  /// `prefix`): a key ending in `/` is a folder (every object under it), any other one object.
+  var entries: [String]? = nil
 
   /// What became of one object.
   enum Outcome: Sendable {
@@ -64,24 +67,9 @@ struct RecursiveGet {
   }
 
   func run() async throws {
-    try DownloadFile.makeDirectories(directory)
-    // Every folder and file under DIR is made relative to DIR's descriptor (M-5).
-    let root = open(directory.string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    guard root >= 0 else {
-      throw StorageError(
-        .localIO,
-        "cannot open the directory \(DisplayText(quoting: directory.string)): \(Errno(rawValue: errno))"
-      )
-    }
-    defer { _ = Glibc.close(root) }
     let output = OutputStream.standardOutput()
     var tally = Tally()
-    var inFlight = 0
-    let provider = self.provider
-    let bucket = self.bucket
-    let force = self.force
     let json = self.json
-    var domain: DomainChoice?
     // A bar on the terminal, unless JSON lines go to the same terminal.
     let progress = TransferProgress(enabled: Diagnostics.isTerminal && !(json && output.isTerminal))
     defer { progress.clear() }
@@ -128,23 +116,84 @@ struct RecursiveGet {
           fail(error)
         }
       }
-      Signals.setResumeHint(hint(tally))
     }
     do {
-      try await withThrowingTaskGroup(of: Outcome.self) { group in
+      try await transfer { event in
+        switch event {
+        case .listed(let bytes): progress.listed(objects: 1, bytes: bytes)
+        case .rejected(let error): fail(error)
+        case .finished(let outcome): try report(outcome)
+        case .listingComplete: progress.listingComplete()
+        }
+        // The scan sets a hint of its own (none: a listing's marker is not how this resumes).
+        Signals.setResumeHint(hint(tally))
+      }
+    } catch let failure as CommandFailure where failure.error.kind == .cancelled {
+      tally.interrupted = true
+    } catch let error as StorageError where error.kind == .cancelled {
+      tally.interrupted = true
+    }
+    try output.flush()
+    progress.clear()
+    if tally.interrupted || Task.isCancelled {
+      throw CommandFailure(
+        error: StorageError(.cancelled, "interrupted"), notes: [hint(tally)])
+    }
+    if !json { Diagnostics.note(tally.summary) }
+    if let code = tally.firstFailure { throw ExitCode(code) }
+  }
+
+  /// What `transfer` reports, in order, on the caller's task.
+  enum Event {
+    /// An object found, to be fetched (`bytes` its size).
+    case listed(bytes: Int64)
+    /// An object skipped before fetching: its path would not stay inside DIR, or a folder of
+    /// it could not be made.
+    case rejected(StorageError)
+    /// An object fetched (or not).
+    case finished(Outcome)
+    /// Every object has been found.
+    case listingComplete
+  }
+
+  /// The download itself, for `get -r` and the browser's `s`: lists what to fetch (every object
+  /// under `prefix`, or `entries`) and fetches it into DIR, `parallel` at a time, telling
+  /// `handle` what happens. Cancelling it stops it; no temporary file is left.
+  func transfer(_ handle: (Event) async throws -> Void) async throws {
+    try DownloadFile.makeDirectories(directory)
+    // Every folder and file under DIR is made relative to DIR's descriptor (M-5).
+    let root = open(directory.string, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard root >= 0 else {
+      throw StorageError(
+        .localIO,
+        "cannot open the directory \(DisplayText(quoting: directory.string)): \(Errno(rawValue: errno))"
+      )
+    }
+    defer { _ = Glibc.close(root) }
+    var inFlight = 0
+    let provider = self.provider
+    let bucket = self.bucket
+    let force = self.force
+    var domain: DomainChoice?
+    // Each scan: a folder's prefix, or a key (`exact`: that object only).
+    let scans = (entries ?? [prefix]).map { entry in
+      (entry, entries != nil && !KeySegments.endsWithSlash(entry))
+    }
+    try await withThrowingTaskGroup(of: Outcome.self) { group in
+      for (scanned, exact) in scans where !Task.isCancelled {
         try await RecursiveScan(
-          provider: provider, bucket: bucket, prefix: prefix, pageSize: 1000, parallel: nil
+          provider: provider, bucket: bucket, prefix: scanned, pageSize: 1000, parallel: nil
         ).run { objects, _ in
-          // The scan sets a hint of its own (none: a listing's marker is not how this resumes).
-          Signals.setResumeHint(hint(tally))
           for object in objects {
+            if exact && !object.key.utf8.elementsEqual(scanned.utf8) { continue }
             guard let segments = Self.relativePath(of: object.key, prefix: prefix) else {
               if KeySegments.endsWithSlash(object.key) && object.size == 0 { continue }
-              fail(
-                StorageError(
-                  .invalidInput,
-                  "skipped \(DisplayText(quoting: object.key)): its path would not stay inside \(DisplayText(quoting: directory.string))"
-                ))
+              try await handle(
+                .rejected(
+                  StorageError(
+                    .invalidInput,
+                    "skipped \(DisplayText(quoting: object.key)): its path would not stay inside \(DisplayText(quoting: directory.string))"
+                  )))
               continue
             }
             let destination: FilePath
@@ -153,13 +202,13 @@ struct RecursiveGet {
               (parent, destination) = try Self.prepare(
                 segments, in: root, at: directory, key: object.key)
             } catch {
-              fail(error)
+              try await handle(.rejected(error))
               continue
             }
-            progress.listed(objects: 1, bytes: object.size)
+            try await handle(.listed(bytes: object.size))
             if inFlight >= parallel, let outcome = try await group.next() {
               inFlight -= 1
-              try report(outcome)
+              try await handle(.finished(outcome))
             }
             let resolved: DomainChoice
             if let domain {
@@ -182,23 +231,10 @@ struct RecursiveGet {
           }
           return !Task.isCancelled
         }
-        progress.listingComplete()
-        Signals.setResumeHint(hint(tally))
-        while let outcome = try await group.next() { try report(outcome) }
       }
-    } catch let failure as CommandFailure where failure.error.kind == .cancelled {
-      tally.interrupted = true
-    } catch let error as StorageError where error.kind == .cancelled {
-      tally.interrupted = true
+      try await handle(.listingComplete)
+      while let outcome = try await group.next() { try await handle(.finished(outcome)) }
     }
-    try output.flush()
-    progress.clear()
-    if tally.interrupted || Task.isCancelled {
-      throw CommandFailure(
-        error: StorageError(.cancelled, "interrupted"), notes: [hint(tally)])
-    }
-    if !json { Diagnostics.note(tally.summary) }
-    if let code = tally.firstFailure { throw ExitCode(code) }
   }
 
   /// `choice` with Kodo's bound domain looked up once, so that each download does not ask for

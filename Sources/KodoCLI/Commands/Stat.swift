@@ -5,6 +5,7 @@ struct Stat: KodoCommand {
   static let configuration = CommandConfiguration(
     commandName: "stat",
     abstract: "Show every field the service keeps about an object (or several).",
+    usage: ObjectArguments.usage("stat", many: true),
     discussion: """
       Times are shown both in local time and exactly as the service stores them (Kodo's putTime \
       in 100 ns units). With several keys, one record per key in the order given; a key that \

@@ -11,6 +11,14 @@ struct ObjectArguments: ParsableArguments {
     completion: ShellCompletion.objectArguments)
   var arguments: [String] = []
 
+  /// The usage lines of `command` (the generated one would read `[<BUCKET KEY> ...]`, which
+  /// none of them takes): `[BUCKET] KEY` or `BUCKET/KEY`, with `many` also `BUCKET KEY...`,
+  /// then `extra` forms.
+  static func usage(_ command: String, many: Bool = false, extra: [String] = []) -> String {
+    let forms = ["[BUCKET] KEY", "BUCKET/KEY"] + (many ? ["BUCKET KEY..."] : []) + extra
+    return forms.map { "kodo \(command) [<options>] \($0)" }.joined(separator: "\n")
+  }
+
   /// The bucket (or the configured default) and a non-empty key.
   ///
   /// The count is checked here rather than in `validate()`, so that a mistyped option that took
