@@ -13,6 +13,7 @@ public let keyTable: [(keys: String, does: String)] = [
   ("Space / *", "mark or unmark / mark every entry shown (all marked: none)"),
   ("y", "copy: k key, p BUCKET/KEY, u download URL (OSC 52, if the terminal allows)"),
   ("s / S", "download here / to a path (Tab completes, ~ is home)"),
+  ("s on a folder", "download it, or the marked entries, here as get -r does"),
   (":", "go to BUCKET/PREFIX (typing replaces the path shown)"),
   ("A", "load every page (Esc stops)"),
   ("R", "reload the folder"),

@@ -10,8 +10,11 @@ struct BrowseEndToEndTests {
     static let shared = Task { try await Fixture() }
     let emulator: EmulatorProcess
     let slow: EmulatorProcess
+    /// Lists at once but answers each download only after 30 s.
+    let slowDownloads: EmulatorProcess
     let environment: [String: String]
     let slowEnvironment: [String: String]
+    let slowDownloadsEnvironment: [String: String]
     let kodo = CLIRunner("kodo").executable
 
     static let files: [String: String] = [
@@ -36,6 +39,9 @@ struct BrowseEndToEndTests {
       slow = try await EmulatorProcess([
         "--bucket", "photos=\(root)/photos", "--latency-ms", "30000",
       ])
+      slowDownloads = try await EmulatorProcess([
+        "--bucket", "photos=\(root)/photos", "--download-latency-ms", "30000",
+      ])
       func environment(_ emulator: EmulatorProcess) throws -> [String: String] {
         var environment = CLIRunner("kodo", environment: ["KODO_CONFIG": try emulator.configFile()])
           .environment
@@ -44,15 +50,19 @@ struct BrowseEndToEndTests {
       }
       self.environment = try environment(emulator)
       slowEnvironment = try environment(slow)
+      slowDownloadsEnvironment = try environment(slowDownloads)
     }
   }
 
   static func start(
-    _ arguments: String, slow: Bool = false, width: Int = 100, height: Int = 30,
-    redirect: String = ""
+    _ arguments: String, slow: Bool = false, slowDownloads: Bool = false, width: Int = 100,
+    height: Int = 30, redirect: String = ""
   ) async throws -> TmuxSession {
     let fixture = try await Fixture.shared.value
-    var environment = slow ? fixture.slowEnvironment : fixture.environment
+    var environment =
+      slow
+      ? fixture.slowEnvironment
+      : slowDownloads ? fixture.slowDownloadsEnvironment : fixture.environment
     // Swift's backtracer must print and exit, not wait for keys on the terminal.
     environment["SWIFT_BACKTRACE"] = "interactive=no"
     return try await TmuxSession(
@@ -190,6 +200,28 @@ struct BrowseEndToEndTests {
     #expect(leftovers.isEmpty)
     try await session.keys("q")
     #expect(try await session.exitStatus() == 0)
+  }
+
+  @Test func quittingInTheMiddleOfAFolderDownloadLeavesNoTemporaryFile() async throws {
+    let session = try await Self.start("photos/2024/", slowDownloads: true)
+    #expect(try await session.waitFor { $0.contains("05/") && $0.contains("日志/") }.holds)
+    try await session.keys("s")
+    func temporaries() -> [String] {
+      let found = try? FileManager.default.subpathsOfDirectory(atPath: session.directory)
+      return (found ?? []).filter { $0.hasSuffix(".part") }
+    }
+    // The downloads wait for the service: their temporary files are there meanwhile.
+    let deadline = ContinuousClock.now + .seconds(25)
+    while temporaries().isEmpty && ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    let screen = try await session.screen()
+    #expect(!temporaries().isEmpty, "\(screen)")
+    try await session.keys("q")
+    #expect(try await session.exitStatus(seconds: 20) == 0)
+    #expect(temporaries().isEmpty, "\(temporaries())")
+    #expect(session.file("05/a.jpg") == nil)
+    try await Self.expectSane(session)
   }
 
   @Test func adaptsToResize() async throws {
