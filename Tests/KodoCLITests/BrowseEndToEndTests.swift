@@ -224,6 +224,26 @@ struct BrowseEndToEndTests {
     try await Self.expectSane(session)
   }
 
+  @Test func quittingInTheMiddleOfAnObjectDownloadLeavesNoTemporaryFile() async throws {
+    let session = try await Self.start("photos/top.txt", slowDownloads: true)
+    #expect(try await session.waitFor { $0.contains("size       3") }.holds)
+    try await session.keys("s")
+    func temporaries() -> [String] {
+      let found = try? FileManager.default.contentsOfDirectory(atPath: session.directory)
+      return (found ?? []).filter { $0.hasSuffix(".part") }
+    }
+    let deadline = ContinuousClock.now + .seconds(25)
+    while temporaries().isEmpty && ContinuousClock.now < deadline {
+      try await Task.sleep(for: .milliseconds(50))
+    }
+    let screen = try await session.screen()
+    #expect(!temporaries().isEmpty, "\(screen)")
+    try await session.keys("q")
+    #expect(try await session.exitStatus(seconds: 20) == 0)
+    #expect(temporaries().isEmpty, "\(temporaries())")
+    #expect(session.file("top.txt") == nil)
+  }
+
   @Test func adaptsToResize() async throws {
     let session = try await Self.start("photos/2024/05/", width: 120)
     var seen = try await session.waitFor { $0.contains("3 entries") && $0.contains("│") }

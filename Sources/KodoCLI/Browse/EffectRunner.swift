@@ -18,7 +18,9 @@ final class EffectRunner: Sendable {
   private let tasks = Mutex([Int: Task<Void, Never>]())
   /// Each folder's place in its listing (the shared paging driver's rules).
   private let paging = BrowsePaging()
-  private let downloads = Mutex(0)
+  /// The one-object downloads (`s`/`S`) running, by a number of their own: `stopAll` waits
+  /// for them too.
+  private let downloads = Mutex((next: 0, running: [Int: Task<Void, Never>]()))
 
   init(
     provider: any StorageProvider, domain: @escaping @Sendable (String) -> DomainChoice,
@@ -77,7 +79,14 @@ final class EffectRunner: Sendable {
         send(.copied(what: "download URL", result))
       }
     case .download(let bucket, let key, let size, let path):
-      Task { [self] in await download(bucket: bucket, key: key, size: size, path: path) }
+      downloads.withLock { downloads in
+        let number = downloads.next
+        downloads.next += 1
+        downloads.running[number] = Task { [self] in
+          await download(bucket: bucket, key: key, size: size, path: path)
+          _ = self.downloads.withLock { $0.running.removeValue(forKey: number) }
+        }
+      }
     case .downloadTree(let id, let bucket, let base, let entries):
       start(id) { [self] in
         await downloadTree(id: id, bucket: bucket, base: base, entries: entries)
@@ -110,9 +119,13 @@ final class EffectRunner: Sendable {
   /// Cancels everything still running and waits for it to end, so that a download has
   /// removed its temporary files before the browser exits.
   func stopAll() async {
-    let running = tasks.withLock { tasks in
+    var running = tasks.withLock { tasks in
       defer { tasks.removeAll() }
       return Array(tasks.values)
+    }
+    running += downloads.withLock { downloads in
+      defer { downloads.running.removeAll() }
+      return Array(downloads.running.values)
     }
     for task in running { task.cancel() }
     for task in running { await task.value }
