@@ -27,11 +27,12 @@ public struct Kodo: AsyncParsableCommand, Sendable {
         kodo ls -r --json logs | jq .key
         kodo stat photos 2024/beach.jpg
         kodo url --expires 2h photos 2024/beach.jpg
+        kodo rm -r --dry-run photos/2023/
       """,
     version: "kodo " + KodoVersion.current,
     subcommands: [
       Buckets.self, List.self, Stat.self, URLCommand.self, Cat.self, Get.self, Domains.self,
-      Token.self, DiskUsage.self, Find.self, Browse.self,
+      Token.self, DiskUsage.self, Find.self, Browse.self, Remove.self,
     ]
   )
 

@@ -109,8 +109,8 @@ struct ArgumentShapeTests {
         ["cp", "-r", "photos/2024/", "out"],
         "to download a folder, run: kodo get -r photos/2024/ out"
       ),
-      (["rm", "photos", "a.txt"], "this version only reads"),
-      (["mv", "photos/a", "photos/b"], "this version only reads"),
+      (["del", "photos", "a.txt"], "kodo rm [BUCKET] KEY... deletes objects"),
+      (["mv", "photos/a", "photos/b"], "this version reads (ls"),
       (["version"], "kodo --version prints the version"),
     ]
     for (arguments, text) in cases {

@@ -14,10 +14,12 @@ enum ForeignVerbs {
       return "unknown command 'version': kodo --version prints the version"
     case "cp", "copy", "download", "fget", "qdownload":
       return "kodo has no '\(word)': " + download(after: word, in: arguments)
-    case "rm", "del", "delete", "mv", "move", "rename", "put", "upload", "fput", "sync",
+    case "del", "delete", "remove":
+      return "kodo has no '\(word)': kodo rm [BUCKET] KEY... deletes objects (-r a folder)"
+    case "mv", "move", "rename", "put", "upload", "fput", "sync",
       "mirror", "mb", "rb", "mkdir", "rmdir", "restore", "set":
       return
-        "kodo has no '\(word)': this version only reads (\(reads)); it changes nothing in a bucket"
+        "kodo has no '\(word)' yet: this version reads (\(reads)) and deletes (rm)"
     case "presign", "sign", "share", "privateurl":
       return "kodo has no '\(word)': kodo url [BUCKET] KEY prints a signed download link"
     case "head", "info":
