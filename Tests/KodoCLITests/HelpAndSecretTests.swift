@@ -6,7 +6,8 @@ import Testing
 struct HelpGoldenTests {
   static let commands: [[String]] = [
     [], ["buckets"], ["ls"], ["stat"], ["url"], ["cat"], ["get"], ["domains"], ["token"],
-    ["token", "qbox"], ["token", "qiniu"], ["token", "upload"], ["du"], ["find"], ["rm"],
+    ["token", "qbox"], ["token", "qiniu"], ["token", "upload"], ["du"], ["find"], ["rm"], ["mv"],
+    ["cp"],
   ]
 
   @Test(arguments: commands)
