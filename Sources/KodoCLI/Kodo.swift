@@ -17,7 +17,7 @@ public struct Kodo: AsyncParsableCommand, Sendable {
       and OSS_SESSION_TOKEN (OSS, with OSS_REGION and OSS_ENDPOINT), or from the config file: \
       --config, KODO_CONFIG, $XDG_CONFIG_HOME/kodo/config.json or ~/.config/kodo/config.json. \
       KODO_ENDPOINT points every Kodo service at one base URL (kodo-emulator prints it). \
-      Exit codes: 0 ok, 64 usage, 65 bad input, 66 not found, 69 unreachable, 74 local file \
+      Exit codes: 0 ok, 64 usage, 65 bad input, 66 not found, 69 unreachable, 73 already exists, 74 local file \
       error, 75 retries exhausted, 76 bad answer, 77 permission, 78 configuration, \
       130 interrupted (SIGINT), 143 terminated (SIGTERM), 1 any other failure.
 
