@@ -46,7 +46,8 @@ final class BatchDeleter {
   let bucket: String
   let options: Options
   /// Whether keys must be checked to exist first: keys the user named, on a service whose
-  /// delete answers success for a missing key (OSS), and every key of a dry run.
+  /// delete answers success for a missing key (OSS) unless `-f` makes a missing key no error,
+  /// and every key of a dry run.
   let statFirst: Bool
   let provider: any StorageProvider
   private var splitter: BatchSplitter
@@ -66,7 +67,7 @@ final class BatchDeleter {
     self.bucket = bucket
     self.options = options
     self.provider = provider
-    statFirst = checkMissing && (options.dryRun || !options.batchReportsMissing)
+    statFirst = checkMissing && (options.dryRun || !(options.batchReportsMissing || options.force))
     splitter = BatchSplitter(limit: writer.batchDeleteLimit)
   }
 
