@@ -151,7 +151,7 @@ let package = Package(
     .testTarget(
       name: "KodoCLITests",
       dependencies: [
-        "StorageCore", "KodoCore", "OSSCore", "KodoCLI", "KodoTestSupport",
+        "StorageCore", "KodoCore", "OSSCore", "KodoCLI", "KodoEmulator", "KodoTestSupport",
         .product(name: "PropertyBased", package: "swift-property-based"),
       ],
       swiftSettings: strict

@@ -17,7 +17,7 @@ public struct Kodo: AsyncParsableCommand, Sendable {
       and OSS_SESSION_TOKEN (OSS, with OSS_REGION and OSS_ENDPOINT), or from the config file: \
       --config, KODO_CONFIG, $XDG_CONFIG_HOME/kodo/config.json or ~/.config/kodo/config.json. \
       KODO_ENDPOINT points every Kodo service at one base URL (kodo-emulator prints it). \
-      Exit codes: 0 ok, 64 usage, 65 bad input, 66 not found, 69 unreachable, 74 local file \
+      Exit codes: 0 ok, 64 usage, 65 bad input, 66 not found, 69 unreachable, 73 already exists, 74 local file \
       error, 75 retries exhausted, 76 bad answer, 77 permission, 78 configuration, \
       130 interrupted (SIGINT), 143 terminated (SIGTERM), 1 any other failure.
 
@@ -27,11 +27,12 @@ public struct Kodo: AsyncParsableCommand, Sendable {
         kodo ls -r --json logs | jq .key
         kodo stat photos 2024/beach.jpg
         kodo url --expires 2h photos 2024/beach.jpg
+        kodo rm -r --dry-run photos/2023/
       """,
     version: "kodo " + KodoVersion.current,
     subcommands: [
       Buckets.self, List.self, Stat.self, URLCommand.self, Cat.self, Get.self, Domains.self,
-      Token.self, DiskUsage.self, Find.self, Browse.self,
+      Token.self, DiskUsage.self, Find.self, Browse.self, Remove.self, Move.self, Copy.self,
     ]
   )
 

@@ -104,13 +104,14 @@ struct ArgumentShapeTests {
     let cases: [([String], String)] = [
       (["cp", "photos/a.txt", "."], "to download, run: kodo get photos a.txt"),
       (["cp", "oss://photos/a.txt", "copy.txt"], "kodo get photos a.txt -o copy.txt"),
-      (["cp", "photos/2024/x.txt", "out/"], "kodo get photos 2024/x.txt -o out/x.txt"),
+      (["cp", "photos/2024/x.txt", "./out/"], "kodo get photos 2024/x.txt -o ./out/x.txt"),
       (
-        ["cp", "-r", "photos/2024/", "out"],
+        ["copy", "-r", "photos/2024/", "out"],
         "to download a folder, run: kodo get -r photos/2024/ out"
       ),
-      (["rm", "photos", "a.txt"], "this version only reads"),
-      (["mv", "photos/a", "photos/b"], "this version only reads"),
+      (["del", "photos", "a.txt"], "kodo rm [BUCKET] KEY... deletes objects"),
+      (["move", "photos/a", "photos/b"], "kodo mv BUCKET/KEY BUCKET/KEY moves an object"),
+      (["sync", "photos/a", "./b"], "this version reads (ls"),
       (["version"], "kodo --version prints the version"),
     ]
     for (arguments, text) in cases {

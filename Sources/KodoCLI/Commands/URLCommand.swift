@@ -123,13 +123,21 @@ struct LineReader {
   private var start = 0
   private var atEnd = false
 
-  init(fileDescriptor: Int32) { self.fileDescriptor = fileDescriptor }
+  /// What ends a line: a newline (a `\r` before it is dropped too), or NUL for `-0` input.
+  let separator: UInt8
+
+  init(fileDescriptor: Int32, separator: UInt8 = UInt8(ascii: "\n")) {
+    self.fileDescriptor = fileDescriptor
+    self.separator = separator
+  }
 
   mutating func next() throws(StorageError) -> String? {
     while true {
-      if let newline = buffer[start...].firstIndex(of: UInt8(ascii: "\n")) {
+      if let newline = buffer[start...].firstIndex(of: separator) {
         var end = newline
-        if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        if separator == UInt8(ascii: "\n") && end > start && buffer[end - 1] == UInt8(ascii: "\r") {
+          end -= 1
+        }
         let line = try decode(buffer[start..<end])
         start = newline + 1
         return line

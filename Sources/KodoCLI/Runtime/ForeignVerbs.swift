@@ -12,12 +12,16 @@ enum ForeignVerbs {
     switch word {
     case "version":
       return "unknown command 'version': kodo --version prints the version"
-    case "cp", "copy", "download", "fget", "qdownload":
+    case "copy", "download", "fget", "qdownload":
       return "kodo has no '\(word)': " + download(after: word, in: arguments)
-    case "rm", "del", "delete", "mv", "move", "rename", "put", "upload", "fput", "sync",
+    case "del", "delete", "remove":
+      return "kodo has no '\(word)': kodo rm [BUCKET] KEY... deletes objects (-r a folder)"
+    case "move", "rename":
+      return "kodo has no '\(word)': kodo mv BUCKET/KEY BUCKET/KEY moves an object"
+    case "put", "upload", "fput", "sync",
       "mirror", "mb", "rb", "mkdir", "rmdir", "restore", "set":
       return
-        "kodo has no '\(word)': this version only reads (\(reads)); it changes nothing in a bucket"
+        "kodo has no '\(word)' yet: this version reads (\(reads)), deletes (rm), moves and copies (mv, cp)"
     case "presign", "sign", "share", "privateurl":
       return "kodo has no '\(word)': kodo url [BUCKET] KEY prints a signed download link"
     case "head", "info":
@@ -31,7 +35,7 @@ enum ForeignVerbs {
 
   /// `kodo get …` for `cp SOURCE [DEST]`: a remote source (`BUCKET/KEY`, a scheme) downloaded
   /// to DEST, a folder (ending in `/`) with `get -r`.
-  private static func download(after word: String, in arguments: [String]) -> String {
+  static func download(after word: String, in arguments: [String]) -> String {
     let rest = arguments.drop { $0 != word }.dropFirst().filter { !$0.hasPrefix("-") }
     let generic = "download with kodo get [BUCKET] KEY [-o PATH], or kodo get -r BUCKET/PREFIX DIR"
     guard let source = rest.first else { return generic }
