@@ -31,7 +31,7 @@ public struct Kodo: AsyncParsableCommand, Sendable {
     version: "kodo " + KodoVersion.current,
     subcommands: [
       Buckets.self, List.self, Stat.self, URLCommand.self, Cat.self, Get.self, Domains.self,
-      Token.self, DiskUsage.self, Find.self, Browse.self,
+      Token.self, DiskUsage.self, Find.self, Browse.self, Put.self,
     ]
   )
 

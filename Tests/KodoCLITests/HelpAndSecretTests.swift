@@ -6,7 +6,7 @@ import Testing
 struct HelpGoldenTests {
   static let commands: [[String]] = [
     [], ["buckets"], ["ls"], ["stat"], ["url"], ["cat"], ["get"], ["domains"], ["token"],
-    ["token", "qbox"], ["token", "qiniu"], ["token", "upload"], ["du"], ["find"],
+    ["token", "qbox"], ["token", "qiniu"], ["token", "upload"], ["du"], ["find"], ["put"],
   ]
 
   @Test(arguments: commands)

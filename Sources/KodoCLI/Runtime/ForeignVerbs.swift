@@ -14,7 +14,9 @@ enum ForeignVerbs {
       return "unknown command 'version': kodo --version prints the version"
     case "cp", "copy", "download", "fget", "qdownload":
       return "kodo has no '\(word)': " + download(after: word, in: arguments)
-    case "rm", "del", "delete", "mv", "move", "rename", "put", "upload", "fput", "sync",
+    case "upload", "fput", "qupload":
+      return "kodo has no '\(word)': kodo put FILE... BUCKET[/KEY] uploads"
+    case "rm", "del", "delete", "mv", "move", "rename", "sync",
       "mirror", "mb", "rb", "mkdir", "rmdir", "restore", "set":
       return
         "kodo has no '\(word)': this version only reads (\(reads)); it changes nothing in a bucket"
