@@ -76,6 +76,11 @@ struct PutRun: Sendable {
     defer { progress.clear() }
     progress.expecting(objects: jobs.count, bytes: 0)
     var tally = Tally()
+    func hint() -> DisplayText {
+      "interrupted: \(tally.uploaded) uploaded, \(tally.skipped) skipped; run the same put again to finish (an upload in parts resumes)"
+    }
+    Signals.setResumeHint(hint())
+    defer { Signals.setResumeHint(nil) }
     for job in jobs {
       if Task.isCancelled { break }
       do throws(StorageError) {
@@ -86,14 +91,18 @@ struct PutRun: Sendable {
           tally.uploaded += 1
           progress.finished(bytes: size, transferred: true)
           try write("uploaded", key, size, result, to: output)
+          Signals.setResumeHint(hint())
         case .skipped(let key, let size):
           tally.skipped += 1
           progress.finished(bytes: size, transferred: false)
           try write("skipped", key, size, nil, to: output)
+          Signals.setResumeHint(hint())
         }
       } catch {
         progress.clear()
-        if error.kind == .cancelled || Task.isCancelled { throw error }
+        if error.kind == .cancelled || Task.isCancelled {
+          throw CommandFailure(error: StorageError(.cancelled, "interrupted"), notes: [hint()])
+        }
         if error.kind == .outputClosed { throw error }
         tally.failed += 1
         let code = ErrorReporting.report(error, notes: [], json: json)
@@ -102,6 +111,9 @@ struct PutRun: Sendable {
     }
     try output.flush()
     progress.clear()
+    if Task.isCancelled {
+      throw CommandFailure(error: StorageError(.cancelled, "interrupted"), notes: [hint()])
+    }
     if !json {
       Diagnostics.note(
         "\(tally.uploaded) uploaded, \(tally.skipped) skipped, \(tally.failed) failed")
