@@ -95,4 +95,23 @@ struct PutResumeTests {
       #expect(try await bench.content("big.bin") == bytes)
     }
   }
+
+  @Test(arguments: wires)
+  func aFileChangedWhileUploadedFailsThatFile(_ wire: EmulatorProtocol) async throws {
+    try await PutBench.with(wire, latencyMilliseconds: 150) { bench in
+      let path = try bench.file("big.bin", PutBench.bytes(Self.size, seed: 6))
+      let run = Task { try await bench.run(["put"] + Self.small + [path, "mem/big.bin"]) }
+      let deadline = ContinuousClock.now + .seconds(300)
+      while bench.partsSaved() < 2 && ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      let handle = try #require(FileHandle(forWritingAtPath: path))
+      try handle.seekToEnd()
+      try handle.write(contentsOf: Data("more".utf8))
+      try handle.close()
+      let result = try await run.value
+      #expect(result.status == 74, "\(result)")
+      #expect(result.stderr.contains("changed while it was uploaded"), "\(result)")
+    }
+  }
 }

@@ -145,6 +145,21 @@ final class PutSource: Sendable {
     return true
   }
 
+  /// Throws when the file is no longer what was opened (its size or modification time changed
+  /// while it was read): the object made from it may hold neither version.
+  func checkUnchanged(_ source: String) throws(StorageError) {
+    guard descriptor >= 0, path != nil else { return }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0,
+      let now = try? Self.checkedIdentity(status, source), now == identity
+    else {
+      throw StorageError(
+        .localIO,
+        "\(DisplayText(quoting: source)) changed while it was uploaded; the object made from it may hold neither version: put it again"
+      )
+    }
+  }
+
   /// The whole content, for a single-request upload: the bytes in memory, or the file read
   /// with `pread` (which must still be its size).
   func content() throws(StorageError) -> [UInt8] {

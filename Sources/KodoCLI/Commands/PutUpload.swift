@@ -29,9 +29,11 @@ struct PutUpload: Sendable {
     do throws(StorageError) {
       let result: WriteResult
       if size <= settings.threshold {
+        let body = try source.content()
+        try source.checkUnchanged(job.source)
         result = try await writer.put(
           PutRequest(
-            destination: job.location, body: try source.content(), contentType: contentType(source),
+            destination: job.location, body: body, contentType: contentType(source),
             metadata: settings.metadata, storageClass: settings.storageClass,
             overwrite: settings.overwrite, fileName: source.fileName))
       } else {
@@ -96,6 +98,7 @@ struct PutUpload: Sendable {
     switch try uploader(fileName: source.fileName, contentType: contentType(source)) {
     case .kodo(let uploader):
       let (object, partSize, _) = try await send(source, uploader)
+      try source.checkUnchanged(job.source)
       let local = try Self.kodoHash(source, partSize: partSize)
       guard object.etag == local else {
         throw StorageError(
@@ -107,6 +110,7 @@ struct PutUpload: Sendable {
     case .oss(let uploader):
       // The uploader checked the object's CRC-64 against the parts' combined.
       let (object, _, parts) = try await send(source, uploader)
+      try source.checkUnchanged(job.source)
       let crc = CRC64.combine(parts.map { (crc: UInt64($0.checksum ?? "") ?? 0, size: $0.size) })
       return WriteResult(
         etag: object.etag.map { $0.trimmingQuotes }, crc64: String(crc),
