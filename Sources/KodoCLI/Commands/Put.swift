@@ -14,7 +14,7 @@ struct Put: KodoCommand {
 
       Files up to --multipart-threshold (default 8M) go in one request; larger ones in parts of \
       --part-size (default 4M on Kodo, so that the service's hash is the qetag; 8M on OSS), \
-      --parallel N parts at once (default 4). The whole object is checked after completion \
+      --parallel N parts at once (default 4; small files, N at once). The whole object is checked after completion \
       (Kodo's hash against the file's, OSS's CRC-64): a mismatch is exit status 76. An \
       interrupted upload in parts resumes on the next identical put (a checkpoint under \
       $XDG_STATE_HOME/kodo/uploads, else ~/.local/state/kodo/uploads): the parts the service \
@@ -51,7 +51,7 @@ struct Put: KodoCommand {
     help: ArgumentHelp("The size of a part (default 4M on Kodo, 8M on OSS).", valueName: "SIZE"))
   var partSize: String?
 
-  @Option(help: ArgumentHelp("N parts at once, 1-64 (default 4).", valueName: "N"))
+  @Option(help: ArgumentHelp("N files or parts at once, 1-64 (default 4).", valueName: "N"))
   var parallel: Int?
 
   @Option(

@@ -81,24 +81,19 @@ struct PutRun: Sendable {
     }
     Signals.setResumeHint(hint())
     defer { Signals.setResumeHint(nil) }
-    for job in jobs {
-      if Task.isCancelled { break }
-      do throws(StorageError) {
-        let upload = PutUpload(writer: writer, settings: settings, job: job, progress: progress)
-        let outcome = try await upload.run()
-        switch outcome {
-        case .uploaded(let key, let size, let result):
-          tally.uploaded += 1
-          progress.finished(bytes: size, transferred: true)
-          try write("uploaded", key, size, result, to: output)
-          Signals.setResumeHint(hint())
-        case .skipped(let key, let size):
-          tally.skipped += 1
-          progress.finished(bytes: size, transferred: false)
-          try write("skipped", key, size, nil, to: output)
-          Signals.setResumeHint(hint())
-        }
-      } catch {
+    func report(_ result: Result<PutOutcome, StorageError>) throws {
+      switch result {
+      case .success(.uploaded(let key, let size, let result)):
+        tally.uploaded += 1
+        progress.finished(bytes: size, transferred: true)
+        try write("uploaded", key, size, result, to: output)
+        Signals.setResumeHint(hint())
+      case .success(.skipped(let key, let size)):
+        tally.skipped += 1
+        progress.finished(bytes: size, transferred: false)
+        try write("skipped", key, size, nil, to: output)
+        Signals.setResumeHint(hint())
+      case .failure(let error):
         progress.clear()
         if error.kind == .cancelled || Task.isCancelled {
           throw CommandFailure(error: StorageError(.cancelled, "interrupted"), notes: [hint()])
@@ -108,6 +103,31 @@ struct PutRun: Sendable {
         let code = ErrorReporting.report(error, notes: [], json: json)
         if tally.firstFailure == nil { tally.firstFailure = code }
       }
+    }
+    // Files that go in one request are sent up to --parallel at once; a file in parts (or
+    // stdin) goes alone, its parts --parallel at once, so that memory stays within about
+    // parallel × part size.
+    try await withThrowingTaskGroup(of: Result<PutOutcome, StorageError>.self) { group in
+      var inFlight = 0
+      for job in jobs {
+        if Task.isCancelled { break }
+        let upload = PutUpload(writer: writer, settings: settings, job: job, progress: progress)
+        let alone =
+          job.source == "-"
+          || (try? PutSource.identity(of: job.source)).map { $0.identity.size > settings.threshold }
+            ?? false
+        while inFlight >= (alone ? 1 : settings.parallel), let next = try await group.next() {
+          inFlight -= 1
+          try report(next)
+        }
+        if alone {
+          try report(await Self.outcome(of: upload))
+        } else {
+          group.addTask { await Self.outcome(of: upload) }
+          inFlight += 1
+        }
+      }
+      while let next = try await group.next() { try report(next) }
     }
     try output.flush()
     progress.clear()
@@ -119,6 +139,14 @@ struct PutRun: Sendable {
         "\(tally.uploaded) uploaded, \(tally.skipped) skipped, \(tally.failed) failed")
     }
     if let code = tally.firstFailure { throw ExitCode(code) }
+  }
+
+  private static func outcome(of upload: PutUpload) async -> Result<PutOutcome, StorageError> {
+    do {
+      return .success(try await upload.run())
+    } catch {
+      return .failure(error)
+    }
   }
 
   /// `--abort`: ends the service's session of the job's checkpoint and removes it.
