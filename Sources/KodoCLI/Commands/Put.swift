@@ -91,14 +91,13 @@ struct Put: KodoCommand {
   }
 
   func execute(_ context: Context) async throws {
-    let provider = try context.provider()
     let writer = try context.provider((any ObjectWriting).self, for: "uploads")
     let kind = try context.providerKind()
     let settings = try PutSettings(
       command: self, kind: kind, stateDirectory: UploadCheckpoints.directory(context.environment))
     guard let destination = arguments.last else { return }
     let (bucket, target) = try BucketPath.split(destination, context: context)
-    try provider.validateBucketName(bucket)
+    try writer.validateBucketName(bucket)
     let sources = Array(arguments.dropLast())
     let folder = key == nil && (target.isEmpty || KeySegments.endsWithSlash(target))
     if folder && sources.count == 1 && sources[0] == "-" {
