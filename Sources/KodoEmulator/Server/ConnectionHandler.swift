@@ -101,7 +101,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         return
       }
       let service = self.service
-      NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) {
+      BlockingWork.pool.runIfActive(eventLoop: context.eventLoop) {
         defer { service.bodyBudget.give(held) }
         return service.handle(request)
       }.assumeIsolated().whenComplete { result in
@@ -320,7 +320,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
         return context.eventLoop.makeFailedFuture(error)
       }
     }
-    return NIOThreadPool.singleton.runIfActive(eventLoop: context.eventLoop) {
+    return BlockingWork.pool.runIfActive(eventLoop: context.eventLoop) {
       var chunk = allocator.buffer(capacity: count)
       try object.read(position, count, &chunk)
       return chunk
@@ -330,3 +330,17 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
 @available(*, unavailable)
 extension ConnectionHandler: Sendable {}
+
+/// The threads that run the emulator's blocking work (file reads, hashing, flushes of writes).
+///
+/// Not NIO's singleton pool: that one has a thread per core (two here), is shared with everything
+/// else in the process, and one slow `fsync` on a busy disk held both threads, so every emulator
+/// in the process stopped answering for as long. Sixteen threads, started once and kept for the
+/// life of the process as the singleton is.
+enum BlockingWork {
+  static let pool: NIOThreadPool = {
+    let pool = NIOThreadPool(numberOfThreads: 16)
+    pool.start()
+    return pool
+  }()
+}
