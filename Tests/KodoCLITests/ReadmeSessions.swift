@@ -143,8 +143,8 @@ struct ReadmeSessions {
         script += """
           \(command) >\(out) 2>&1 &
           pids+=($!)
-          for _ in $(seq 1 1200); do grep -q '^export ' \(out) && break; sleep 0.05; done
-          cat \(out); grep -q '^export ' \(out); mark $?
+          for _ in $(seq 1 1200); do grep -qs '^export ' \(out) && break; sleep 0.05; done
+          cat \(out); grep -qs '^export ' \(out); mark $?
 
           """
         emulatorIndex += 1
