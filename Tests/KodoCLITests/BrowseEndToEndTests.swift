@@ -205,31 +205,23 @@ struct BrowseEndToEndTests {
   @Test func quittingInTheMiddleOfAFolderDownloadLeavesNoTemporaryFile() async throws {
     let session = try await Self.start("photos/2024/", slowDownloads: true)
     #expect(try await session.waitFor { $0.contains("05/") && $0.contains("日志/") }.holds)
-    try await session.keys("s")
-    func temporaries() -> [String] {
-      let found = try? FileManager.default.subpathsOfDirectory(atPath: session.directory)
-      return (found ?? []).filter { $0.hasSuffix(".part") }
-    }
-    // The downloads wait for the service: their temporary files are there meanwhile.
-    let deadline = ContinuousClock.now + .seconds(25)
-    while temporaries().isEmpty && ContinuousClock.now < deadline {
-      try await Task.sleep(for: .milliseconds(50))
-    }
-    let screen = try await session.screen()
-    #expect(!temporaries().isEmpty, "\(screen)")
-    try await session.keys("q")
-    #expect(try await session.exitStatus(seconds: 20) == 0)
-    #expect(temporaries().isEmpty, "\(temporaries())")
-    #expect(session.file("05/a.jpg") == nil)
+    try await Self.quitWhileDownloading(session, unwritten: "05/a.jpg")
     try await Self.expectSane(session)
   }
 
   @Test func quittingInTheMiddleOfAnObjectDownloadLeavesNoTemporaryFile() async throws {
     let session = try await Self.start("photos/top.txt", slowDownloads: true)
     #expect(try await session.waitFor { $0.contains("size       3") }.holds)
+    try await Self.quitWhileDownloading(session, unwritten: "top.txt")
+  }
+
+  /// Presses `s`, waits until the downloads (held by the slow service) have their temporary
+  /// files under the session's directory, quits, and expects the browser to exit 0 with no
+  /// temporary file left and `unwritten` never written.
+  static func quitWhileDownloading(_ session: TmuxSession, unwritten: String) async throws {
     try await session.keys("s")
     func temporaries() -> [String] {
-      let found = try? FileManager.default.contentsOfDirectory(atPath: session.directory)
+      let found = try? FileManager.default.subpathsOfDirectory(atPath: session.directory)
       return (found ?? []).filter { $0.hasSuffix(".part") }
     }
     let deadline = ContinuousClock.now + .seconds(25)
@@ -241,7 +233,7 @@ struct BrowseEndToEndTests {
     try await session.keys("q")
     #expect(try await session.exitStatus(seconds: 20) == 0)
     #expect(temporaries().isEmpty, "\(temporaries())")
-    #expect(session.file("top.txt") == nil)
+    #expect(session.file(unwritten) == nil)
   }
 
   @Test func adaptsToResize() async throws {
