@@ -32,7 +32,8 @@ public struct Kodo: AsyncParsableCommand, Sendable {
     version: "kodo " + KodoVersion.current,
     subcommands: [
       Buckets.self, List.self, Stat.self, URLCommand.self, Cat.self, Get.self, Domains.self,
-      Token.self, DiskUsage.self, Find.self, Browse.self, Remove.self, Move.self, Copy.self,
+      Token.self, DiskUsage.self, Find.self, Browse.self, Put.self, Remove.self, Move.self,
+      Copy.self,
     ]
   )
 

@@ -18,10 +18,12 @@ enum ForeignVerbs {
       return "kodo has no '\(word)': kodo rm [BUCKET] KEY... deletes objects (-r a folder)"
     case "move", "rename":
       return "kodo has no '\(word)': kodo mv BUCKET/KEY BUCKET/KEY moves an object"
-    case "put", "upload", "fput", "sync",
+    case "upload", "fput", "qupload":
+      return "kodo has no '\(word)': kodo put FILE... BUCKET[/KEY] uploads"
+    case "sync",
       "mirror", "mb", "rb", "mkdir", "rmdir", "restore", "set":
       return
-        "kodo has no '\(word)' yet: this version reads (\(reads)), deletes (rm), moves and copies (mv, cp)"
+        "kodo has no '\(word)' yet: this version reads (\(reads)), uploads (put), deletes (rm), moves and copies (mv, cp)"
     case "presign", "sign", "share", "privateurl":
       return "kodo has no '\(word)': kodo url [BUCKET] KEY prints a signed download link"
     case "head", "info":

@@ -1,0 +1,129 @@
+import ArgumentParser
+import StorageCore
+
+struct Put: KodoCommand {
+  static let configuration = CommandConfiguration(
+    commandName: "put",
+    abstract: "Upload files (or stdin) as objects, never replacing one unless --force.",
+    discussion: """
+      DEST is BUCKET[/KEY]; a DEST ending in / or a bare BUCKET is a folder, and the file's name \
+      is appended. --key KEY gives the key exactly (one source). - reads stdin, which needs an \
+      exact key. An existing object is never replaced: the service refuses it (Kodo's insertOnly, \
+      OSS's forbid-overwrite), the file is reported and the exit status is 73 at the end, unless \
+      --force (replace) or --skip-existing (keep it, counted as skipped).
+
+      Files up to --multipart-threshold (default 8M) go in one request; larger ones in parts of \
+      --part-size (default 4M on Kodo, so that the service's hash is the qetag; 8M on OSS), \
+      --parallel N parts at once (default 4; small files, N at once). The whole object is checked after completion \
+      (Kodo's hash against the file's, OSS's CRC-64): a mismatch is exit status 76. An \
+      interrupted upload in parts resumes on the next identical put (a checkpoint under \
+      $XDG_STATE_HOME/kodo/uploads, else ~/.local/state/kodo/uploads): the parts the service \
+      holds are not sent again. --no-resume starts afresh; put --abort with the same source and \
+      DEST ends the service's upload and forgets it. One failing file never stops the others.
+
+      Examples:
+        kodo put report.pdf docs                   # bucket docs, key report.pdf
+        kodo put a.txt b.txt photos/2024/          # photos/2024/a.txt, photos/2024/b.txt
+        kodo put --key 'exact name' a.txt photos
+        tar c dir | kodo put - backups/dir.tar
+        kodo put --force --meta owner=me a.txt photos/a.txt
+      """
+  )
+
+  @OptionGroup var global: GlobalOptions
+  @ParentCommand var root: Kodo
+
+  @Option(help: ArgumentHelp("The destination key, exactly (one source).", valueName: "KEY"))
+  var key: String?
+
+  @Flag(help: "Replace an existing object.")
+  var force = false
+
+  @Flag(help: "Keep an existing object (counted as skipped).")
+  var skipExisting = false
+
+  @Option(
+    help: ArgumentHelp(
+      "Upload larger files in parts (default 8M; k, M, G: powers of 1024).", valueName: "SIZE"))
+  var multipartThreshold: String?
+
+  @Option(
+    help: ArgumentHelp("The size of a part (default 4M on Kodo, 8M on OSS).", valueName: "SIZE"))
+  var partSize: String?
+
+  @Option(help: ArgumentHelp("N files or parts at once, 1-64 (default 4).", valueName: "N"))
+  var parallel: Int?
+
+  @Option(
+    help: ArgumentHelp("The content type (default: from the file's name).", valueName: "TYPE"))
+  var mime: String?
+
+  @Option(help: ArgumentHelp("User metadata (repeatable), byte-exact.", valueName: "NAME=VALUE"))
+  var meta: [String] = []
+
+  @Option(help: ArgumentHelp("The storage class (standard, ia, archive, …).", valueName: "C"))
+  var storageClass: String?
+
+  @Flag(help: "Start an interrupted upload afresh instead of resuming it.")
+  var noResume = false
+
+  @Flag(help: "End the interrupted upload of the same source to DEST and forget it.")
+  var abort = false
+
+  @Argument(
+    help: ArgumentHelp(
+      "The files (- for stdin), then DEST: BUCKET[/KEY].", valueName: "FILE… DEST"),
+    completion: .file())
+  var arguments: [String] = []
+
+  func validate() throws {
+    guard arguments.count >= 2 else { throw ValidationError("expected FILE... DEST") }
+    if force && skipExisting {
+      throw ValidationError("--force and --skip-existing cannot be given together")
+    }
+    if let parallel, !(1...64).contains(parallel) {
+      throw ValidationError("--parallel must be between 1 and 64")
+    }
+    if key != nil && arguments.count > 2 { throw ValidationError("--key needs exactly one source") }
+    if arguments.dropLast().filter({ $0 == "-" }).count > 0 && arguments.count > 2 {
+      throw ValidationError("- (stdin) must be the only source")
+    }
+  }
+
+  func execute(_ context: Context) async throws {
+    let writer = try context.provider((any ObjectWriting).self, for: "uploads")
+    let kind = try context.providerKind()
+    let settings = try PutSettings(
+      command: self, kind: kind, stateDirectory: UploadCheckpoints.directory(context.environment))
+    guard let destination = arguments.last else { return }
+    let (bucket, target) = try BucketPath.split(destination, context: context)
+    try writer.validateBucketName(bucket)
+    let sources = Array(arguments.dropLast())
+    let folder = key == nil && (target.isEmpty || KeySegments.endsWithSlash(target))
+    if folder && sources.count == 1 && sources[0] == "-" {
+      throw ValidationError("stdin (-) needs an exact key: BUCKET/KEY, or --key KEY")
+    }
+    if !folder && key == nil && sources.count > 1 {
+      throw ValidationError(
+        "\(DisplayText(quoting: destination)) names one object: end it with / to put several files into that folder"
+      )
+    }
+    let jobs = sources.map { source in
+      let name = source == "-" ? "" : String(KeySegments.lastSegment(of: source))
+      let objectKey = key ?? (folder ? target + name : target)
+      return PutJob(source: source, location: ObjectLocation(bucket: bucket, key: objectKey))
+    }
+    let run = PutRun(writer: writer, settings: settings, json: context.options.json)
+    if abort {
+      for job in jobs { try await run.abort(job) }
+      return
+    }
+    try await run.run(jobs)
+  }
+}
+
+/// One source and where it goes.
+struct PutJob: Sendable {
+  var source: String
+  var location: ObjectLocation
+}

@@ -1,0 +1,191 @@
+import ArgumentParser
+import StorageCore
+
+/// `put`'s options, resolved and checked once.
+struct PutSettings: Sendable {
+  var kind: ProviderKind
+  var overwrite: Bool
+  var skipExisting: Bool
+  var threshold: Int64
+  var partSize: Int64
+  var parallel: Int
+  var contentType: String?
+  var metadata: [MetadataEntry]
+  var storageClass: StorageClass?
+  var resume: Bool
+  var checkpoints: UploadCheckpoints?
+
+  /// Below this size, a file goes in one request (the contract's default: 8 MiB).
+  static let defaultThreshold: Int64 = 8 << 20
+
+  init(command: Put, kind: ProviderKind, stateDirectory: String?) throws(StorageError) {
+    self.kind = kind
+    overwrite = command.force
+    skipExisting = command.skipExisting
+    threshold =
+      try command.multipartThreshold.map { text throws(StorageError) in
+        try SizeText.bytes(text, option: "--multipart-threshold")
+      } ?? Self.defaultThreshold
+    // On Kodo, 4 MiB parts make the service's hash the qetag (its blocks are 4 MiB).
+    partSize =
+      try command.partSize.map { text throws(StorageError) in
+        try SizeText.bytes(text, option: "--part-size")
+      } ?? (kind == .kodo ? 4 << 20 : 8 << 20)
+    guard partSize > 0 else {
+      throw StorageError(.invalidInput, "--part-size must be at least 1 byte")
+    }
+    parallel = command.parallel ?? 4
+    contentType = command.mime
+    metadata = try command.meta.map { text throws(StorageError) in
+      guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+        throw StorageError(
+          .invalidInput, "invalid --meta \(DisplayText.quoted(text)): give NAME=VALUE")
+      }
+      return MetadataEntry(
+        String(text[..<equals]), String(text[text.index(after: equals)...]))
+    }
+    storageClass = command.storageClass.map { StorageClass(name: $0, serviceName: $0) }
+    resume = !command.noResume
+    checkpoints = stateDirectory.map { UploadCheckpoints(directory: $0) }
+  }
+}
+
+/// What became of one source.
+enum PutOutcome: Sendable {
+  case uploaded(key: String, size: Int64, result: WriteResult)
+  case skipped(key: String, size: Int64)
+}
+
+/// One `put` run: each job in turn, every failure reported, a summary at the end.
+struct PutRun: Sendable {
+  let writer: any ObjectWriting
+  let settings: PutSettings
+  let json: Bool
+
+  private struct Tally {
+    var uploaded = 0
+    var skipped = 0
+    var failed = 0
+    var firstFailure: Int32?
+  }
+
+  func run(_ jobs: [PutJob]) async throws {
+    let output = OutputStream.standardOutput()
+    let progress = TransferProgress(
+      enabled: Diagnostics.isTerminal && !(json && output.isTerminal))
+    defer { progress.clear() }
+    progress.expecting(objects: jobs.count, bytes: 0)
+    var tally = Tally()
+    func hint() -> DisplayText {
+      "interrupted: \(tally.uploaded) uploaded, \(tally.skipped) skipped; run the same put again to finish (an upload in parts resumes)"
+    }
+    Signals.setResumeHint(hint())
+    defer { Signals.setResumeHint(nil) }
+    func report(_ result: Result<PutOutcome, StorageError>) throws {
+      switch result {
+      case .success(.uploaded(let key, let size, let result)):
+        tally.uploaded += 1
+        progress.finished(bytes: size, transferred: true)
+        try write("uploaded", key, size, result, to: output)
+        Signals.setResumeHint(hint())
+      case .success(.skipped(let key, let size)):
+        tally.skipped += 1
+        progress.finished(bytes: size, transferred: false)
+        try write("skipped", key, size, nil, to: output)
+        Signals.setResumeHint(hint())
+      case .failure(let error):
+        progress.clear()
+        if error.kind == .cancelled || Task.isCancelled {
+          throw CommandFailure(error: StorageError(.cancelled, "interrupted"), notes: [hint()])
+        }
+        if error.kind == .outputClosed { throw error }
+        tally.failed += 1
+        let code = ErrorReporting.report(error, notes: [], json: json)
+        if tally.firstFailure == nil { tally.firstFailure = code }
+      }
+    }
+    // Files that go in one request are sent up to --parallel at once; a file in parts (or
+    // stdin) goes alone, its parts --parallel at once, so that memory stays within about
+    // parallel × part size.
+    try await withThrowingTaskGroup(of: Result<PutOutcome, StorageError>.self) { group in
+      var inFlight = 0
+      for job in jobs {
+        if Task.isCancelled { break }
+        let upload = PutUpload(writer: writer, settings: settings, job: job, progress: progress)
+        let alone =
+          job.source == "-"
+          || (try? PutSource.identity(of: job.source)).map { $0.identity.size > settings.threshold }
+            ?? false
+        while inFlight >= (alone ? 1 : settings.parallel), let next = try await group.next() {
+          inFlight -= 1
+          try report(next)
+        }
+        if alone {
+          try report(await Self.outcome(of: upload))
+        } else {
+          group.addTask { await Self.outcome(of: upload) }
+          inFlight += 1
+        }
+      }
+      while let next = try await group.next() { try report(next) }
+    }
+    try output.flush()
+    progress.clear()
+    if Task.isCancelled {
+      throw CommandFailure(error: StorageError(.cancelled, "interrupted"), notes: [hint()])
+    }
+    if !json {
+      Diagnostics.note(
+        "\(tally.uploaded) uploaded, \(tally.skipped) skipped, \(tally.failed) failed")
+    }
+    if let code = tally.firstFailure { throw ExitCode(code) }
+  }
+
+  private static func outcome(of upload: PutUpload) async -> Result<PutOutcome, StorageError> {
+    do {
+      return .success(try await upload.run())
+    } catch {
+      return .failure(error)
+    }
+  }
+
+  /// `--abort`: ends the service's session of the job's checkpoint and removes it.
+  func abort(_ job: PutJob) async throws {
+    guard let store = settings.checkpoints, job.source != "-",
+      let identity = try? PutSource.identity(of: job.source),
+      let saved = store.load(
+        UploadCheckpoints.Key(
+          provider: settings.kind.rawValue, location: job.location, path: identity.path))
+    else {
+      throw StorageError(
+        .notFound,
+        "no interrupted upload of \(DisplayText(quoting: job.source)) to \(job.location) to abort")
+    }
+    let key = UploadCheckpoints.Key(
+      provider: settings.kind.rawValue, location: job.location, path: identity.path)
+    try await PutUpload(writer: writer, settings: settings, job: job, progress: nil)
+      .abandon(saved.session)
+    store.remove(key)
+    Diagnostics.note("aborted the interrupted upload to \(job.location)")
+  }
+
+  private func write(
+    _ type: String, _ key: String, _ size: Int64, _ result: WriteResult?, to output: OutputStream
+  ) throws(StorageError) {
+    guard json else { return }
+    var line = JSONLine()
+    line.string("type", type)
+    line.string("key", key)
+    line.int("size", size)
+    if let result {
+      if settings.kind == .kodo {
+        line.string("hash", result.hash)
+      } else {
+        line.string("etag", result.etag)
+        line.string("crc64", result.crc64)
+      }
+    }
+    try output.write(line)
+    try output.flush()
+  }
+}

@@ -1,0 +1,120 @@
+import Foundation
+import StorageCore
+import SystemPackage
+
+/// Where `put` keeps the checkpoints of interrupted multipart uploads: one file (0600) per
+/// provider, bucket, key and source path under `$XDG_STATE_HOME/kodo/uploads/` (else
+/// `~/.local/state/kodo/uploads/`), named by a digest of those. The checkpoint inside records the
+/// source's size and modification time, so a changed file is recognised. Files are written only
+/// as new temporary files (`O_CREAT|O_EXCL|O_NOFOLLOW`) renamed over the old one; directories are
+/// made 0700.
+struct UploadCheckpoints: Sendable {
+  /// What a checkpoint is for.
+  struct Key: Sendable, Equatable {
+    var provider: String
+    var location: ObjectLocation
+    var path: String
+
+    /// The file name: a digest of the four, so that no name reaches the file system.
+    var fileName: String {
+      let text = [provider, location.bucket, location.key, path].joined(separator: "\0")
+      return Hex.encode(Digest.sha256(Array(text.utf8))) + ".json"
+    }
+  }
+
+  /// The file's content: the key spelled out (a digest collision is then harmless) and the
+  /// checkpoint.
+  private struct Record: Codable {
+    var provider: String
+    var bucket: String
+    var key: String
+    var path: String
+    var checkpoint: UploadCheckpoint
+  }
+
+  /// The directory.
+  let directory: String
+
+  /// `$XDG_STATE_HOME/kodo/uploads`, else `$HOME/.local/state/kodo/uploads`; `nil` with neither.
+  static func directory(_ environment: [String: String]) -> String? {
+    if let state = environment["XDG_STATE_HOME"], !state.isEmpty {
+      return state + "/kodo/uploads"
+    }
+    if let home = environment["HOME"], !home.isEmpty { return home + "/.local/state/kodo/uploads" }
+    return nil
+  }
+
+  /// The saved checkpoint for `key`, or `nil` when there is none (or it cannot be read: the
+  /// upload then starts afresh).
+  func load(_ key: Key) -> UploadCheckpoint? {
+    let path = directory + "/" + key.fileName
+    let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    guard descriptor >= 0 else { return nil }
+    let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+    guard let data = try? handle.read(upToCount: 1 << 22),
+      let record = try? JSONDecoder().decode(Record.self, from: data),
+      record.provider == key.provider, record.bucket == key.location.bucket,
+      record.key == key.location.key, record.path == key.path
+    else { return nil }
+    return record.checkpoint
+  }
+
+  /// Saves `checkpoint` for `key`; a failure is a warning (the upload goes on, but cannot be
+  /// resumed).
+  func save(_ checkpoint: UploadCheckpoint, for key: Key) {
+    let record = Record(
+      provider: key.provider, bucket: key.location.bucket, key: key.location.key, path: key.path,
+      checkpoint: checkpoint)
+    guard let data = try? JSONEncoder().encode(record) else { return }
+    do throws(StorageError) {
+      try makeDirectory()
+      let final = directory + "/" + key.fileName
+      let temporary = final + ".\(getpid()).\(UInt64.random(in: 0...UInt64.max)).tmp"
+      let descriptor = open(
+        temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      guard descriptor >= 0 else { throw failure("create \(temporary)") }
+      let bytes = [UInt8](data)
+      var offset = 0
+      while offset < bytes.count {
+        let written = bytes[offset...].withUnsafeBytes {
+          write(descriptor, $0.baseAddress, $0.count)
+        }
+        if written < 0 && errno == EINTR { continue }
+        guard written > 0 else {
+          _ = close(descriptor)
+          _ = unlink(temporary)
+          throw failure("write \(temporary)")
+        }
+        offset += written
+      }
+      _ = close(descriptor)
+      guard rename(temporary, final) == 0 else {
+        _ = unlink(temporary)
+        throw failure("rename \(temporary)")
+      }
+    } catch {
+      Diagnostics.warning("cannot save the upload's checkpoint: \(error.message)")
+    }
+  }
+
+  /// Removes the checkpoint for `key`, if any.
+  func remove(_ key: Key) {
+    _ = unlink(directory + "/" + key.fileName)
+  }
+
+  private func failure(_ what: String) -> StorageError {
+    StorageError(.localIO, "cannot \(DisplayText(escaping: what)): \(Errno(rawValue: errno))")
+  }
+
+  /// Makes the directory and its missing parents (0700).
+  private func makeDirectory() throws(StorageError) {
+    do {
+      try FileManager.default.createDirectory(
+        atPath: directory, withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700])
+    } catch {
+      throw StorageError(
+        .localIO, "cannot make \(DisplayText(quoting: directory)): \(error.localizedDescription)")
+    }
+  }
+}
