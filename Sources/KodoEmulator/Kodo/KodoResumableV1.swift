@@ -70,7 +70,7 @@ extension EmulatorService {
     body.writeStaticString(",\"checksum\":")
     body.writeJSONString(URLSafeBase64.encode(Digest.sha1(bytes)))
     body.writeStaticString(",\"crc32\":")
-    body.writeDecimal(Int64(CRC32.checksum([chunk])))
+    body.writeDecimal(Int64(CRC32.checksum(chunk)))
     body.writeStaticString(",\"offset\":")
     body.writeDecimal(bytes.count)
     body.writeStaticString(",\"host\":")

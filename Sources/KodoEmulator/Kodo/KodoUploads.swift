@@ -80,7 +80,7 @@ extension EmulatorService {
     }
     let bytes = Array(file.body)
     if let text = form.field("crc32") {
-      guard let expected = UInt32(text), expected == CRC32.checksum([bytes]) else {
+      guard let expected = UInt32(text), expected == CRC32.checksum(bytes) else {
         return error(406, "crc32 not match", reqid: reqid)
       }
     }

@@ -104,7 +104,7 @@ final class ObjectStore: Sendable {
         let size = chunks.reduce(0) { $0 + Int64($1.count) }
         let delta = size - (existing?.metadata.fsize ?? 0)
         guard memory.take(delta) else { throw .memoryFull }
-        stored.content = .bytes(chunks.count == 1 ? chunks[0] : Array(chunks.joined()))
+        stored.content = .bytes(ByteChunks.concatenated(chunks))
         replace(stored, memoryDelta: delta)
       }
       return stored

@@ -101,12 +101,15 @@ struct ContentDigests {
       }
       if !block.isEmpty || blockDigests.isEmpty { blockDigests.append(Digest.sha1(block)) }
     }
+    var md5 = RunningHash(.md5)
     for chunk in chunks {
-      chunk.withUnsafeBytes { crc.update($0) }
+      chunk.withUnsafeBytes {
+        crc.update($0)
+        md5.update($0)
+      }
       size += Int64(chunk.count)
     }
     return ContentDigests(
-      fsize: size, hash: QETag.hash(blockDigests: blockDigests),
-      md5: MD5.hex(Array(chunks.joined())), crc64: crc.value)
+      fsize: size, hash: QETag.hash(blockDigests: blockDigests), md5: md5.text, crc64: crc.value)
   }
 }
