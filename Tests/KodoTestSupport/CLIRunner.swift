@@ -196,15 +196,30 @@ public struct CLIRunner: Sendable {
     }
 
     /// Waits until `condition` holds for stdout so far, or `seconds` pass; returns whether it
-    /// held. Polls with `Task.sleep`: no thread of the cooperative pool is held meanwhile.
-    public func waitFor(seconds: Double = 20, _ condition: (String) -> Bool) async -> Bool {
-      let end = Date().addingTimeInterval(seconds)
-      while Date() < end {
-        if condition(stdoutSoFar) { return true }
-        if !process.isRunning { return condition(stdoutSoFar) }
-        try? await Task.sleep(for: .milliseconds(10))
+    /// held. The polling and its clock run on a thread of their own: a poll from a task could
+    /// wait many seconds for a thread of a busy cooperative pool, and the deadline would then
+    /// pass while the output had long been there (an emulator "did not start" that had).
+    public func waitFor(
+      seconds: Double = 20, _ condition: @escaping @Sendable (String) -> Bool
+    ) async -> Bool {
+      await withCheckedContinuation { continuation in
+        Thread {
+          let end = Date().addingTimeInterval(seconds)
+          var held = false
+          while Date() < end {
+            if condition(self.stdoutSoFar) {
+              held = true
+              break
+            }
+            if !self.process.isRunning {
+              held = condition(self.stdoutSoFar)
+              break
+            }
+            usleep(10_000)
+          }
+          continuation.resume(returning: held)
+        }.start()
       }
-      return false
     }
 
     /// Sends `signal` to the process.

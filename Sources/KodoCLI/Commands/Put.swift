@@ -21,12 +21,21 @@ struct Put: KodoCommand {
       holds are not sent again. --no-resume starts afresh; put --abort with the same source and \
       DEST ends the service's upload and forgets it. One failing file never stops the others.
 
+      -r uploads the files under each DIR: a key is DEST's folder and the file's path below DIR \
+      (DIR's own name is not part of it). --include and --exclude match that relative path \
+      (see find --help for the patterns). Symbolic links are reported and skipped unless \
+      --follow-symlinks; devices, FIFOs and sockets are skipped; a name that is not valid UTF-8 \
+      is reported and fails (exit 65). --skip-same keeps an existing object with the file's \
+      size and hash (Kodo's hash, OSS's CRC-64), so an interrupted put -r --skip-same finishes \
+      when run again; an object that differs is still refused (73) unless --force.
+
       Examples:
-        kodo put report.pdf docs                   # bucket docs, key report.pdf
-        kodo put a.txt b.txt photos/2024/          # photos/2024/a.txt, photos/2024/b.txt
+        kodo put report.pdf docs              # bucket docs, key report.pdf
+        kodo put a.txt b.txt photos/2024/     # keys 2024/a.txt, 2024/b.txt
         kodo put --key 'exact name' a.txt photos
         tar c dir | kodo put - backups/dir.tar
         kodo put --force --meta owner=me a.txt photos/a.txt
+        kodo put -r --skip-same ./site web/   # site/css/a.css: key css/a.css
       """
   )
 
@@ -41,6 +50,25 @@ struct Put: KodoCommand {
 
   @Flag(help: "Keep an existing object (counted as skipped).")
   var skipExisting = false
+
+  @Flag(help: "Keep an existing object with the file's size and hash (counted as skipped).")
+  var skipSame = false
+
+  @Flag(name: .shortAndLong, help: "Upload the files under each DIR (keys: DEST + relative path).")
+  var recursive = false
+
+  @Option(
+    help: ArgumentHelp(
+      "With -r, only paths that match PATTERN (repeatable).", valueName: "PATTERN"))
+  var include: [String] = []
+
+  @Option(
+    help: ArgumentHelp(
+      "With -r, leave out paths that match PATTERN (repeatable).", valueName: "PATTERN"))
+  var exclude: [String] = []
+
+  @Flag(help: "With -r, follow symbolic links (a link back to a folder above is skipped).")
+  var followSymlinks = false
 
   @Option(
     help: ArgumentHelp(
@@ -85,6 +113,16 @@ struct Put: KodoCommand {
       throw ValidationError("--parallel must be between 1 and 64")
     }
     if key != nil && arguments.count > 2 { throw ValidationError("--key needs exactly one source") }
+    if recursive && key != nil { throw ValidationError("--key cannot be given with -r") }
+    if !recursive && (!include.isEmpty || !exclude.isEmpty || followSymlinks) {
+      throw ValidationError("--include, --exclude and --follow-symlinks go with -r")
+    }
+    if recursive && arguments.dropLast().contains("-") {
+      throw ValidationError("- (stdin) cannot be given with -r")
+    }
+    if skipSame && force {
+      throw ValidationError("--force and --skip-same cannot be given together")
+    }
     if arguments.dropLast().filter({ $0 == "-" }).count > 0 && arguments.count > 2 {
       throw ValidationError("- (stdin) must be the only source")
     }
@@ -99,6 +137,29 @@ struct Put: KodoCommand {
     let (bucket, target) = try BucketPath.split(destination, context: context)
     try writer.validateBucketName(bucket)
     let sources = Array(arguments.dropLast())
+    let run = PutRun(
+      writer: writer, settings: settings, json: context.options.json,
+      noFollow: recursive && !followSymlinks)
+    if recursive {
+      let patterns = try KeyPatterns(include: include, exclude: exclude)
+      let folder = target.isEmpty || KeySegments.endsWithSlash(target) ? target : target + "/"
+      let items = PutTreeJobs(
+        roots: sources, bucket: bucket, folder: folder, patterns: patterns,
+        followLinks: followSymlinks)
+      if abort {
+        var aborted = 0
+        for case .job(let job) in items where try await run.abort(job, quietly: true) {
+          aborted += 1
+        }
+        guard aborted > 0 else {
+          throw StorageError(
+            .notFound, "no interrupted upload of a file under these folders to abort")
+        }
+        return
+      }
+      try await run.run(items)
+      return
+    }
     let folder = key == nil && (target.isEmpty || KeySegments.endsWithSlash(target))
     if folder && sources.count == 1 && sources[0] == "-" {
       throw ValidationError("stdin (-) needs an exact key: BUCKET/KEY, or --key KEY")
@@ -111,11 +172,11 @@ struct Put: KodoCommand {
     let jobs = sources.map { source in
       let name = source == "-" ? "" : String(KeySegments.lastSegment(of: source))
       let objectKey = key ?? (folder ? target + name : target)
-      return PutJob(source: source, location: ObjectLocation(bucket: bucket, key: objectKey))
+      return PutItem.job(
+        PutJob(source: source, location: ObjectLocation(bucket: bucket, key: objectKey)))
     }
-    let run = PutRun(writer: writer, settings: settings, json: context.options.json)
     if abort {
-      for job in jobs { try await run.abort(job) }
+      for case .job(let job) in jobs { _ = try await run.abort(job) }
       return
     }
     try await run.run(jobs)
@@ -126,4 +187,52 @@ struct Put: KodoCommand {
 struct PutJob: Sendable {
   var source: String
   var location: ObjectLocation
+}
+
+/// What `put` is given to do, one at a time: a source to upload, or what a walk of a local tree
+/// met on the way (a skip to tell, a failure to count).
+enum PutItem: Sendable {
+  case job(PutJob)
+  case skipped(DisplayText)
+  case failed(StorageError)
+}
+
+/// `put -r`'s items: the files under each root (``LocalTree``), each with its key (the folder,
+/// then the path below the root), those the patterns keep.
+struct PutTreeJobs: Sequence {
+  let roots: [String]
+  let bucket: String
+  let folder: String
+  let patterns: KeyPatterns
+  let followLinks: Bool
+
+  func makeIterator() -> AnyIterator<PutItem> {
+    var roots = self.roots.makeIterator()
+    var walk: LocalTree.Iterator?
+    return AnyIterator {
+      while true {
+        if walk == nil {
+          guard let root = roots.next() else { return nil }
+          walk = LocalTree(root: root, followLinks: followLinks).makeIterator()
+        }
+        guard let item = walk?.next() else {
+          walk = nil
+          continue
+        }
+        switch item {
+        case .file(let path, let relative):
+          guard patterns.keeps(relative) else { continue }
+          return .job(
+            PutJob(
+              source: path,
+              location: ObjectLocation(bucket: bucket, key: Self.key(folder, relative))))
+        case .skipped(let text): return .skipped(text)
+        case .failed(let error): return .failed(error)
+        }
+      }
+    }
+  }
+
+  /// The key of the file at `relative` (`/`-separated, below the root) under `folder`.
+  static func key(_ folder: String, _ relative: String) -> String { folder + relative }
 }

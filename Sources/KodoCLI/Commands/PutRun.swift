@@ -6,6 +6,7 @@ struct PutSettings: Sendable {
   var kind: ProviderKind
   var overwrite: Bool
   var skipExisting: Bool
+  var skipSame: Bool
   var threshold: Int64
   var partSize: Int64
   var parallel: Int
@@ -22,6 +23,7 @@ struct PutSettings: Sendable {
     self.kind = kind
     overwrite = command.force
     skipExisting = command.skipExisting
+    skipSame = command.skipSame
     threshold =
       try command.multipartThreshold.map { text throws(StorageError) in
         try SizeText.bytes(text, option: "--multipart-threshold")
@@ -61,6 +63,8 @@ struct PutRun: Sendable {
   let writer: any ObjectWriting
   let settings: PutSettings
   let json: Bool
+  /// Open files without following a symbolic link (`put -r` without `--follow-symlinks`).
+  var noFollow = false
 
   private struct Tally {
     var uploaded = 0
@@ -69,12 +73,11 @@ struct PutRun: Sendable {
     var firstFailure: Int32?
   }
 
-  func run(_ jobs: [PutJob]) async throws {
+  func run(_ items: some Sequence<PutItem>) async throws {
     let output = OutputStream.standardOutput()
     let progress = TransferProgress(
       enabled: Diagnostics.isTerminal && !(json && output.isTerminal))
     defer { progress.clear() }
-    progress.expecting(objects: jobs.count, bytes: 0)
     var tally = Tally()
     func hint() -> DisplayText {
       "interrupted: \(tally.uploaded) uploaded, \(tally.skipped) skipped; run the same put again to finish (an upload in parts resumes)"
@@ -104,18 +107,35 @@ struct PutRun: Sendable {
         if tally.firstFailure == nil { tally.firstFailure = code }
       }
     }
+    // What a walk met that is not a file to upload: a skip is told and counted, a failure
+    // reported and counted, and the run goes on.
+    func note(_ item: PutItem) throws {
+      switch item {
+      case .skipped(let text):
+        progress.clear()
+        tally.skipped += 1
+        Diagnostics.note(text)
+      case .failed(let error): try report(.failure(error))
+      case .job: break
+      }
+    }
     // Files that go in one request are sent up to --parallel at once; a file in parts (or
     // stdin) goes alone, its parts --parallel at once, so that memory stays within about
     // parallel × part size.
     try await withThrowingTaskGroup(of: Result<PutOutcome, StorageError>.self) { group in
       var inFlight = 0
-      for job in jobs {
+      for item in items {
         if Task.isCancelled { break }
-        let upload = PutUpload(writer: writer, settings: settings, job: job, progress: progress)
-        let alone =
-          job.source == "-"
-          || (try? PutSource.identity(of: job.source)).map { $0.identity.size > settings.threshold }
-            ?? false
+        guard case .job(let job) = item else {
+          try note(item)
+          continue
+        }
+        let upload = PutUpload(
+          writer: writer, settings: settings, job: job, progress: progress, noFollow: noFollow)
+        let size =
+          job.source == "-" ? nil : (try? PutSource.identity(of: job.source))?.identity.size
+        progress.listed(objects: 1, bytes: size ?? 0)
+        let alone = job.source == "-" || (size ?? 0) > settings.threshold
         while inFlight >= (alone ? 1 : settings.parallel), let next = try await group.next() {
           inFlight -= 1
           try report(next)
@@ -127,6 +147,7 @@ struct PutRun: Sendable {
           inFlight += 1
         }
       }
+      progress.listingComplete()
       while let next = try await group.next() { try report(next) }
     }
     try output.flush()
@@ -149,24 +170,25 @@ struct PutRun: Sendable {
     }
   }
 
-  /// `--abort`: ends the service's session of the job's checkpoint and removes it.
-  func abort(_ job: PutJob) async throws {
-    guard let store = settings.checkpoints, job.source != "-",
-      let identity = try? PutSource.identity(of: job.source),
-      let saved = store.load(
-        UploadCheckpoints.Key(
-          provider: settings.kind.rawValue, location: job.location, path: identity.path))
-    else {
+  /// `--abort`: ends the service's session of the job's checkpoint and removes it. Without one:
+  /// `quietly` returns `false`, else it throws.
+  @discardableResult
+  func abort(_ job: PutJob, quietly: Bool = false) async throws -> Bool {
+    let identity = job.source == "-" ? nil : try? PutSource.identity(of: job.source)
+    let key = identity.map {
+      UploadCheckpoints.Key(provider: settings.kind.rawValue, location: job.location, path: $0.path)
+    }
+    guard let store = settings.checkpoints, let key, let saved = store.load(key) else {
+      if quietly { return false }
       throw StorageError(
         .notFound,
         "no interrupted upload of \(DisplayText(quoting: job.source)) to \(job.location) to abort")
     }
-    let key = UploadCheckpoints.Key(
-      provider: settings.kind.rawValue, location: job.location, path: identity.path)
     try await PutUpload(writer: writer, settings: settings, job: job, progress: nil)
       .abandon(saved.session)
     store.remove(key)
     Diagnostics.note("aborted the interrupted upload to \(job.location)")
+    return true
   }
 
   private func write(

@@ -61,10 +61,17 @@ final class PutSource: Sendable {
         + Int64(status.st_mtim.tv_nsec))
   }
 
-  /// Opens the file `source` (a regular file; a link to one is followed, as the user named it).
-  static func file(_ source: String) throws(StorageError) -> PutSource {
-    let descriptor = open(source, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+  /// Opens the file `source` (a regular file; a link to one is followed, as the user named it,
+  /// unless `noFollow`: then a link is refused, as a tree's walk found none there).
+  static func file(_ source: String, noFollow: Bool = false) throws(StorageError) -> PutSource {
+    let descriptor = open(source, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (noFollow ? O_NOFOLLOW : 0))
     guard descriptor >= 0 else {
+      if noFollow && errno == ELOOP {
+        throw StorageError(
+          .invalidInput,
+          "\(DisplayText(quoting: source)) became a symbolic link while the folder was read; it was not followed"
+        )
+      }
       throw StorageError(
         errno == ENOENT ? .notFound : .localIO,
         "cannot open \(DisplayText(quoting: source)): \(Errno(rawValue: errno))")

@@ -10,6 +10,8 @@ struct PutUpload: Sendable {
   let settings: PutSettings
   let job: PutJob
   let progress: TransferProgress?
+  /// Open the file without following a symbolic link (`put -r` without `--follow-symlinks`).
+  var noFollow = false
 
   func run() async throws(StorageError) -> PutOutcome {
     let source: PutSource
@@ -22,11 +24,17 @@ struct PutUpload: Sendable {
         Runtime.current.standardInput, threshold: settings.threshold,
         temporaryDirectory: environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")
     } else {
-      source = try PutSource.file(job.source)
+      source = try PutSource.file(job.source, noFollow: noFollow)
     }
     guard !job.location.key.isEmpty else { throw StorageError(.invalidInput, "the key is empty") }
     let size = source.identity.size
     do throws(StorageError) {
+      // An object with the file's size and hash is kept without sending the file again (Kodo
+      // would take identical bytes as a success, OSS refuses them); one that differs is still
+      // refused by the service below, not by this comparison.
+      if settings.skipSame, source.path != nil, try await holdsSameContent(source) {
+        return .skipped(key: job.location.key, size: size)
+      }
       let result: WriteResult
       if size <= settings.threshold {
         let body = try source.content()
@@ -42,11 +50,33 @@ struct PutUpload: Sendable {
       return .uploaded(key: job.location.key, size: size, result: result)
     } catch  where error.kind == .exists && settings.skipExisting {
       return .skipped(key: job.location.key, size: size)
+    } catch  where error.kind == .exists && settings.skipSame && source.path != nil {
+      // Refused by the service: it differs (or appeared since the comparison below).
+      if try await holdsSameContent(source) { return .skipped(key: job.location.key, size: size) }
+      throw StorageError(
+        .exists,
+        "\(job.location) exists and differs from \(DisplayText(quoting: job.source)); --force replaces it",
+        requestID: error.requestID)
     } catch  where error.kind == .exists {
       throw StorageError(
         .exists, "\(job.location) exists; --force replaces it, --skip-existing keeps it",
         requestID: error.requestID)
     }
+  }
+
+  /// Whether the object at the job's location has the file's size and content hash (the
+  /// provider's check: Kodo's hash, OSS's CRC-64).
+  private func holdsSameContent(_ source: PutSource) async throws(StorageError) -> Bool {
+    let details: ObjectDetails
+    do {
+      details = try await writer.stat(bucket: job.location.bucket, key: job.location.key)
+    } catch  where error.kind == .notFound {
+      return false
+    }
+    guard details.object.size == source.identity.size,
+      let check = writer.integrityCheck(for: details)
+    else { return false }
+    return try check.compute("/proc/self/fd/\(source.descriptor)") == check.expected
   }
 
   private func contentType(_ source: PutSource) -> String? {

@@ -195,6 +195,30 @@ public struct DisplayText: Sendable, Hashable, CustomStringConvertible,
     self.init(safe: Self.quoted(untrusted))
   }
 
+  /// Bytes that need not be UTF-8 (a local file's name), escaped and in double quotes: valid
+  /// UTF-8 as ``quoted(_:)`` writes it, and each byte that is not part of it as `\xNN`.
+  public init(quotingBytes bytes: [UInt8]) {
+    var text = ""
+    var index = 0
+    while index < bytes.count {
+      let lead = bytes[index]
+      let length =
+        lead < 0x80
+        ? 1 : lead >= 0xF5 ? 0 : lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC2 ? 2 : 0
+      if length > 0, index + length <= bytes.count,
+        let scalar = String(validating: bytes[index..<index + length], as: UTF8.self)
+      {
+        text += scalar
+        index += length
+      } else {
+        let digits = String(lead, radix: 16, uppercase: true)
+        text += "\\x" + (digits.count == 1 ? "0" : "") + digits
+        index += 1
+      }
+    }
+    self.init(safe: Self.quoted(text))
+  }
+
   /// The text escaped and in double quotes (a `"` inside written `\"`), for messages.
   public static func quoted(_ text: some StringProtocol) -> String {
     var inner = escaped(text)
