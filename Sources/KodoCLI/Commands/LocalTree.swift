@@ -68,7 +68,10 @@ struct LocalTree: Sequence {
             )))
         return
       }
-      let trimmed = root.utf8.count > 1 && root.hasSuffix("/") ? String(root.dropLast()) : root
+      // `dir/` and `dir` give the same paths (not `dir//a`); `/` stays itself.
+      var bytes = Array(root.utf8)
+      while bytes.count > 1 && bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+      let trimmed = String(decoding: bytes, as: UTF8.self)
       enter(descriptor, path: trimmed, relative: "")
     }
 
