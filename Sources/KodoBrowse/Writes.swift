@@ -1,0 +1,238 @@
+public import StorageCore
+
+/// A question asked before a write (`y` goes ahead; `n` or Esc does nothing).
+public enum Confirmation: Sendable, Equatable {
+  /// `d`: delete entries.
+  case delete(Deletion)
+  /// A rename onto a key that exists: replace it (what `--force` does for `mv`).
+  case replace(Rename)
+
+  /// The question, already escaped.
+  public var question: String {
+    switch self {
+    case .delete(let deletion): return deletion.question
+    case .replace(let rename):
+      return
+        "\(Format.name(rename.toName)) exists: replace it with \(Format.name(rename.fromName))?"
+        + "  y replaces · n keeps both"
+    }
+  }
+}
+
+/// Entries to delete: objects by key, and folders (prefixes ending in `/`) with everything
+/// under them, as `rm -r` does.
+public struct Deletion: Sendable, Equatable {
+  public var bucket: String
+  public var objects: [String]
+  public var folders: [String]
+  /// What the prompt asks, naming what will go (escaped).
+  public var question: String
+}
+
+/// An object to move within its bucket.
+public struct Rename: Sendable, Equatable {
+  public var bucket: String
+  /// The folder shown when the rename was asked for (names are relative to it).
+  public var prefix: String
+  public var from: ObjectEntry
+  public var to: String
+
+  var fromName: String { Rows.name(from.key, in: prefix) }
+  var toName: String { Rows.name(to, in: prefix) }
+}
+
+/// How a delete ended: the entries now gone (a folder once nothing under it is left), how many
+/// objects were deleted in all, and the failures.
+public struct DeleteReport: Sendable, Equatable {
+  /// The named objects gone (deleted, or already missing).
+  public var objects: [String] = []
+  /// The folders gone: every object under them deleted.
+  public var folders: [String] = []
+  /// Objects deleted, those under the folders included.
+  public var deleted = 0
+  /// Objects not deleted.
+  public var failed = 0
+  /// The first failure's message, whole.
+  public var firstFailure: String?
+
+  public init() {}
+}
+
+/// How a move ended.
+public enum MoveResult: Sendable, Equatable {
+  case moved
+  /// The destination exists and was not replaced.
+  case exists
+  case failed(Failure)
+}
+
+/// A write sent and not yet answered.
+enum Write: Sendable, Equatable {
+  case delete(Deletion)
+  case move(Rename)
+}
+
+extension State {
+  /// `d`: asks whether to delete the marked entries, or the selected one.
+  mutating func askDelete() {
+    guard case .folder(let bucket, let prefix) = location, let folder else { return }
+    let chosen =
+      marks.isEmpty
+      ? (selected.map { [$0.id] } ?? [])
+      : marks.map(\.text).sorted { KeyBytes.precede($0, $1) }
+    guard !chosen.isEmpty else {
+      message = "nothing to delete"
+      return
+    }
+    let isFolder = { (id: String) in folder.seenFolders.contains(ExactKey(id)) }
+    let folders = chosen.filter(isFolder)
+    let objects = chosen.filter { !isFolder($0) }
+    let question: String
+    if chosen.count == 1 {
+      let name = Format.name(Rows.name(chosen[0], in: prefix))
+      question =
+        folders.isEmpty
+        ? "delete \(name)?" : "delete the folder \(name) and everything under it?"
+    } else {
+      var parts: [String] = []
+      if !objects.isEmpty { parts.append(Format.count(objects.count, "object", "objects")) }
+      if !folders.isEmpty { parts.append(Format.count(folders.count, "folder", "folders")) }
+      let under =
+        folders.isEmpty ? "" : " and everything under " + (folders.count == 1 ? "it" : "them")
+      question = "delete " + parts.joined(separator: " and ") + under + "?"
+    }
+    message = nil
+    mode = .confirm(
+      .delete(
+        Deletion(
+          bucket: bucket, objects: objects, folders: folders,
+          question: question + "  y deletes · n keeps")))
+  }
+
+  /// `r`: the line editor holding the selected object's name, the cursor at its end.
+  mutating func askRename() {
+    guard case .folder = location, let row = selected else { return }
+    guard let object = row.object else {
+      message = "folders are renamed with kodo mv -r"
+      return
+    }
+    message = nil
+    mode = .rename(LineEditor(row.name), object)
+  }
+
+  /// Enter in the rename prompt: moves the object to `text` relative to the folder shown (a
+  /// name ending in `/` is a folder it goes into, keeping its name).
+  mutating func rename(_ object: ObjectEntry, to text: String) -> [Effect] {
+    guard case .folder(let bucket, let prefix) = location else { return [] }
+    guard !text.isEmpty else {
+      message = "not renamed: no name given"
+      return []
+    }
+    var name = text
+    if KeySegments.endsWithSlash(name) { name += KeySegments.lastSegment(of: object.key) }
+    let destination = prefix + name
+    if ExactKey.same(destination, object.key) {
+      message = "not renamed: the name is the same"
+      return []
+    }
+    return send(.move(Rename(bucket: bucket, prefix: prefix, from: object, to: destination)))
+  }
+
+  /// A key while a question is asked.
+  mutating func answer(_ key: Key, to confirmation: Confirmation) -> [Effect] {
+    switch key {
+    case .character("y"), .character("Y"):
+      mode = .normal
+      switch confirmation {
+      case .delete(let deletion): return send(.delete(deletion))
+      case .replace(let rename): return send(.move(rename), replace: true)
+      }
+    case .character("n"), .character("N"), .escape, .character("q"):
+      mode = .normal
+      switch confirmation {
+      case .delete: message = "nothing deleted"
+      case .replace(let rename):
+        message =
+          "not renamed: \(Format.name(rename.fromName)) and \(Format.name(rename.toName)) kept"
+      }
+    default: break
+    }
+    return []
+  }
+
+  private mutating func send(_ write: Write, replace: Bool = false) -> [Effect] {
+    let id = newID()
+    writes[id] = write
+    message = nil
+    switch write {
+    case .delete(let deletion):
+      return [
+        .delete(
+          id: id, bucket: deletion.bucket, objects: deletion.objects, folders: deletion.folders)
+      ]
+    case .move(let rename):
+      return [
+        .move(id: id, bucket: rename.bucket, from: rename.from.key, to: rename.to, replace: replace)
+      ]
+    }
+  }
+
+  /// A delete's end: what went leaves the view (and the cache); a failure is said whole.
+  mutating func deleteFinished(id: Int, _ report: DeleteReport) -> [Effect] {
+    guard case .delete(let deletion) = writes.removeValue(forKey: id) else { return [] }
+    let effects = apply(
+      .deleted(objects: report.objects, folders: report.folders), bucket: deletion.bucket)
+    var text = "deleted " + Format.count(report.deleted, "object", "objects")
+    if report.failed > 0 {
+      text += "; \(Format.count(report.failed)) not deleted"
+      if let first = report.firstFailure { text += ": " + first }
+    }
+    message = text
+    return effects
+  }
+
+  /// A move's end: the row is renamed (or moved into a subfolder) in the view; a destination
+  /// that exists asks whether to replace it.
+  mutating func moveFinished(id: Int, _ result: MoveResult) -> [Effect] {
+    guard case .move(let rename) = writes.removeValue(forKey: id) else { return [] }
+    var effects: [Effect] = []
+    switch result {
+    case .moved:
+      var entry = rename.from
+      entry.key = rename.to
+      effects = apply(.moved(from: rename.from.key, to: entry), bucket: rename.bucket)
+      // The renamed row stays selected when it is still in the folder shown.
+      if location == .folder(bucket: rename.bucket, prefix: rename.prefix),
+        let index = rows.position(of: rename.to)
+      {
+        let line = cursor - top
+        cursor = index
+        selectedID = rename.to
+        keepCursor(onLine: line)
+      }
+      message = "renamed \(Format.name(rename.fromName)) to \(Format.name(rename.toName))"
+    case .exists:
+      if mode == .normal && pager == nil {
+        mode = .confirm(.replace(rename))
+      } else {
+        message = "not renamed: \(Format.name(rename.toName)) exists"
+      }
+    case .failed(let failure):
+      message = "rename of \(Format.name(rename.fromName)) failed: " + failure.message
+    }
+    return effects
+  }
+
+  /// The status line's part for the writes running.
+  var writeStatus: String? {
+    guard let first = writes.min(by: { $0.key < $1.key })?.value else { return nil }
+    let more = writes.count > 1 ? " (+\(writes.count - 1))" : ""
+    switch first {
+    case .delete(let deletion):
+      let count = deletion.objects.count + deletion.folders.count
+      return "deleting " + Format.count(count, "entry", "entries") + more
+    case .move(let rename):
+      return "renaming \(Format.name(rename.fromName))" + more
+    }
+  }
+}
