@@ -10,20 +10,25 @@ struct WritesTests {
   static func loaded(
     _ folders: [String], _ objects: [String], complete: Bool = true, height: Int = 24
   ) -> State {
-    var state = State(
-      location: .folder(bucket: "b", prefix: "p/"), size: Size(width: 120, height: height))
-    let id = listRequests(state.update(.start))[0].id
-    _ = state.update(
-      .pageLoaded(
-        id: id,
-        .success(
-          ListPage(
-            commonPrefixes: folders.map { "p/" + $0 }, items: objects.map { object("p/" + $0) },
-            nextMarker: complete ? nil : "next"))))
-    return state
+    State.showing(
+      ListPage(
+        commonPrefixes: folders.map { "p/" + $0 }, items: objects.map { object("p/" + $0) },
+        nextMarker: complete ? nil : "next"),
+      prefix: "p/", size: Size(width: 120, height: height))
   }
 
   static func ids(_ state: State) -> [String] { state.rows.indices.map { state.rows[$0].id } }
+
+  /// The question asked, or "" (recorded as an issue) when none is.
+  static func question(_ state: State, sourceLocation: SourceLocation = #_sourceLocation)
+    -> String
+  {
+    guard case .confirm(let confirmation) = state.mode else {
+      Issue.record("no question: \(state.mode)", sourceLocation: sourceLocation)
+      return ""
+    }
+    return confirmation.question
+  }
 
   static func deletes(_ effects: [Effect]) -> [(id: Int, objects: [String], folders: [String])] {
     effects.compactMap {
@@ -46,12 +51,9 @@ struct WritesTests {
     _ = state.update(.key(.down))
     _ = state.update(.key(.down))
     #expect(Self.deletes(state.keys("d")).isEmpty)
-    guard case .confirm(let question) = state.mode else {
-      Issue.record("no question: \(state.mode)")
-      return
-    }
+    let question = Self.question(state)
     // The key is named escaped, on the bottom line.
-    #expect(question.question.hasPrefix(#"delete b\u{1B}[31m.png?"#), "\(question.question)")
+    #expect(question.hasPrefix(#"delete b\u{1B}[31m.png?"#), "\(question)")
     #expect(view(state).lines.last?.contains(#"delete b\u{1B}[31m.png?"#) == true)
     _ = state.update(.key(.escape))
     #expect(state.mode == .normal && state.message == "nothing deleted")
@@ -88,13 +90,10 @@ struct WritesTests {
     for _ in 0..<2 { _ = state.update(.key(.down)) }
     _ = state.keys(" ")
     _ = state.keys("d")
-    guard case .confirm(let question) = state.mode else {
-      Issue.record("no question")
-      return
-    }
+    let question = Self.question(state)
     #expect(
-      question.question.hasPrefix("delete 1 object and 1 folder and everything under it?"),
-      "\(question.question)")
+      question.hasPrefix("delete 1 object and 1 folder and everything under it?"),
+      "\(question)")
     _ = state.update(.key(.escape))
     _ = state.keys("d")
     let sent = Self.deletes(state.keys("y"))
@@ -120,12 +119,9 @@ struct WritesTests {
     var state = Self.loaded(["d/", "e/"], ["a.jpg", "b.png", "c.jpg"])
     _ = state.keys("*")
     _ = state.keys("d")
-    guard case .confirm(let question) = state.mode else {
-      Issue.record("no question")
-      return
-    }
+    let question = Self.question(state)
     #expect(
-      question.question.hasPrefix("delete 3 objects and 2 folders and everything under them?"))
+      question.hasPrefix("delete 3 objects and 2 folders and everything under them?"))
     let sent = Self.deletes(state.keys("y"))
     #expect(sent.first?.objects == ["p/a.jpg", "p/b.png", "p/c.jpg"])
     #expect(sent.first?.folders == ["p/d/", "p/e/"])
@@ -207,11 +203,8 @@ struct WritesTests {
     _ = state.keys("c.jpg")
     var id = Self.moves(state.update(.key(.enter)))[0].id
     _ = state.update(.moveFinished(id: id, .exists))
-    guard case .confirm(let question) = state.mode else {
-      Issue.record("no question: \(state.mode)")
-      return
-    }
-    #expect(question.question.hasPrefix("c.jpg exists: replace it with a.jpg?"))
+    let question = Self.question(state)
+    #expect(question.hasPrefix("c.jpg exists: replace it with a.jpg?"))
     // n keeps both.
     #expect(Self.moves(state.keys("n")).isEmpty)
     #expect(Self.ids(state) == ["p/a.jpg", "p/b.png", "p/c.jpg"])

@@ -38,16 +38,32 @@ struct BrowseWriteEndToEndTests {
     }
   }
 
-  static func quit(_ session: TmuxSession) async throws {
-    try await session.keys("q")
-    #expect(try await session.exitStatus(seconds: 60) == 0)
+  /// A writable bucket `bkt` holding `keys` (each object's content is its key), browsed in
+  /// tmux until the folder shows `shown`; quit after `body`, with exit status 0.
+  static func browsing(
+    _ wire: EmulatorProtocol, keys: [String], shown: String,
+    _ body: (TmuxSession, [String: String]) async throws -> Void
+  ) async throws {
+    try await RemoveTests.with(wire, keys: keys) { _, environment in
+      let session = try await browse("bkt", environment)
+      try await expectScreen(session, "the folder") { $0.contains(shown) }
+      try await body(session, environment)
+      try await session.keys("q")
+      #expect(try await session.exitStatus(seconds: 60) == 0)
+    }
+  }
+
+  /// `r`, the name cleared and `name` typed, then Enter.
+  static func rename(_ session: TmuxSession, to name: String) async throws {
+    try await session.keys("r", "C-u")
+    try await session.type(name)
+    try await session.keys("Enter")
   }
 
   @Test(arguments: RemoveTests.wires)
   func deleteIsAskedNDeletesNothingYDeletes(_ wire: EmulatorProtocol) async throws {
-    try await RemoveTests.with(wire, keys: ["a.txt", "b.txt", "keep.txt"]) { _, environment in
-      let session = try await Self.browse("bkt", environment)
-      try await Self.expectScreen(session, "the folder") { $0.contains("3 entries") }
+    try await Self.browsing(wire, keys: ["a.txt", "b.txt", "keep.txt"], shown: "3 entries") {
+      session, environment in
       try await session.keys("d")
       try await Self.expectScreen(session, "the question") {
         $0.contains("delete a.txt?  y deletes · n keeps")
@@ -69,7 +85,6 @@ struct BrowseWriteEndToEndTests {
         $0.contains("deleted 1 object") && !Self.row($0, "a.txt") && Self.row($0, "b.txt")
       }
       #expect(try await RemoveTests.keys(environment) == ["b.txt", "keep.txt"])
-      try await Self.quit(session)
     }
   }
 
@@ -78,10 +93,8 @@ struct BrowseWriteEndToEndTests {
     _ wire: EmulatorProtocol
   ) async throws {
     let keys = ["d", "d-other/4", "d/1", "d/2", "d/sub/3", "x.txt", "y.txt"]
-    try await RemoveTests.with(wire, keys: keys) { _, environment in
-      let session = try await Self.browse("bkt", environment)
+    try await Self.browsing(wire, keys: keys, shown: "5 entries") { session, environment in
       // Rows: d-other/, d/, d, x.txt, y.txt.
-      try await Self.expectScreen(session, "the folder") { $0.contains("5 entries") }
       try await session.keys("j", "Space", "j", "Space")
       try await Self.expectScreen(session, "two marks") {
         $0.contains("2 marked") && Self.row($0, "d/") && $0.contains("*x.txt")
@@ -96,15 +109,13 @@ struct BrowseWriteEndToEndTests {
           && Self.row($0, "d-other/") && Self.row($0, "d")
       }
       #expect(try await RemoveTests.keys(environment) == ["d", "d-other/4", "y.txt"])
-      try await Self.quit(session)
     }
   }
 
   @Test(arguments: RemoveTests.wires)
   func renamesOntoAFreeKeyAndIntoASubfolder(_ wire: EmulatorProtocol) async throws {
-    try await RemoveTests.with(wire, keys: ["a.txt", "b.txt"]) { _, environment in
-      let session = try await Self.browse("bkt", environment)
-      try await Self.expectScreen(session, "the folder") { $0.contains("2 entries") }
+    try await Self.browsing(wire, keys: ["a.txt", "b.txt"], shown: "2 entries") {
+      session, environment in
       try await session.keys("r")
       try await Self.expectScreen(session, "the prompt") { $0.contains("rename to: a.txt") }
       try await session.keys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace")
@@ -115,9 +126,8 @@ struct BrowseWriteEndToEndTests {
       }
       #expect(try await RemoveTests.keys(environment) == ["b.txt", "z.txt"])
       // z.txt stays selected; b.txt is the first row.
-      try await session.keys("g", "r", "C-u")
-      try await session.type("sub/b.txt")
-      try await session.keys("Enter")
+      try await session.keys("g")
+      try await Self.rename(session, to: "sub/b.txt")
       try await Self.expectScreen(session, "the move into sub/") {
         $0.contains("renamed b.txt to sub/b.txt") && Self.row($0, "sub/") && !Self.row($0, "b.txt")
       }
@@ -127,19 +137,15 @@ struct BrowseWriteEndToEndTests {
       try await Self.expectScreen(session, "the folder refusal") {
         $0.contains("folders are renamed with kodo mv -r")
       }
-      try await Self.quit(session)
     }
   }
 
   @Test(arguments: RemoveTests.wires)
   func renamingOntoAnExistingKeyAsksNKeepsBothYReplaces(_ wire: EmulatorProtocol) async throws {
-    try await RemoveTests.with(wire, keys: ["a.txt", "b.txt"]) { _, environment in
-      let session = try await Self.browse("bkt", environment)
-      try await Self.expectScreen(session, "the folder") { $0.contains("2 entries") }
+    try await Self.browsing(wire, keys: ["a.txt", "b.txt"], shown: "2 entries") {
+      session, environment in
       for answer in ["n", "y"] {
-        try await session.keys("r", "C-u")
-        try await session.type("b.txt")
-        try await session.keys("Enter")
+        try await Self.rename(session, to: "b.txt")
         try await Self.expectScreen(session, "the question") {
           $0.contains("b.txt exists: replace it with a.txt?")
         }
@@ -158,7 +164,6 @@ struct BrowseWriteEndToEndTests {
       #expect(try await RemoveTests.keys(environment) == ["b.txt"])
       // The emulator's objects hold their own key: b.txt now holds a.txt's.
       #expect(try await Self.body("b.txt", environment) == "a.txt")
-      try await Self.quit(session)
     }
   }
 
