@@ -102,7 +102,7 @@ extension State {
       } else if !filter.isEmpty {
         setFilter("")
       }
-    case .character("d"): askDelete()
+    case .character("d"): return askDelete()
     case .character("r"): askRename()
     case .character(" "): toggleMark()
     case .character("*"): markAllShown()

@@ -21,6 +21,8 @@ public enum Message: Sendable {
   case rangeLoaded(id: Int, Result<[UInt8], Failure>)
   /// The entries of a local directory, for Tab completion.
   case localListed(id: Int, Result<[LocalEntry], Failure>)
+  /// How many objects are under the folders a delete asks about.
+  case objectsCounted(id: Int, Result<Int, Failure>)
   /// A delete's end (`d`).
   case deleteFinished(id: Int, DeleteReport)
   /// A move's end (`r`).
@@ -59,6 +61,9 @@ public enum Effect: Sendable, Equatable {
   case fetchRange(id: Int, bucket: String, key: String, range: ClosedRange<Int64>)
   /// Lists a local directory (for Tab completion of a local path).
   case listLocal(id: Int, directory: String)
+  /// Counts the objects under `folders` (prefixes ending in `/`) of `bucket`, as `rm -r`
+  /// lists them; the count comes as `objectsCounted`.
+  case countObjects(id: Int, bucket: String, folders: [String])
   /// Deletes `objects` (keys) and `folders` (prefixes ending in `/`, everything under each, as
   /// `rm -r`) of `bucket`, as `rm` does; the end comes as `deleteFinished`.
   case delete(id: Int, bucket: String, objects: [String], folders: [String])

@@ -58,6 +58,8 @@ extension State {
       completed(id: id, result)
     case .note(let text):
       self.message = text
+    case .objectsCounted(let id, let result):
+      objectsCounted(id: id, result)
     case .deleteFinished(let id, let report):
       effects += deleteFinished(id: id, report)
     case .moveFinished(let id, let result):

@@ -23,10 +23,39 @@ public enum Confirmation: Sendable, Equatable {
 /// under them, as `rm -r` does.
 public struct Deletion: Sendable, Equatable {
   public var bucket: String
+  /// The folder shown (names are relative to it).
+  public var prefix: String
   public var objects: [String]
   public var folders: [String]
-  /// What the prompt asks, naming what will go (escaped).
-  public var question: String
+  /// The objects under the folders, once counted (while the question is asked).
+  public var counted: Int?
+  /// The count's request, while it runs.
+  var counting: Int?
+
+  /// What the prompt asks, naming what will go (escaped): the key, or how many objects and
+  /// folders, and once counted how many objects in all.
+  public var question: String {
+    var under = ""
+    if !folders.isEmpty {
+      under = " and everything under " + (folders.count == 1 ? "it" : "them")
+      if let counted {
+        under += " (" + Format.count(counted + objects.count, "object", "objects") + " in all)"
+      } else if counting != nil {
+        under += " (counting …)"
+      }
+    }
+    var text: String
+    if objects.count + folders.count == 1, let only = (objects + folders).first {
+      let name = Format.name(Rows.name(only, in: prefix))
+      text = folders.isEmpty ? "delete \(name)" : "delete the folder \(name)"
+    } else {
+      var parts: [String] = []
+      if !objects.isEmpty { parts.append(Format.count(objects.count, "object", "objects")) }
+      if !folders.isEmpty { parts.append(Format.count(folders.count, "folder", "folders")) }
+      text = "delete " + parts.joined(separator: " and ")
+    }
+    return text + under + "?  y deletes · n keeps"
+  }
 }
 
 /// An object to move within its bucket.
@@ -73,40 +102,39 @@ enum Write: Sendable, Equatable {
 }
 
 extension State {
-  /// `d`: asks whether to delete the marked entries, or the selected one.
-  mutating func askDelete() {
-    guard case .folder(let bucket, let prefix) = location, let folder else { return }
+  /// `d`: asks whether to delete the marked entries, or the selected one; the objects under
+  /// folders are counted meanwhile.
+  mutating func askDelete() -> [Effect] {
+    guard case .folder(let bucket, let prefix) = location, let folder else { return [] }
     let chosen =
       marks.isEmpty
       ? (selected.map { [$0.id] } ?? [])
       : marks.map(\.text).sorted { KeyBytes.precede($0, $1) }
     guard !chosen.isEmpty else {
       message = "nothing to delete"
-      return
+      return []
     }
     let isFolder = { (id: String) in folder.seenFolders.contains(ExactKey(id)) }
-    let folders = chosen.filter(isFolder)
-    let objects = chosen.filter { !isFolder($0) }
-    let question: String
-    if chosen.count == 1 {
-      let name = Format.name(Rows.name(chosen[0], in: prefix))
-      question =
-        folders.isEmpty
-        ? "delete \(name)?" : "delete the folder \(name) and everything under it?"
-    } else {
-      var parts: [String] = []
-      if !objects.isEmpty { parts.append(Format.count(objects.count, "object", "objects")) }
-      if !folders.isEmpty { parts.append(Format.count(folders.count, "folder", "folders")) }
-      let under =
-        folders.isEmpty ? "" : " and everything under " + (folders.count == 1 ? "it" : "them")
-      question = "delete " + parts.joined(separator: " and ") + under + "?"
+    var deletion = Deletion(
+      bucket: bucket, prefix: prefix, objects: chosen.filter { !isFolder($0) },
+      folders: chosen.filter(isFolder))
+    var effects: [Effect] = []
+    if !deletion.folders.isEmpty {
+      let id = newID()
+      deletion.counting = id
+      effects.append(.countObjects(id: id, bucket: bucket, folders: deletion.folders))
     }
     message = nil
-    mode = .confirm(
-      .delete(
-        Deletion(
-          bucket: bucket, objects: objects, folders: folders,
-          question: question + "  y deletes · n keeps")))
+    mode = .confirm(.delete(deletion))
+    return effects
+  }
+
+  /// The objects under the folders of the delete asked about, counted.
+  mutating func objectsCounted(id: Int, _ result: Result<Int, Failure>) {
+    guard case .confirm(.delete(var deletion)) = mode, deletion.counting == id else { return }
+    deletion.counting = nil
+    if case .success(let count) = result { deletion.counted = count }
+    mode = .confirm(.delete(deletion))
   }
 
   /// `r`: the line editor holding the selected object's name, the cursor at its end.
@@ -144,13 +172,15 @@ extension State {
     case .character("y"), .character("Y"):
       mode = .normal
       switch confirmation {
-      case .delete(let deletion): return send(.delete(deletion))
+      case .delete(let deletion): return stopCounting(deletion) + send(.delete(deletion))
       case .replace(let rename): return send(.move(rename), replace: true)
       }
     case .character("n"), .character("N"), .escape, .character("q"):
       mode = .normal
       switch confirmation {
-      case .delete: message = "nothing deleted"
+      case .delete(let deletion):
+        message = "nothing deleted"
+        return stopCounting(deletion)
       case .replace(let rename):
         message =
           "not renamed: \(Format.name(rename.fromName)) and \(Format.name(rename.toName)) kept"
@@ -158,6 +188,10 @@ extension State {
     default: break
     }
     return []
+  }
+
+  private func stopCounting(_ deletion: Deletion) -> [Effect] {
+    deletion.counting.map { [.cancel(id: $0)] } ?? []
   }
 
   private mutating func send(_ write: Write, replace: Bool = false) -> [Effect] {

@@ -37,6 +37,13 @@ struct WritesTests {
     }
   }
 
+  static func counts(_ effects: [Effect]) -> [(id: Int, folders: [String])] {
+    effects.compactMap {
+      if case .countObjects(let id, "b", let folders) = $0 { return (id, folders) }
+      return nil
+    }
+  }
+
   static func moves(_ effects: [Effect]) -> [(id: Int, from: String, to: String, replace: Bool)] {
     effects.compactMap {
       if case .move(let id, "b", let from, let to, let replace) = $0 {
@@ -89,14 +96,18 @@ struct WritesTests {
     _ = state.keys("j ")
     for _ in 0..<2 { _ = state.update(.key(.down)) }
     _ = state.keys(" ")
-    _ = state.keys("d")
+    var count = Self.counts(state.keys("d"))
+    #expect(count.map(\.folders) == [["p/d/"]])
     let question = Self.question(state)
     #expect(
-      question.hasPrefix("delete 1 object and 1 folder and everything under it?"),
+      question.hasPrefix("delete 1 object and 1 folder and everything under it (counting …)?"),
       "\(question)")
-    _ = state.update(.key(.escape))
-    _ = state.keys("d")
-    let sent = Self.deletes(state.keys("y"))
+    // Esc stops the count.
+    #expect(state.update(.key(.escape)) == count.map { .cancel(id: $0.id) })
+    count = Self.counts(state.keys("d"))
+    let answered = state.keys("y")
+    #expect(answered.first == count.first.map { .cancel(id: $0.id) })
+    let sent = Self.deletes(answered)
     #expect(sent.first?.objects == ["p/c.jpg"] && sent.first?.folders == ["p/d/"], "\(sent)")
     #expect(state.marks.count == 2 && statusLine(state).contains("deleting 2 entries"))
     guard let id = sent.first?.id else { return }
@@ -118,10 +129,16 @@ struct WritesTests {
   @Test func severalObjectsAndFoldersAreCounted() {
     var state = Self.loaded(["d/", "e/"], ["a.jpg", "b.png", "c.jpg"])
     _ = state.keys("*")
-    _ = state.keys("d")
-    let question = Self.question(state)
+    let count = Self.counts(state.keys("d"))
+    #expect(count.map(\.folders) == [["p/d/", "p/e/"]])
+    // A stale count is dropped; the current one is said, with the objects named.
+    _ = state.update(.objectsCounted(id: (count.first?.id ?? 0) + 100, .success(7)))
+    #expect(Self.question(state).contains("(counting …)?"))
+    _ = state.update(.objectsCounted(id: count.first?.id ?? 0, .success(12_405)))
     #expect(
-      question.hasPrefix("delete 3 objects and 2 folders and everything under them?"))
+      Self.question(state).hasPrefix(
+        "delete 3 objects and 2 folders and everything under them (12,408 objects in all)?"),
+      "\(Self.question(state))")
     let sent = Self.deletes(state.keys("y"))
     #expect(sent.first?.objects == ["p/a.jpg", "p/b.png", "p/c.jpg"])
     #expect(sent.first?.folders == ["p/d/", "p/e/"])

@@ -101,7 +101,7 @@ struct BrowseWriteEndToEndTests {
       }
       try await session.keys("d")
       try await Self.expectScreen(session, "the question") {
-        $0.contains("delete 1 object and 1 folder and everything under it?")
+        $0.contains("delete 1 object and 1 folder and everything under it (4 objects in all)?")
       }
       try await session.keys("y")
       try await Self.expectScreen(session, "the delete") {

@@ -64,6 +64,23 @@ extension EffectRunner {
     send(.deleteFinished(id: id, report))
   }
 
+  /// The objects under `folders`, listed as `rm -r` lists what it deletes.
+  func count(id: Int, bucket: String, folders: [String]) async {
+    var count = 0
+    do {
+      for folder in folders {
+        try await Remove.scanFolder(
+          provider, bucket: bucket, prefix: Remove.folderPrefix(folder), pageSize: 1000
+        ) { count += $0.count }
+      }
+    } catch {
+      if Task.isCancelled { return }
+      return send(.objectsCounted(id: id, .failure(Failure(Self.describe(error)))))
+    }
+    if Task.isCancelled { return }
+    send(.objectsCounted(id: id, .success(count)))
+  }
+
   /// `r`: moves through `mv`'s code (`Move.move`); an existing destination is kept and
   /// reported as such unless `replace` (what `--force` does).
   func move(id: Int, bucket: String, from: String, to: String, replace: Bool) async {

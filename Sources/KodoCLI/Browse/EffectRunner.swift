@@ -99,6 +99,8 @@ final class EffectRunner: Sendable {
         if Task.isCancelled { return }
         send(.rangeLoaded(id: id, result))
       }
+    case .countObjects(let id, let bucket, let folders):
+      start(id) { [self] in await count(id: id, bucket: bucket, folders: folders) }
     case .delete(let id, let bucket, let objects, let folders):
       start(id) { [self] in
         await delete(id: id, bucket: bucket, objects: objects, folders: folders)
