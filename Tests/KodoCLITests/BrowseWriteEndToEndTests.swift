@@ -167,6 +167,44 @@ struct BrowseWriteEndToEndTests {
     }
   }
 
+  /// On a read-only bucket (the other browse suites' fixtures), a delete and a rename are
+  /// refused: the service's error is shown whole (its request id too) and the row stays.
+  @Test(arguments: RemoveTests.wires)
+  func aRefusedWriteIsShownWholeAndTheRowStays(_ wire: EmulatorProtocol) async throws {
+    let session =
+      wire == .kodo
+      ? try await BrowseEndToEndTests.start("photos/", width: 90)
+      : try await BrowseOSSEndToEndTests.start("photos/", width: 90)
+    try await Self.expectScreen(session, "the folder") { $0.contains("2 entries") }
+    // The status line, wrapped over the list when long: from the line with the count to the
+    // hint line; whole, it ends with the error's own end (a closing parenthesis).
+    func status(_ screen: String) -> String {
+      let lines = screen.split(separator: "\n")
+      guard let first = lines.lastIndex(where: { $0.hasPrefix(" 2 entries") }) else { return "" }
+      return lines[first..<(lines.count - 1)].joined()
+    }
+    try await session.keys("j", "d")
+    try await Self.expectScreen(session, "the question") { $0.contains("delete top.txt?") }
+    try await session.keys("y")
+    try await Self.expectScreen(session, "the refusal") {
+      status($0).contains("deleted 0 objects; 1 not deleted: ")
+        && status($0).lowercased().contains("denied") && status($0).hasSuffix(")")
+        && Self.row($0, "top.txt")
+    }
+    try await session.keys("j")
+    try await Self.expectScreen(session, "the message gone with the next key") {
+      !$0.contains("not deleted")
+    }
+    try await Self.rename(session, to: "moved.txt")
+    try await Self.expectScreen(session, "the failed rename") {
+      status($0).contains("rename of top.txt failed: ")
+        && status($0).filter({ !$0.isWhitespace }).contains("requestid")
+        && status($0).hasSuffix(")") && Self.row($0, "top.txt")
+    }
+    try await session.keys("q")
+    #expect(try await session.exitStatus(seconds: 60) == 0)
+  }
+
   /// An object's content, read back with `kodo cat`.
   static func body(_ key: String, _ environment: [String: String]) async throws -> String {
     let result = try await InProcess.run(["cat", "bkt/" + key], environment: environment)
