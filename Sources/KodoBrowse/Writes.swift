@@ -217,10 +217,9 @@ extension State {
     let effects = apply(
       .deleted(objects: report.objects, folders: report.folders), bucket: deletion.bucket)
     var text = "deleted " + Format.count(report.deleted, "object", "objects")
-    if report.failed > 0 {
-      text += "; \(Format.count(report.failed)) not deleted"
-      if let first = report.firstFailure { text += ": " + first }
-    }
+    if report.failed > 0 { text += "; \(Format.count(report.failed)) not deleted" }
+    // A listing of a folder that stopped fails no object, yet the folder stays: said too.
+    if let first = report.firstFailure { text += (report.failed > 0 ? ": " : "; ") + first }
     message = text
     return effects
   }

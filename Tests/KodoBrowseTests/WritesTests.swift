@@ -144,6 +144,19 @@ struct WritesTests {
     #expect(sent.first?.folders == ["p/d/", "p/e/"])
   }
 
+  @Test func aFolderWhoseListingStoppedStaysAndSaysWhy() {
+    var state = Self.loaded(["d/"], ["a.jpg"])
+    _ = state.keys("*d")
+    let id = Self.deletes(state.keys("y"))[0].id
+    var report = DeleteReport()
+    report.objects = ["p/a.jpg"]
+    report.deleted = 3
+    report.firstFailure = "listing failed (request id L1)"
+    _ = state.update(.deleteFinished(id: id, report))
+    #expect(Self.ids(state) == ["p/d/"])
+    #expect(state.message == "deleted 3 objects; listing failed (request id L1)")
+  }
+
   @Test func aLongFailureIsShownWholeUntilTheNextKey() {
     var state = Self.loaded([], ["a.jpg"], height: 12)
     let failure = "access denied: " + String(repeating: "x", count: 200) + " (reqid THE-END)"

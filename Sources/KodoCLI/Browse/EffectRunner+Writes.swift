@@ -38,6 +38,12 @@ extension EffectRunner {
       for key in objects { try await batches.add(key, report: handle) }
       for folder in folders {
         let prefix = Remove.folderPrefix(folder)
+        // A listing that named "" as a folder must not make `d` delete the whole bucket.
+        guard !prefix.isEmpty else {
+          stopped.insert(ExactKey(folder))
+          failed(0, StorageError(.invalidInput, "an empty folder name is not deleted here"))
+          continue
+        }
         do {
           try await Remove.scanFolder(provider, bucket: bucket, prefix: prefix, pageSize: 1000) {
             listed in
@@ -68,7 +74,7 @@ extension EffectRunner {
   func count(id: Int, bucket: String, folders: [String]) async {
     var count = 0
     do {
-      for folder in folders {
+      for folder in folders where !Remove.folderPrefix(folder).isEmpty {
         try await Remove.scanFolder(
           provider, bucket: bucket, prefix: Remove.folderPrefix(folder), pageSize: 1000
         ) { count += $0.count }
