@@ -182,6 +182,15 @@ struct WritesTests {
     _ = state.update(.key(.home))
     _ = state.update(.key(.enter))
     #expect(state.message == nil)
+    // Nor into a preview and back.
+    _ = state.update(.key(.left))
+    _ = state.keys("jd")
+    _ = state.keys("n")
+    #expect(state.message == "nothing deleted")
+    _ = state.update(.key(.enter))
+    #expect(state.pager != nil)
+    _ = state.keys("q")
+    #expect(state.pager == nil && state.message == nil)
   }
 
   @Test func renameEditsTheNameAndMovesInTheView() {
