@@ -5,6 +5,10 @@ extension State {
   mutating func handle(_ key: Key) -> [Effect] {
     if key == .controlC { return [.quit(130)] }
     if pager != nil { return pagerKey(key) }
+    // A message too long for the status line is shown over the list until the next key.
+    if mode == .normal, message != nil, CellWidth.of(statusLine(self)) > size.width {
+      message = nil
+    }
     switch mode {
     case .normal: return normal(key)
     case .filter: return editFilter(key)
@@ -30,6 +34,10 @@ extension State {
         let path = expandingHome(path, home: state.home)
         return state.save(to: path.isEmpty ? nil : path)
       }
+    case .rename(_, let object):
+      return prompt(key, local: false) { state, name in state.rename(object, to: name) }
+    case .confirm(let confirmation):
+      return answer(key, to: confirmation)
     case .help:
       mode = .normal
       return []
@@ -94,6 +102,8 @@ extension State {
       } else if !filter.isEmpty {
         setFilter("")
       }
+    case .character("d"): return askDelete()
+    case .character("r"): askRename()
     case .character(" "): toggleMark()
     case .character("*"): markAllShown()
     case .character("?"): mode = .help

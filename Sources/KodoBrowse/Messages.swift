@@ -21,6 +21,12 @@ public enum Message: Sendable {
   case rangeLoaded(id: Int, Result<[UInt8], Failure>)
   /// The entries of a local directory, for Tab completion.
   case localListed(id: Int, Result<[LocalEntry], Failure>)
+  /// How many objects are under the folders a delete asks about.
+  case objectsCounted(id: Int, Result<Int, Failure>)
+  /// A delete's end (`d`).
+  case deleteFinished(id: Int, DeleteReport)
+  /// A move's end (`r`).
+  case moveFinished(id: Int, MoveResult)
   /// A diagnostic (a warning, a note) for the status line, already escaped.
   case note(String)
 }
@@ -55,6 +61,15 @@ public enum Effect: Sendable, Equatable {
   case fetchRange(id: Int, bucket: String, key: String, range: ClosedRange<Int64>)
   /// Lists a local directory (for Tab completion of a local path).
   case listLocal(id: Int, directory: String)
+  /// Counts the objects under `folders` (prefixes ending in `/`) of `bucket`, as `rm -r`
+  /// lists them; the count comes as `objectsCounted`.
+  case countObjects(id: Int, bucket: String, folders: [String])
+  /// Deletes `objects` (keys) and `folders` (prefixes ending in `/`, everything under each, as
+  /// `rm -r`) of `bucket`, as `rm` does; the end comes as `deleteFinished`.
+  case delete(id: Int, bucket: String, objects: [String], folders: [String])
+  /// Moves an object within `bucket` as `mv` does (`replace`: as `mv --force`); the end comes
+  /// as `moveFinished`.
+  case move(id: Int, bucket: String, from: String, to: String, replace: Bool)
   /// `--pick`: the chosen object; the runner prints it and quits.
   case pick(bucket: String, key: String)
   /// Leaves with this exit status.

@@ -2,6 +2,8 @@ extension State {
   /// Opens the pager on `object` of `bucket`: its first range is asked for at once.
   mutating func openPager(bucket: String, key: String, size: Int64) -> [Effect] {
     pager = Pager(bucket: bucket, key: key, size: size)
+    // A message about the list is not shown again when the preview closes.
+    message = nil
     return settlePager()
   }
 

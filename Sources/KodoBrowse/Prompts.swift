@@ -19,7 +19,7 @@ extension Mode {
   public var editor: LineEditor? {
     get {
       switch self {
-      case .goTo(let editor), .saveAs(let editor): return editor
+      case .goTo(let editor), .saveAs(let editor), .rename(let editor, _): return editor
       default: return nil
       }
     }
@@ -28,6 +28,7 @@ extension Mode {
       switch self {
       case .goTo: self = .goTo(newValue)
       case .saveAs: self = .saveAs(newValue)
+      case .rename(_, let object): self = .rename(newValue, object)
       default: break
       }
     }

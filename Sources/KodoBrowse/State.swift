@@ -86,6 +86,9 @@ public struct Folder: Sendable, Equatable {
   public var failure: String?
   /// Pages loaded.
   public var pages = 0
+  /// The largest key or prefix a page named: an entry up to it that is not loaded will not
+  /// come with a later page (pages are in key order).
+  var lastKey: String?
   /// When it was last shown (a counter, for the cache's eviction).
   var lastUsed = 0
 
@@ -117,6 +120,10 @@ public struct Folder: Sendable, Equatable {
     for item in page.items {
       let stored = shapes.store(item)
       objects.append(stored)
+    }
+    for last in [page.commonPrefixes.last, page.items.last?.key].compactMap({ $0 })
+    where lastKey.map({ KeyBytes.compare(last, $0) > 0 }) ?? true {
+      lastKey = last
     }
     pages += 1
     failure = nil
@@ -154,6 +161,10 @@ public enum Mode: Sendable, Equatable {
   case goTo(LineEditor)
   /// `S`: typing where to save (a local path; Tab completes it).
   case saveAs(LineEditor)
+  /// `r`: typing the object's new name (relative to the folder shown).
+  case rename(LineEditor, ObjectEntry)
+  /// `d`, or a rename onto an existing key: `y` goes ahead, `n` or Esc does nothing.
+  case confirm(Confirmation)
   /// `?`.
   case help
 }
@@ -210,6 +221,8 @@ public struct State: Sendable {
   /// The marked entries of the current folder, by key (or prefix): kept across filters, sorts
   /// and pages, dropped when the browser leaves the folder.
   public var marks: Set<ExactKey> = []
+  /// The deletes and renames sent and not yet answered, by request id.
+  var writes: [Int: Write] = [:]
   /// The preview shown over everything, if one is open.
   public var pager: Pager?
   /// Whether the browser runs inside tmux (`$TMUX`), whose default settings stop OSC 52.

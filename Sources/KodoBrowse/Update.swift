@@ -58,6 +58,12 @@ extension State {
       completed(id: id, result)
     case .note(let text):
       self.message = text
+    case .objectsCounted(let id, let result):
+      objectsCounted(id: id, result)
+    case .deleteFinished(let id, let report):
+      effects += deleteFinished(id: id, report)
+    case .moveFinished(let id, let result):
+      effects += moveFinished(id: id, result)
     case .downloadProgress(let name, let bytes, let total):
       download = (name, bytes, total)
     case .treeProgress(let id, let progress):

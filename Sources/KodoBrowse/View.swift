@@ -11,6 +11,8 @@ public let keyTable: [(keys: String, does: String)] = [
   ("o", "sort: n name, s size, t time (smallest, oldest first), r reverse"),
   ("i", "show or hide the details"),
   ("Space / *", "mark or unmark / mark every entry shown (all marked: none)"),
+  ("d", "delete the marked entries, or the selected one (asks first; a folder: all under it)"),
+  ("r", "rename the selected object (a / moves it into a folder; asks before replacing)"),
   ("y", "copy: k key, p BUCKET/KEY, u download URL (OSC 52, if the terminal allows)"),
   ("s / S", "download here / to a path (Tab completes, ~ is home)"),
   ("s on a folder", "download it, or the marked entries, here as get -r does"),
@@ -70,13 +72,32 @@ public func view(_ state: State) -> Screen {
         line.text, row: index + 1, column: column + 1, style: line.style, limit: paneWidth - 1)
     }
   }
-  screen.put(Fit.truncate(statusLine(state), to: size.width), row: size.height - 2, column: 0)
-  screen.fill(row: size.height - 2, style: color ? [.reverse, .blue] : .reverse)
+  // The status line, whole: a message longer than the screen is wide (an error and its
+  // request id) is wrapped over the list's last lines, until the next key.
+  let status = wrap(statusLine(state), width: size.width)
+  let statusRows = min(status.count, state.listHeight)
+  for (index, line) in status.prefix(statusRows).enumerated() {
+    let row = size.height - 1 - statusRows + index
+    let last = index == statusRows - 1 && status.count > statusRows
+    screen.put(
+      Fit.pad(last ? Fit.truncate(line + "…", to: size.width) : line, to: size.width), row: row,
+      column: 0)
+    screen.fill(row: row, style: color ? [.reverse, .blue] : .reverse)
+  }
   switch state.mode {
   case .goTo(let editor):
     drawPrompt("go to: ", editor, into: &screen, row: size.height - 1, width: size.width)
   case .saveAs(let editor):
     drawPrompt("save as: ", editor, into: &screen, row: size.height - 1, width: size.width)
+  case .rename(let editor, _):
+    drawPrompt("rename to: ", editor, into: &screen, row: size.height - 1, width: size.width)
+  case .confirm(let confirmation):
+    // Whole: wrapped over the list's last lines when it is longer than the screen is wide.
+    let lines = wrap(confirmation.question, width: size.width - 1)
+    for (index, line) in lines.prefix(state.listHeight).enumerated() {
+      let row = size.height - min(lines.count, state.listHeight) + index
+      screen.put(" " + Fit.pad(line, to: size.width - 1), row: row, column: 0, style: .bold)
+    }
   default:
     screen.put(
       Fit.truncate(bottomLine(state), to: size.width), row: size.height - 1, column: 0)
@@ -229,6 +250,7 @@ public func statusLine(_ state: State) -> String {
       "downloading \(Fit.visible(download.name)) \(percent)% (\(Format.size(download.bytes)))")
   }
   if let tree = state.treeDownload { parts.append(Fit.visible(tree.status)) }
+  if let writing = state.writeStatus { parts.append(writing) }
   if let message = state.message { parts.append(Fit.visible(message)) }
   return " " + parts.joined(separator: " · ")
 }
@@ -238,7 +260,7 @@ private func bottomLine(_ state: State) -> String {
   case .filter: return "/" + Fit.visible(state.filter) + "▏  Enter keeps · Esc clears"
   case .sort: return "sort: n name · s size · t time · r reverse"
   case .copy: return "copy: k key · p BUCKET/KEY · u download URL"
-  case .help, .normal, .goTo, .saveAs:
+  case .help, .normal, .goTo, .saveAs, .rename, .confirm:
     if state.pick {
       return " ↑↓ move  ⏎ choose  ← back  / filter  o sort  : go  q quit without choosing"
     }

@@ -6,14 +6,8 @@ import Testing
 @Suite("Browser marks")
 struct MarksTests {
   @Test func spaceMarksAndMovesStarMarksAllShownThenNone() {
-    var state = State(location: .folder(bucket: "b", prefix: ""), size: Size(width: 80, height: 24))
-    let id = listRequests(state.update(.start))[0].id
-    _ = state.update(
-      .pageLoaded(
-        id: id,
-        .success(
-          ListPage(
-            commonPrefixes: ["d/"], items: [object("a.jpg"), object("b.png"), object("c.jpg")]))))
+    var state = State.showing(
+      ListPage(commonPrefixes: ["d/"], items: [object("a.jpg"), object("b.png"), object("c.jpg")]))
     _ = state.keys(" ")
     #expect(state.marks == [ExactKey("d/")] && state.selected?.id == "a.jpg")
     _ = state.keys("  ")

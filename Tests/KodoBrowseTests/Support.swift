@@ -16,6 +16,17 @@ func listRequests(_ effects: [Effect]) -> [(id: Int, marker: String?)] {
 }
 
 extension State {
+  /// A browser in the folder `prefix` of `bucket`, its first page `page` loaded.
+  static func showing(
+    _ page: ListPage, bucket: String = "b", prefix: String = "",
+    size: Size = Size(width: 80, height: 24), color: Bool = true
+  ) -> State {
+    var state = State(location: .folder(bucket: bucket, prefix: prefix), size: size, color: color)
+    let id = listRequests(state.update(.start))[0].id
+    _ = state.update(.pageLoaded(id: id, .success(page)))
+    return state
+  }
+
   mutating func keys(_ text: String) -> [Effect] {
     var effects: [Effect] = []
     for character in text { effects += update(.key(.character(character))) }

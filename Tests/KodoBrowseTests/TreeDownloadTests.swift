@@ -7,16 +7,9 @@ import Testing
 struct TreeDownloadTests {
   /// A browser in `photos/2024/` with a folder `raw/` and two objects loaded.
   static func started() -> State {
-    var state = State(
-      location: .folder(bucket: "photos", prefix: "2024/"), size: Size(width: 100, height: 24))
-    let id = listRequests(state.update(.start))[0].id
-    _ = state.update(
-      .pageLoaded(
-        id: id,
-        .success(
-          ListPage(
-            commonPrefixes: ["2024/raw/"], items: [object("2024/a.jpg"), object("2024/b.jpg")]))))
-    return state
+    State.showing(
+      ListPage(commonPrefixes: ["2024/raw/"], items: [object("2024/a.jpg"), object("2024/b.jpg")]),
+      bucket: "photos", prefix: "2024/", size: Size(width: 100, height: 24))
   }
 
   /// The tree download among `effects`.

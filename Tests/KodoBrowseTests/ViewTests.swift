@@ -5,23 +5,17 @@ import Testing
 @Suite("Browser screens")
 struct ViewTests {
   static func sample(_ size: Size, color: Bool = false) -> State {
-    var state = State(
-      location: .folder(bucket: "photos", prefix: "2024/05/"), size: size, color: color)
-    let id = listRequests(state.update(.start))[0].id
-    _ = state.update(
-      .pageLoaded(
-        id: id,
-        .success(
-          ListPage(
-            commonPrefixes: ["2024/05/日志/", "2024/05/raw/"],
-            items: [
-              object("2024/05/a.jpg", size: 66_441, seconds: 1_715_514_660),
-              object("2024/05/b 中文.png", size: 1_258_291, seconds: 1_715_514_720),
-              object("2024/05/evil\u{1B}]52;c;aGk=\u{7}\u{202E}gpj.exe", size: 512),
-              object(
-                "2024/05/a-very-long-name-that-does-not-fit-in-the-column-at-all-👍.jpeg",
-                size: 3),
-            ], nextMarker: "next"))))
+    var state = State.showing(
+      ListPage(
+        commonPrefixes: ["2024/05/日志/", "2024/05/raw/"],
+        items: [
+          object("2024/05/a.jpg", size: 66_441, seconds: 1_715_514_660),
+          object("2024/05/b 中文.png", size: 1_258_291, seconds: 1_715_514_720),
+          object("2024/05/evil\u{1B}]52;c;aGk=\u{7}\u{202E}gpj.exe", size: 512),
+          object(
+            "2024/05/a-very-long-name-that-does-not-fit-in-the-column-at-all-👍.jpeg", size: 3),
+        ], nextMarker: "next"),
+      bucket: "photos", prefix: "2024/05/", size: size, color: color)
     // Onto a.jpg: the long name sorts before it (by bytes, `-` before `.`).
     for _ in 0..<3 { _ = state.update(.key(.down)) }
     return state

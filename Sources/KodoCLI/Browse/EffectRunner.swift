@@ -99,6 +99,16 @@ final class EffectRunner: Sendable {
         if Task.isCancelled { return }
         send(.rangeLoaded(id: id, result))
       }
+    case .countObjects(let id, let bucket, let folders):
+      start(id) { [self] in await count(id: id, bucket: bucket, folders: folders) }
+    case .delete(let id, let bucket, let objects, let folders):
+      start(id) { [self] in
+        await delete(id: id, bucket: bucket, objects: objects, folders: folders)
+      }
+    case .move(let id, let bucket, let from, let to, let replace):
+      start(id) { [self] in
+        await move(id: id, bucket: bucket, from: from, to: to, replace: replace)
+      }
     case .listLocal(let id, let directory):
       let send = self.send
       LocalListing.start(directory) { send(.localListed(id: id, $0)) }

@@ -122,10 +122,13 @@ struct Move: KodoCommand {
   @ParentCommand var root: Kodo
 
   func execute(_ context: Context) async throws {
-    try await options.run(context, verb: "move", type: "moved") {
-      (writer, request) throws(StorageError) in
-      try await writer.move(request)
-    }
+    try await options.run(context, verb: "move", type: "moved", transfer: Self.move)
+  }
+
+  /// The move itself, also `kodo browse`'s `r`: one object on the service, an existing
+  /// destination kept (`.exists`) unless the request's `overwrite` (`--force`).
+  static func move(_ writer: any ObjectWriting, _ request: CopyRequest) async throws(StorageError) {
+    try await writer.move(request)
   }
 }
 

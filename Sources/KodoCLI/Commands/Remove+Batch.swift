@@ -28,9 +28,91 @@ struct BatchSplitter {
   }
 }
 
-/// Deletes keys in batches and reports each one: `{"type":"deleted",…}` lines with `--json`,
-/// an error line per failure, and a summary on stderr at the end; the exit status is the first
-/// failure's.
+/// What became of a key given to `DeleteBatches`.
+enum DeleteEvent {
+  /// Deleted (or, in a dry run, would be).
+  case deleted(String)
+  /// The service says it does not exist.
+  case missing(String, StorageError)
+  /// Not deleted.
+  case failed(String, StorageError)
+  /// The batch request failed as a whole: none of these keys was deleted.
+  case batchFailed([String], StorageError)
+}
+
+/// The deleting of `rm`, also `kodo browse`'s `d`: keys sent in batches of the service's limit
+/// while they are given (a listing streams), each key's fate told to `report`. With
+/// `statFirst`, keys are checked to exist before a batch goes (OSS deletes a missing key
+/// "successfully"); a dry run sends nothing.
+struct DeleteBatches {
+  let writer: any ObjectWriting
+  let bucket: String
+  let provider: any StorageProvider
+  let statFirst: Bool
+  let dryRun: Bool
+  private var splitter: BatchSplitter
+
+  init(
+    writer: any ObjectWriting, bucket: String, provider: any StorageProvider,
+    statFirst: Bool = false, dryRun: Bool = false
+  ) {
+    self.writer = writer
+    self.bucket = bucket
+    self.provider = provider
+    self.statFirst = statFirst
+    self.dryRun = dryRun
+    splitter = BatchSplitter(limit: writer.batchDeleteLimit)
+  }
+
+  /// Adds `key`, sending a batch when it filled one.
+  mutating func add(_ key: String, report: (DeleteEvent) throws -> Void) async throws {
+    if let batch = splitter.add(key) { try await send(batch, report: report) }
+  }
+
+  /// Sends what is left.
+  mutating func finish(report: (DeleteEvent) throws -> Void) async throws {
+    if let batch = splitter.finish() { try await send(batch, report: report) }
+  }
+
+  private func send(_ batch: [String], report: (DeleteEvent) throws -> Void) async throws {
+    var keys = batch
+    if statFirst {
+      keys = []
+      for key in batch {
+        do {
+          _ = try await provider.stat(bucket: bucket, key: key)
+          keys.append(key)
+        } catch {
+          try report(error.kind == .notFound ? .missing(key, error) : .failed(key, error))
+        }
+      }
+    }
+    if dryRun {
+      for key in keys { try report(.deleted(key)) }
+      return
+    }
+    guard !keys.isEmpty else { return }
+    let outcomes: [DeleteOutcome]
+    do {
+      outcomes = try await writer.deleteBatch(bucket: bucket, keys: keys)
+    } catch {
+      // The request failed as a whole: every key of it failed, the next batches are tried.
+      return try report(.batchFailed(keys, error))
+    }
+    for outcome in outcomes {
+      guard let error = outcome.error else {
+        try report(.deleted(outcome.key))
+        continue
+      }
+      try report(
+        error.kind == .notFound ? .missing(outcome.key, error) : .failed(outcome.key, error))
+    }
+  }
+}
+
+/// Deletes keys in batches (`DeleteBatches`) and reports each one: `{"type":"deleted",…}`
+/// lines with `--json`, an error line per failure, and a summary on stderr at the end; the
+/// exit status is the first failure's.
 final class BatchDeleter {
   struct Options {
     var json: Bool
@@ -42,15 +124,9 @@ final class BatchDeleter {
     var batchReportsMissing: Bool
   }
 
-  let writer: any ObjectWriting
   let bucket: String
   let options: Options
-  /// Whether keys must be checked to exist first: keys the user named, on a service whose
-  /// delete answers success for a missing key (OSS) unless `-f` makes a missing key no error,
-  /// and every key of a dry run.
-  let statFirst: Bool
-  let provider: any StorageProvider
-  private var splitter: BatchSplitter
+  private var batches: DeleteBatches
   private let output = OutputStream.standardOutput()
   /// Keys given so far.
   private(set) var seen = 0
@@ -59,26 +135,30 @@ final class BatchDeleter {
   private var failed = 0
   private var firstFailure: Int32?
 
+  /// `checkMissing`: keys must be checked to exist first when they were named by the user, on
+  /// a service whose delete answers success for a missing key (OSS) unless `-f` makes a missing
+  /// key no error, and every key of a dry run.
   init(
     writer: any ObjectWriting, bucket: String, options: Options, checkMissing: Bool,
     provider: any StorageProvider
   ) {
-    self.writer = writer
     self.bucket = bucket
     self.options = options
-    self.provider = provider
-    statFirst = checkMissing && (options.dryRun || !(options.batchReportsMissing || options.force))
-    splitter = BatchSplitter(limit: writer.batchDeleteLimit)
+    batches = DeleteBatches(
+      writer: writer, bucket: bucket, provider: provider,
+      statFirst: checkMissing
+        && (options.dryRun || !(options.batchReportsMissing || options.force)),
+      dryRun: options.dryRun)
   }
 
   func add(_ key: String) async throws {
     seen += 1
-    if let batch = splitter.add(key) { try await send(batch) }
+    try await batches.add(key) { try handle($0) }
   }
 
   /// Sends what is left, writes the summary and throws the first failure's exit status.
   func finish() async throws {
-    if let batch = splitter.finish() { try await send(batch) }
+    try await batches.finish { try handle($0) }
     try output.flush()
     var summary: DisplayText =
       options.dryRun
@@ -91,60 +171,26 @@ final class BatchDeleter {
     if let firstFailure { throw ExitCode(firstFailure) }
   }
 
-  private func send(_ batch: [String]) async throws {
-    var keys = batch
-    if statFirst { keys = try await existing(batch) }
-    if options.dryRun {
-      for key in keys { try report(deleted: key) }
-      return
-    }
-    guard !keys.isEmpty else { return }
-    let outcomes: [DeleteOutcome]
-    do {
-      outcomes = try await writer.deleteBatch(bucket: bucket, keys: keys)
-    } catch {
-      // The request failed as a whole: every key of it failed, the next batches are tried.
+  private func handle(_ event: DeleteEvent) throws {
+    switch event {
+    case .deleted(let key): try report(deleted: key)
+    case .missing(let key, let error):
       try output.flush()
-      failed += keys.count
-      record(ErrorReporting.report(error, notes: [], json: options.json))
-      return
-    }
-    for outcome in outcomes {
-      guard let error = outcome.error else {
-        try report(deleted: outcome.key)
-        continue
-      }
-      try missingOrFailed(outcome.key, error)
-    }
-  }
-
-  /// The keys of `batch` that exist; the others are reported missing.
-  private func existing(_ batch: [String]) async throws -> [String] {
-    var kept: [String] = []
-    for key in batch {
-      do {
-        _ = try await provider.stat(bucket: bucket, key: key)
-        kept.append(key)
-      } catch {
-        try missingOrFailed(key, error)
-      }
-    }
-    return kept
-  }
-
-  private func missingOrFailed(_ key: String, _ error: StorageError) throws {
-    try output.flush()
-    if error.kind == .notFound {
       missing += 1
       if options.force { return }
       var said = error
       said.message =
         "no object \(DisplayText.quoted(key)) in bucket \(DisplayText.quoted(bucket))"
       record(ErrorReporting.report(said, notes: [], json: options.json))
-      return
+    case .failed(_, let error):
+      try output.flush()
+      failed += 1
+      record(ErrorReporting.report(error, notes: [], json: options.json))
+    case .batchFailed(let keys, let error):
+      try output.flush()
+      failed += keys.count
+      record(ErrorReporting.report(error, notes: [], json: options.json))
     }
-    failed += 1
-    record(ErrorReporting.report(error, notes: [], json: options.json))
   }
 
   private func record(_ status: Int32) {

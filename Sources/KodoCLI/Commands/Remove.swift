@@ -107,8 +107,7 @@ struct Remove: KodoCommand {
   private func removeFolder(_ context: Context) async throws {
     let target = arguments.first
     let (bucket, given) = try BucketPath.split(target, context: context)
-    // The folder: `a` means `a/`, never `a-other/`.
-    let prefix = given.isEmpty || KeySegments.endsWithSlash(given) ? given : given + "/"
+    let prefix = Self.folderPrefix(given)
     let (provider, writer) = try Self.writer(context, bucket: bucket)
     let place: DisplayText =
       prefix.isEmpty
@@ -153,9 +152,23 @@ struct Remove: KodoCommand {
     _ provider: any StorageProvider, bucket: String, prefix: String,
     _ body: ([ObjectEntry]) async throws -> Void
   ) async throws {
+    try await Self.scanFolder(
+      provider, bucket: bucket, prefix: prefix, pageSize: pageSize.entries, body)
+  }
+
+  /// The folder `-r` means by `given`: `a` is `a/`, never `a-other/`; "" is the whole bucket.
+  static func folderPrefix(_ given: String) -> String {
+    given.isEmpty || KeySegments.endsWithSlash(given) ? given : given + "/"
+  }
+
+  /// Every object under `prefix` (a folder's, from `folderPrefix`), page by page, as `rm -r`
+  /// deletes them; `kodo browse` deletes a folder through it too.
+  static func scanFolder(
+    _ provider: any StorageProvider, bucket: String, prefix: String, pageSize: Int,
+    _ body: ([ObjectEntry]) async throws -> Void
+  ) async throws {
     try await RecursiveScan(
-      provider: provider, bucket: bucket, prefix: prefix, pageSize: pageSize.entries,
-      parallel: nil
+      provider: provider, bucket: bucket, prefix: prefix, pageSize: pageSize, parallel: nil
     ).run { objects, _ in
       try await body(objects)
       return true
@@ -173,10 +186,15 @@ struct Remove: KodoCommand {
   ) {
     let provider = try context.provider()
     try provider.validateBucketName(bucket)
+    return (provider, try writer(provider))
+  }
+
+  /// The provider's writing side, or why it cannot delete.
+  static func writer(_ provider: any StorageProvider) throws(StorageError) -> any ObjectWriting {
     guard let writer = provider as? any ObjectWriting else {
       throw StorageError(.rejected, "this provider cannot delete objects")
     }
-    return (provider, writer)
+    return writer
   }
 
   private static func declined() {

@@ -1,0 +1,271 @@
+public import StorageCore
+
+/// A question asked before a write (`y` goes ahead; `n` or Esc does nothing).
+public enum Confirmation: Sendable, Equatable {
+  /// `d`: delete entries.
+  case delete(Deletion)
+  /// A rename onto a key that exists: replace it (what `--force` does for `mv`).
+  case replace(Rename)
+
+  /// The question, already escaped.
+  public var question: String {
+    switch self {
+    case .delete(let deletion): return deletion.question
+    case .replace(let rename):
+      return
+        "\(Format.name(rename.toName)) exists: replace it with \(Format.name(rename.fromName))?"
+        + "  y replaces · n keeps both"
+    }
+  }
+}
+
+/// Entries to delete: objects by key, and folders (prefixes ending in `/`) with everything
+/// under them, as `rm -r` does.
+public struct Deletion: Sendable, Equatable {
+  public var bucket: String
+  /// The folder shown (names are relative to it).
+  public var prefix: String
+  public var objects: [String]
+  public var folders: [String]
+  /// The objects under the folders, once counted (while the question is asked).
+  public var counted: Int?
+  /// The count's request, while it runs.
+  var counting: Int?
+
+  /// What the prompt asks, naming what will go (escaped): the key, or how many objects and
+  /// folders, and once counted how many objects in all.
+  public var question: String {
+    var under = ""
+    if !folders.isEmpty {
+      under = " and everything under " + (folders.count == 1 ? "it" : "them")
+      if let counted {
+        under += " (" + Format.count(counted + objects.count, "object", "objects") + " in all)"
+      } else if counting != nil {
+        under += " (counting …)"
+      }
+    }
+    var text: String
+    if objects.count + folders.count == 1, let only = (objects + folders).first {
+      let name = Format.name(Rows.name(only, in: prefix))
+      text = folders.isEmpty ? "delete \(name)" : "delete the folder \(name)"
+    } else {
+      var parts: [String] = []
+      if !objects.isEmpty { parts.append(Format.count(objects.count, "object", "objects")) }
+      if !folders.isEmpty { parts.append(Format.count(folders.count, "folder", "folders")) }
+      text = "delete " + parts.joined(separator: " and ")
+    }
+    return text + under + "?  y deletes · n keeps"
+  }
+}
+
+/// An object to move within its bucket.
+public struct Rename: Sendable, Equatable {
+  public var bucket: String
+  /// The folder shown when the rename was asked for (names are relative to it).
+  public var prefix: String
+  public var from: ObjectEntry
+  public var to: String
+
+  var fromName: String { Rows.name(from.key, in: prefix) }
+  var toName: String { Rows.name(to, in: prefix) }
+}
+
+/// How a delete ended: the entries now gone (a folder once nothing under it is left), how many
+/// objects were deleted in all, and the failures.
+public struct DeleteReport: Sendable, Equatable {
+  /// The named objects gone (deleted, or already missing).
+  public var objects: [String] = []
+  /// The folders gone: every object under them deleted.
+  public var folders: [String] = []
+  /// Objects deleted, those under the folders included.
+  public var deleted = 0
+  /// Objects not deleted.
+  public var failed = 0
+  /// The first failure's message, whole.
+  public var firstFailure: String?
+
+  public init() {}
+}
+
+/// How a move ended.
+public enum MoveResult: Sendable, Equatable {
+  case moved
+  /// The destination exists and was not replaced.
+  case exists
+  case failed(Failure)
+}
+
+/// A write sent and not yet answered.
+enum Write: Sendable, Equatable {
+  case delete(Deletion)
+  case move(Rename)
+}
+
+extension State {
+  /// `d`: asks whether to delete the marked entries, or the selected one; the objects under
+  /// folders are counted meanwhile.
+  mutating func askDelete() -> [Effect] {
+    guard case .folder(let bucket, let prefix) = location, let folder else { return [] }
+    let chosen =
+      marks.isEmpty
+      ? (selected.map { [$0.id] } ?? [])
+      : marks.map(\.text).sorted { KeyBytes.precede($0, $1) }
+    guard !chosen.isEmpty else {
+      message = "nothing to delete"
+      return []
+    }
+    let isFolder = { (id: String) in folder.seenFolders.contains(ExactKey(id)) }
+    var deletion = Deletion(
+      bucket: bucket, prefix: prefix, objects: chosen.filter { !isFolder($0) },
+      folders: chosen.filter(isFolder))
+    var effects: [Effect] = []
+    if !deletion.folders.isEmpty {
+      let id = newID()
+      deletion.counting = id
+      effects.append(.countObjects(id: id, bucket: bucket, folders: deletion.folders))
+    }
+    message = nil
+    mode = .confirm(.delete(deletion))
+    return effects
+  }
+
+  /// The objects under the folders of the delete asked about, counted.
+  mutating func objectsCounted(id: Int, _ result: Result<Int, Failure>) {
+    guard case .confirm(.delete(var deletion)) = mode, deletion.counting == id else { return }
+    deletion.counting = nil
+    if case .success(let count) = result { deletion.counted = count }
+    mode = .confirm(.delete(deletion))
+  }
+
+  /// `r`: the line editor holding the selected object's name, the cursor at its end.
+  mutating func askRename() {
+    guard case .folder = location, let row = selected else { return }
+    guard let object = row.object else {
+      message = "folders are renamed with kodo mv -r"
+      return
+    }
+    message = nil
+    mode = .rename(LineEditor(row.name), object)
+  }
+
+  /// Enter in the rename prompt: moves the object to `text` relative to the folder shown (a
+  /// name ending in `/` is a folder it goes into, keeping its name).
+  mutating func rename(_ object: ObjectEntry, to text: String) -> [Effect] {
+    guard case .folder(let bucket, let prefix) = location else { return [] }
+    guard !text.isEmpty else {
+      message = "not renamed: no name given"
+      return []
+    }
+    var name = text
+    if KeySegments.endsWithSlash(name) { name += KeySegments.lastSegment(of: object.key) }
+    let destination = prefix + name
+    if ExactKey.same(destination, object.key) {
+      message = "not renamed: the name is the same"
+      return []
+    }
+    return send(.move(Rename(bucket: bucket, prefix: prefix, from: object, to: destination)))
+  }
+
+  /// A key while a question is asked.
+  mutating func answer(_ key: Key, to confirmation: Confirmation) -> [Effect] {
+    switch key {
+    case .character("y"), .character("Y"):
+      mode = .normal
+      switch confirmation {
+      case .delete(let deletion): return stopCounting(deletion) + send(.delete(deletion))
+      case .replace(let rename): return send(.move(rename), replace: true)
+      }
+    case .character("n"), .character("N"), .escape, .character("q"):
+      mode = .normal
+      switch confirmation {
+      case .delete(let deletion):
+        message = "nothing deleted"
+        return stopCounting(deletion)
+      case .replace(let rename):
+        message =
+          "not renamed: \(Format.name(rename.fromName)) and \(Format.name(rename.toName)) kept"
+      }
+    default: break
+    }
+    return []
+  }
+
+  private func stopCounting(_ deletion: Deletion) -> [Effect] {
+    deletion.counting.map { [.cancel(id: $0)] } ?? []
+  }
+
+  private mutating func send(_ write: Write, replace: Bool = false) -> [Effect] {
+    let id = newID()
+    writes[id] = write
+    message = nil
+    switch write {
+    case .delete(let deletion):
+      return [
+        .delete(
+          id: id, bucket: deletion.bucket, objects: deletion.objects, folders: deletion.folders)
+      ]
+    case .move(let rename):
+      return [
+        .move(id: id, bucket: rename.bucket, from: rename.from.key, to: rename.to, replace: replace)
+      ]
+    }
+  }
+
+  /// A delete's end: what went leaves the view (and the cache); a failure is said whole.
+  mutating func deleteFinished(id: Int, _ report: DeleteReport) -> [Effect] {
+    guard case .delete(let deletion) = writes.removeValue(forKey: id) else { return [] }
+    let effects = apply(
+      .deleted(objects: report.objects, folders: report.folders), bucket: deletion.bucket)
+    var text = "deleted " + Format.count(report.deleted, "object", "objects")
+    if report.failed > 0 { text += "; \(Format.count(report.failed)) not deleted" }
+    // A listing of a folder that stopped fails no object, yet the folder stays: said too.
+    if let first = report.firstFailure { text += (report.failed > 0 ? ": " : "; ") + first }
+    message = text
+    return effects
+  }
+
+  /// A move's end: the row is renamed (or moved into a subfolder) in the view; a destination
+  /// that exists asks whether to replace it.
+  mutating func moveFinished(id: Int, _ result: MoveResult) -> [Effect] {
+    guard case .move(let rename) = writes.removeValue(forKey: id) else { return [] }
+    var effects: [Effect] = []
+    switch result {
+    case .moved:
+      var entry = rename.from
+      entry.key = rename.to
+      effects = apply(.moved(from: rename.from.key, to: entry), bucket: rename.bucket)
+      // The renamed row stays selected when it is still in the folder shown.
+      if location == .folder(bucket: rename.bucket, prefix: rename.prefix),
+        let index = rows.position(of: rename.to)
+      {
+        let line = cursor - top
+        cursor = index
+        selectedID = rename.to
+        keepCursor(onLine: line)
+      }
+      message = "renamed \(Format.name(rename.fromName)) to \(Format.name(rename.toName))"
+    case .exists:
+      if mode == .normal && pager == nil {
+        mode = .confirm(.replace(rename))
+      } else {
+        message = "not renamed: \(Format.name(rename.toName)) exists"
+      }
+    case .failed(let failure):
+      message = "rename of \(Format.name(rename.fromName)) failed: " + failure.message
+    }
+    return effects
+  }
+
+  /// The status line's part for the writes running.
+  var writeStatus: String? {
+    guard let first = writes.min(by: { $0.key < $1.key })?.value else { return nil }
+    let more = writes.count > 1 ? " (+\(writes.count - 1))" : ""
+    switch first {
+    case .delete(let deletion):
+      let count = deletion.objects.count + deletion.folders.count
+      return "deleting " + Format.count(count, "entry", "entries") + more
+    case .move(let rename):
+      return "renaming \(Format.name(rename.fromName))" + more
+    }
+  }
+}
