@@ -7,7 +7,7 @@ struct HelpGoldenTests {
   static let commands: [[String]] = [
     [], ["buckets"], ["ls"], ["stat"], ["url"], ["cat"], ["get"], ["domains"], ["token"],
     ["token", "qbox"], ["token", "qiniu"], ["token", "upload"], ["du"], ["find"], ["browse"],
-    ["rm"], ["mv"], ["cp"],
+    ["rm"], ["mv"], ["cp"], ["set"], ["restore"],
   ]
 
   @Test(arguments: commands)

@@ -19,9 +19,14 @@ enum ForeignVerbs {
     case "move", "rename":
       return "kodo has no '\(word)': kodo mv BUCKET/KEY BUCKET/KEY moves an object"
     case "put", "upload", "fput", "sync",
-      "mirror", "mb", "rb", "mkdir", "rmdir", "restore", "set":
+      "mirror", "mb", "rb", "mkdir", "rmdir":
       return
         "kodo has no '\(word)' yet: this version reads (\(reads)), deletes (rm), moves and copies (mv, cp)"
+    case "chgm", "chtype", "chstatus", "forbidden", "set-meta", "setmeta":
+      return
+        "kodo has no '\(word)': kodo set [BUCKET] KEY... --mime, --meta, --storage-class or --status changes objects in place"
+    case "restorear", "restore-object":
+      return "kodo has no '\(word)': kodo restore [BUCKET] KEY... --days N thaws archived objects"
     case "presign", "sign", "share", "privateurl":
       return "kodo has no '\(word)': kodo url [BUCKET] KEY prints a signed download link"
     case "head", "info":
