@@ -116,6 +116,8 @@ enum ShellCompletion {
       typed = get.object.arguments
     case let stat as Stat: typed = stat.object.arguments
     case let cat as Cat: typed = cat.object.arguments
+    case let set as SetCommand: typed = set.object.arguments
+    case let restore as Restore: typed = restore.object.arguments
     case let url as URLCommand:
       if url.stdin {
         return url.arguments.isEmpty ? try await buckets(context, prefix: prefix, suffix: "") : []

@@ -21,9 +21,14 @@ enum ForeignVerbs {
     case "upload", "fput", "qupload":
       return "kodo has no '\(word)': kodo put FILE... BUCKET[/KEY] uploads"
     case "sync",
-      "mirror", "mb", "rb", "mkdir", "rmdir", "restore", "set":
+      "mirror", "mb", "rb", "mkdir", "rmdir":
       return
-        "kodo has no '\(word)' yet: this version reads (\(reads)), uploads (put), deletes (rm), moves and copies (mv, cp)"
+        "kodo has no '\(word)' yet: this version reads (\(reads)), uploads (put), deletes (rm), moves and copies (mv, cp), and changes objects in place (set, restore)"
+    case "chgm", "chtype", "chstatus", "forbidden", "set-meta", "setmeta":
+      return
+        "kodo has no '\(word)': kodo set [BUCKET] KEY... --mime, --meta, --storage-class or --status changes objects in place"
+    case "restorear", "restore-object":
+      return "kodo has no '\(word)': kodo restore [BUCKET] KEY... --days N thaws archived objects"
     case "presign", "sign", "share", "privateurl":
       return "kodo has no '\(word)': kodo url [BUCKET] KEY prints a signed download link"
     case "head", "info":

@@ -160,3 +160,20 @@ extension KodoClient: ServerSideMoving {
     try await perform(.restoreArchive(object, days: days))
   }
 }
+
+extension KodoClient: ObjectStatusChanging {
+  /// `/chstatus` with 0 (enabled) or 1 (disabled).
+  public func changeStatus(_ object: ObjectLocation, to status: ObjectStatus)
+    async throws(StorageError)
+  {
+    let number: Int
+    switch status {
+    case .enabled: number = 0
+    case .disabled: number = 1
+    case .unknown:
+      throw StorageError(
+        .invalidInput, "an object's status is enabled or disabled, not \(status.name)")
+    }
+    try await perform(.changeStatus(object, status: number))
+  }
+}

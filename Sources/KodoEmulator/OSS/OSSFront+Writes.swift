@@ -37,6 +37,7 @@ extension OSSFront {
       return empty(204, context)
     case .listParts(_, let key): return try listParts(store, key: key, context)
     case .listMultipartUploads: return listUploads(store, context)
+    case .restoreObject(_, let key): return try restoreObject(store, key: key, request, context)
     default:
       throw OSSFailure(status: 501, code: "NotImplemented", message: "Not implemented.")
     }
@@ -196,6 +197,7 @@ extension OSSFront {
     try Self.validate(key: key)
     let headers = context.incoming.headers
     let (source, sourceKey, index) = try copySource(headers)
+    try checkCopySourceMatch(headers, source: source, key: sourceKey, index: index)
     let forbid = try Self.forbidOverwrite(headers)
     var metadata = source.metadata(at: index)
     let replace = headers["x-oss-metadata-directive"] == "REPLACE"
@@ -238,7 +240,8 @@ extension OSSFront {
     }
     var writer = XMLWriter()
     writer.open("CopyObjectResult")
-    writer.element("ETag", "\"" + (metadata.ossETag ?? "") + "\"")
+    let etag = metadata.ossETag ?? self.etag(of: source, key: sourceKey, index: index)
+    writer.element("ETag", "\"" + etag + "\"")
     writer.element(
       "LastModified",
       OSSTime.iso8601(Timestamp(unixSeconds: metadata.putTime / 10_000_000)))

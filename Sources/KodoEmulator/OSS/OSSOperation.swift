@@ -23,6 +23,8 @@ enum OSSOperation {
   case abortMultipart(String, key: String)
   case listParts(String, key: String)
   case listMultipartUploads(String)
+  /// RestoreObject: `POST /KEY?restore`.
+  case restoreObject(String, key: String)
   /// A bucket or object sub-resource the emulator does not serve (`?acl`, `?tagging`, …).
   case notImplemented(String?)
 
@@ -64,6 +66,8 @@ enum OSSOperation {
       } else {
         self = .listObjects(bucket)
       }
+    } else if request.method == "POST" && names.contains("restore") {
+      self = .restoreObject(bucket, key: request.key)
     } else if !names.isDisjoint(with: Self.otherObjectSubresources) {
       self = .notImplemented(bucket)
     } else if let write = Self.write(request, bucket: bucket, names: names) {
@@ -116,7 +120,8 @@ enum OSSOperation {
       .putObject(let bucket, _), .copyObject(let bucket, _), .deleteObject(let bucket, _),
       .deleteMultiple(let bucket), .initiateMultipart(let bucket, _), .uploadPart(let bucket, _),
       .completeMultipart(let bucket, _), .abortMultipart(let bucket, _),
-      .listParts(let bucket, _), .listMultipartUploads(let bucket):
+      .listParts(let bucket, _), .listMultipartUploads(let bucket),
+      .restoreObject(let bucket, _):
       bucket
     }
   }
@@ -125,7 +130,7 @@ enum OSSOperation {
   var isWrite: Bool {
     switch self {
     case .putObject, .copyObject, .deleteObject, .deleteMultiple, .initiateMultipart,
-      .uploadPart, .completeMultipart, .abortMultipart:
+      .uploadPart, .completeMultipart, .abortMultipart, .restoreObject:
       true
     default: false
     }
@@ -151,7 +156,7 @@ enum OSSOperation {
     case .putObject, .initiateMultipart, .uploadPart, .completeMultipart, .abortMultipart,
       .listParts, .listMultipartUploads:
       .upload("")
-    case .copyObject, .deleteObject, .deleteMultiple: .write("")
+    case .copyObject, .deleteObject, .deleteMultiple, .restoreObject: .write("")
     case .notImplemented: .unknown
     }
   }

@@ -140,6 +140,14 @@ extension OSSClient: ObjectWriting {
   /// content type, caching headers, storage class and every `x-oss-meta-` entry as they are,
   /// with `change` applied; only if the object is still the one read (`x-oss-copy-source-if-match`,
   /// else `.preconditionFailed`).
+  ///
+  /// REPLACE drops whatever the request does not name, so keeping the other entries needs a
+  /// read (HEAD) before the write. That read-then-write is acceptable here, unlike a stat
+  /// before an upload to decide whether it may overwrite: it creates and replaces no content
+  /// (the source and the destination are the same bytes), and the copy is conditional on the
+  /// ETag read, so an object replaced in between makes it fail instead of giving the new
+  /// content the old object's headers. What remains is a concurrent metadata change of the same
+  /// content, where the last change wins, as with Kodo's `chgm`.
   public func changeMetadata(_ object: ObjectLocation, _ change: MetadataChange)
     async throws(StorageError)
   {
@@ -176,7 +184,9 @@ extension OSSClient: ObjectWriting {
       requestID: response.headers[OSSErrors.requestIDHeader])
   }
 
-  /// RestoreObject for `days` days (1 to 7); a restore already under way is not an error.
+  /// RestoreObject for `days` days (1 to 7); a restore already under way is not an error (it is
+  /// also what a retry of a request that worked hears). An object that is not archived is
+  /// `.invalidInput` (`OperationNotSupported`), said as such.
   public func restore(_ object: ObjectLocation, days: Int) async throws(StorageError) {
     try OSSWriteChecks.validate(object)
     guard (1...7).contains(days) else {
@@ -190,6 +200,11 @@ extension OSSClient: ObjectWriting {
         what: "the restore of \(object)", key: object.key, body: .bytes(body))
     } catch  where error.serviceCode == "RestoreAlreadyInProgress" {
       return
+    } catch  where error.serviceCode == "OperationNotSupported" {
+      var said = error
+      said.message =
+        "the restore of \(object): only archived objects (Archive, ColdArchive, DeepColdArchive) are restored, and this one is not archived (OperationNotSupported)"
+      throw said
     }
   }
 }
