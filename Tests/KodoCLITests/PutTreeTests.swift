@@ -118,7 +118,7 @@ struct PutTreeTests {
   func aMultipartPutKilledTwiceFinishesWithoutResendingParts(_ wire: EmulatorProtocol)
     async throws
   {
-    try await PutBench.with(wire, latencyMilliseconds: 100) { bench in
+    try await PutBench.with(wire, latencyMilliseconds: 200) { bench in
       let bytes = PutBench.bytes(PutResumeTests.size, seed: 21)
       let path = try bench.file("big.bin", bytes)
       let arguments = ["put"] + PutResumeTests.small + [path, "mem/big.bin"]
@@ -126,13 +126,8 @@ struct PutTreeTests {
       // Killed at two points: after two parts, then (resumed) after five.
       for point in [2, 5] {
         let running = try runner.start(arguments)
-        let deadline = ContinuousClock.now + .seconds(300)
-        while bench.partsSaved() < point && running.process.isRunning
-          && ContinuousClock.now < deadline
-        {
-          try await Task.sleep(for: .milliseconds(20))
-        }
-        running.send(SIGKILL)
+        let directory = bench.checkpointDirectory
+        await Self.kill(running) { Self.partsSaved(in: directory) >= point }
         let killed = await running.wait()
         #expect(killed.status == 128 + SIGKILL, "\(killed)")
       }
@@ -146,6 +141,33 @@ struct PutTreeTests {
       #expect(try await bench.content("big.bin") == bytes)
       #expect(bench.checkpoints().isEmpty)
     }
+  }
+
+  /// Sends SIGKILL to `running` as soon as `condition` holds (or it has run 300 s), watching
+  /// from a thread of its own: a task's poll can wait seconds for a thread of a busy pool, and
+  /// the upload would be done by then.
+  static func kill(_ running: CLIRunner.Running, when condition: @escaping @Sendable () -> Bool)
+    async
+  {
+    await withCheckedContinuation { continuation in
+      Thread {
+        let end = Date().addingTimeInterval(300)
+        while running.process.isRunning && Date() < end && !condition() { usleep(2000) }
+        running.send(SIGKILL)
+        continuation.resume()
+      }.start()
+    }
+  }
+
+  /// The parts recorded in the one checkpoint in `directory`.
+  static func partsSaved(in directory: String) -> Int {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+    guard let name = names.first,
+      let data = FileManager.default.contents(atPath: directory + "/" + name),
+      let saved = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
+      let checkpoint = saved["checkpoint"] as? [String: Any]
+    else { return 0 }
+    return (checkpoint["parts"] as? [Any])?.count ?? 0
   }
 
   /// Any tree of names made of any bytes (but `/` and NUL): every file whose path is UTF-8 is
