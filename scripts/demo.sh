@@ -68,7 +68,7 @@ paste_export() {
   eval "$line"
 }
 
-buckets=(--bucket photos=demo/buckets/photos --bucket logs=demo/buckets/logs --private logs)
+buckets=(--bucket photos=demo/buckets/photos --bucket logs=demo/buckets/logs --private logs --bucket scratch)
 start kodo "${buckets[@]}"
 start oss --protocol oss "${buckets[@]}"
 cd "$work"
@@ -88,6 +88,16 @@ echo "── Qiniu Kodo: the emulator's export line pasted into a shell"
   kodo cat logs 2024-06-01/app.log | grep ERROR
   run kodo get logs 2024-06-02/error.log
   run kodo find photos --name '*.png'
+  echo
+  echo "── Writes go to scratch, an empty bucket in memory (the sample buckets are read-only)"
+  printf 'hello\n' > hello.txt
+  run kodo put hello.txt scratch/docs/
+  printf 'hello again\n' > hello.txt
+  bold "\$ kodo put hello.txt scratch/docs/   # other bytes: the existing object is not replaced"
+  kodo put hello.txt scratch/docs/ || true
+  run kodo cp scratch/docs/hello.txt scratch/docs/copy.txt
+  run kodo ls -r scratch
+  run kodo rm -r --yes scratch/docs
 )
 
 echo
