@@ -51,6 +51,10 @@ public struct EmulatorFault: Sendable, Equatable {
     /// The normal answer with the first byte of its body changed (same length): data that was
     /// damaged on its way, which only a digest of the content catches.
     case corruptBody
+    /// The normal answer (the write done as asked) with the object's digest changed: Kodo's
+    /// `hash` in the JSON body, OSS's `x-oss-hash-crc64ecma`. What a client must catch by
+    /// comparing the service's digest with its own after an upload.
+    case wrongDigest
     /// The answer of a server whose clock is off by `seconds`: its `Date` header (and on OSS
     /// the time signatures are checked against, and an error's `ServerTime`) is shifted.
     case skewedDate(seconds: Int64)
@@ -67,6 +71,7 @@ public struct EmulatorFault: Sendable, Equatable {
       case .noReqid: "no-reqid"
       case .stallAfterHeaders: "stall-after-headers"
       case .corruptBody: "corrupt-body"
+      case .wrongDigest: "wrong-digest"
       case .skewedDate: "skewed-date"
       }
     }
@@ -160,12 +165,13 @@ public struct EmulatorFault: Sendable, Equatable {
     case "no-reqid": mode = .noReqid
     case "stall-after-headers": mode = .stallAfterHeaders
     case "corrupt-body": mode = .corruptBody
+    case "wrong-digest": mode = .wrongDigest
     case "skewed-date": mode = .skewedDate(seconds: skew)
     case nil: throw ParseError(message: "mode is required")
     case .some(let name):
       throw ParseError(
         message: "unknown mode '\(name)' (use status, drop, html, truncated, short-body, hang, "
-          + "no-reqid, stall-after-headers, corrupt-body or skewed-date)")
+          + "no-reqid, stall-after-headers, corrupt-body, wrong-digest or skewed-date)")
     }
     return EmulatorFault(endpoint: endpoint, mode: mode, count: count)
   }

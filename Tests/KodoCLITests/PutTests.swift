@@ -237,4 +237,23 @@ struct PutTests {
       #expect(stored == Array("left".utf8) || stored == Array("right".utf8))
     }
   }
+
+  /// The service's digest of the object after an upload is checked against the file's: a
+  /// wrong one (the emulator's `wrong-digest` fault) is exit 76, for one request and in parts.
+  @Test(arguments: wires)
+  func aWrongDigestFromTheServiceIsExit76(_ wire: EmulatorProtocol) async throws {
+    try await PutBench.with(wire) { bench in
+      let small = try bench.file("small.txt", Array("checked".utf8))
+      let big = try bench.file("big.bin", PutBench.bytes(3 << 20 + 5, seed: 8))
+      for (path, options) in [(small, [String]()), (big, ["--multipart-threshold", "1M"])] {
+        // Every upload request: the part answers carry no object digest; the last does.
+        bench.emulator.server.scheduleFault(
+          EmulatorFault(endpoint: .upload, mode: .wrongDigest, count: 100))
+        let result = try await bench.run(["put"] + options + [path, "mem/"])
+        _ = bench.emulator.server.clearFaults()
+        #expect(result.status == 76, "\(options) \(result)")
+        #expect(result.stderr.contains("kodo: error:"), "\(result)")
+      }
+    }
+  }
 }

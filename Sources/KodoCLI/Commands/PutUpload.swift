@@ -1,5 +1,3 @@
-import KodoCore
-import OSSCore
 import StorageCore
 import Synchronization
 
@@ -85,10 +83,8 @@ struct PutUpload: Sendable {
 
   /// Ends `session` on the service (one the service forgot is gone already).
   func abandon(_ session: UploadSession) async throws(StorageError) {
-    switch try uploader(fileName: nil, contentType: nil) {
-    case .kodo(let uploader): try await Self.abandon(session, uploader)
-    case .oss(let uploader): try await Self.abandon(session, uploader)
-    }
+    let writer = try multipartWriter()
+    try await Self.abandon(session, try writer.multipartUploader(for: target(nil)))
   }
 
   private static func abandon<Uploader: MultipartUploading>(
@@ -101,51 +97,37 @@ struct PutUpload: Sendable {
     }
   }
 
-  private enum Uploader {
-    case kodo(KodoMultipartUpload)
-    case oss(OSSMultipartUpload)
+  /// The writer as a provider that uploads in parts.
+  private func multipartWriter() throws(StorageError) -> any MultipartWriting {
+    guard let writer = writer as? any MultipartWriting else {
+      throw StorageError(.invalidInput, "\(writer.serviceName) has no multipart upload")
+    }
+    return writer
   }
 
-  private func uploader(fileName: String?, contentType: String?) throws(StorageError) -> Uploader {
-    if let client = writer as? KodoClient {
-      return .kodo(
-        try KodoMultipartUpload(
-          client: client, destination: job.location, overwrite: settings.overwrite,
-          contentType: contentType, metadata: settings.metadata,
-          storageClass: settings.storageClass, fileName: fileName))
-    }
-    if let client = writer as? OSSClient {
-      return .oss(
-        try OSSMultipartUpload(
-          client: client, destination: job.location, overwrite: settings.overwrite,
-          contentType: contentType, metadata: settings.metadata,
-          storageClass: settings.storageClass))
-    }
-    throw StorageError(.invalidInput, "\(writer.serviceName) has no multipart upload")
+  /// The object the parts make, with `source`'s name and content type.
+  private func target(_ source: PutSource?) -> MultipartTarget {
+    MultipartTarget(
+      destination: job.location, overwrite: settings.overwrite,
+      contentType: source.flatMap(contentType), metadata: settings.metadata,
+      storageClass: settings.storageClass, fileName: source?.fileName)
   }
 
   private func multipart(_ source: PutSource) async throws(StorageError) -> WriteResult {
-    switch try uploader(fileName: source.fileName, contentType: contentType(source)) {
-    case .kodo(let uploader):
-      let (object, partSize, _) = try await send(source, uploader)
-      try source.checkUnchanged(job.source)
-      let local = try Self.kodoHash(source, partSize: partSize)
-      guard object.etag == local else {
-        throw StorageError(
-          .protocolError,
-          "Kodo's hash \(DisplayText(escaping: object.etag ?? "(none)")) of \(job.location) does not match the file's \(local); the object was kept"
-        )
-      }
-      return WriteResult(hash: object.etag, requestID: object.requestID)
-    case .oss(let uploader):
-      // The uploader checked the object's CRC-64 against the parts' combined.
-      let (object, _, parts) = try await send(source, uploader)
-      try source.checkUnchanged(job.source)
-      let crc = CRC64.combine(parts.map { (crc: UInt64($0.checksum ?? "") ?? 0, size: $0.size) })
-      return WriteResult(
-        etag: object.etag.map { $0.trimmingQuotes }, crc64: String(crc),
-        requestID: object.requestID)
-    }
+    try await multipart(source, with: try multipartWriter())
+  }
+
+  /// Uploads `source` through the engine with `writer`'s protocol, then has the provider check
+  /// the whole object against the file.
+  private func multipart<Writer: MultipartWriting>(_ source: PutSource, with writer: Writer)
+    async throws(StorageError) -> WriteResult
+  {
+    let (object, partSize, parts) = try await send(
+      source, try writer.multipartUploader(for: target(source)))
+    try source.checkUnchanged(job.source)
+    return try writer.verifiedResult(
+      of: object, parts: parts, partSize: partSize, size: source.identity.size,
+      read: { range throws(StorageError) in try source.read(range) })
   }
 
   /// Runs the engine, resuming the saved checkpoint of this source and target (unless
@@ -206,26 +188,5 @@ struct PutUpload: Sendable {
       if let store, let key { store.remove(key) }
       throw error
     }
-  }
-
-  /// Kodo's hash of the file in parts of `partSize`: the SHA-1 of each part, combined as the
-  /// qetag combines its 4 MiB blocks (with 4 MiB parts, the qetag).
-  static func kodoHash(_ source: PutSource, partSize: Int64) throws(StorageError) -> String {
-    var digests: [[UInt8]] = []
-    var offset: Int64 = 0
-    let size = source.identity.size
-    while offset < size {
-      let end = min(size, offset + partSize)
-      digests.append(Digest.sha1(try source.read(offset..<end)))
-      offset = end
-    }
-    return QETag.hash(blockDigests: digests)
-  }
-}
-
-extension String {
-  /// Without one pair of surrounding double quotes (an ETag as HTTP writes it).
-  fileprivate var trimmingQuotes: String {
-    count >= 2 && hasPrefix("\"") && hasSuffix("\"") ? String(dropFirst().dropLast()) : self
   }
 }

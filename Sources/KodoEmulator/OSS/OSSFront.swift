@@ -131,7 +131,7 @@ final class OSSFront: EmulatorFront {
     case .stallAfterHeaders: delivery = .stallAfterHeaders
     case .corruptBody: delivery = .corruptBody
     case .skewedDate(let seconds): clock = now &+ seconds
-    case .noReqid, nil: break
+    case .noReqid, .wrongDigest, nil: break
     }
     var answer: Reply
     do {
@@ -142,6 +142,7 @@ final class OSSFront: EmulatorFront {
     if case .noReqid = fault {
       answer.headers.removeAll { $0.0 == "x-oss-request-id" }
     }
+    if case .wrongDigest = fault { answer.changeDigest() }
     return Decision(action: .reply(answer, delivery), delayMilliseconds: delay)
   }
 

@@ -243,9 +243,10 @@ final class EmulatorService: Sendable {
     case .shortBody: delivery = .shortBody
     case .stallAfterHeaders: delivery = .stallAfterHeaders
     case .corruptBody: delivery = .corruptBody
-    case .noReqid, .skewedDate, nil: break
+    case .noReqid, .skewedDate, .wrongDigest, nil: break
     }
     var reply = answer(route, target: target, request: request, reqid: reqid)
+    if case .wrongDigest = fault { reply.changeDigest() }
     if case .noReqid = fault {
       reply.headers.removeAll { $0.0 == "X-Reqid" }
     }

@@ -24,6 +24,28 @@ struct Reply: Sendable {
   /// `false` for `HEAD`: the head announces the length, no body follows.
   var sendsBody = true
 
+  /// The fault `wrong-digest`: OSS's `x-oss-hash-crc64ecma` header, else the first `"hash":"`
+  /// value of a JSON body (Kodo's upload answers), changed in one place.
+  mutating func changeDigest() {
+    if let index = headers.firstIndex(where: { $0.0.lowercased() == "x-oss-hash-crc64ecma" }) {
+      headers[index].1 = String((UInt64(headers[index].1) ?? 0) &+ 1)
+      return
+    }
+    guard case .buffer(var buffer) = body else { return }
+    let bytes = Array(buffer.readableBytesView)
+    let marker = Array(#""hash":""#.utf8)
+    guard bytes.count > marker.count,
+      let start = (0..<(bytes.count - marker.count)).first(where: {
+        bytes[$0..<($0 + marker.count)].elementsEqual(marker)
+      })
+    else { return }
+    let at = start + marker.count
+    guard at < bytes.count, bytes[at] != UInt8(ascii: "\"") else { return }
+    let changed: UInt8 = bytes[at] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+    buffer.setInteger(changed, at: buffer.readerIndex + at)
+    body = .buffer(buffer)
+  }
+
   /// Replaces the `Date` header with `unixSeconds`.
   mutating func setDate(_ unixSeconds: Int64) {
     headers.removeAll { $0.0 == "Date" }
