@@ -206,11 +206,11 @@ struct Get: KodoCommand {
       progress: { descriptor in
         Task {
           while !Task.isCancelled {
-            progress.transferring(bytes: Int64(lseek(descriptor, 0, SEEK_CUR)))
+            progress.transferring(bytes: DownloadFile.bytesHeld(descriptor))
             try? await Task.sleep(for: .milliseconds(250))
           }
         }
-      })
+      }, ranges: 4)
     progress.clear()
     if context.options.json {
       let out = OutputStream.standardOutput()

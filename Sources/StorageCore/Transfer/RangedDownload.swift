@@ -122,6 +122,90 @@ public struct RangedDownload: Sendable {
     checkpoints: @escaping @Sendable (DownloadCheckpoint) -> Void = { _ in },
     events: @escaping @Sendable (TransferEvent) -> Void = { _ in }
   ) async throws(StorageError) -> Outcome {
+    let gauge = BufferGauge()
+    let options = options
+    let outcome = try await schedule(
+      object, resuming: checkpoint, checkpoints: checkpoints, events: events
+    ) { number, range async throws(StorageError) -> Int64 in
+      let bytes = try await PartScheduler.rounds(
+        attempts: options.rangeAttempts, delay: options.retryDelay, sleep: options.sleep,
+        isFinal: { _ in false },
+        retrying: { events(.partRetrying(number: number, attempt: $0, error: $1)) },
+        attempt: { () async throws(StorageError) -> [UInt8] in
+          let bytes = try await fetch(range)
+          guard Int64(bytes.count) == Int64(range.count) else {
+            throw StorageError(
+              .protocolError,
+              "the service sent \(bytes.count) bytes for the \(range.count) bytes from offset "
+                + "\(range.lowerBound)")
+          }
+          return bytes
+        })
+      gauge.hold(Int64(bytes.count))
+      defer { gauge.release(Int64(bytes.count)) }
+      try await RangeWriter.write(bytes, to: destination, at: range.lowerBound)
+      return Int64(bytes.count)
+    }
+    return Outcome(
+      rangesFetched: outcome.fetched, rangesResumed: outcome.resumed, peakBufferedBytes: gauge.peak)
+  }
+
+  /// Fetches `object` into the regular file open at `destination`, each range written in place
+  /// by `fetchInto`, which gets a descriptor of its own on the same file (opened again, so the
+  /// ranges' offsets are independent) positioned at the range's start, and must leave it at the
+  /// range's end. Nothing is held in memory here: the provider streams each range to the file.
+  /// Checkpoints, events and errors as the other ``run(_:into:resuming:fetch:checkpoints:events:)``
+  /// (`peakBufferedBytes` is 0).
+  ///
+  /// - Throws: also `.localIO` when the file cannot be opened again, and `.protocolError` when
+  ///   a range did not end where it should.
+  public func run(
+    _ object: ObjectIdentity, inPlace destination: Int32,
+    resuming checkpoint: DownloadCheckpoint? = nil,
+    fetchInto: @escaping @Sendable (Range<Int64>, Int32) async throws(StorageError) -> Void,
+    checkpoints: @escaping @Sendable (DownloadCheckpoint) -> Void = { _ in },
+    events: @escaping @Sendable (TransferEvent) -> Void = { _ in }
+  ) async throws(StorageError) -> Outcome {
+    let options = options
+    let outcome = try await schedule(
+      object, resuming: checkpoint, checkpoints: checkpoints, events: events
+    ) { number, range async throws(StorageError) -> Int64 in
+      try await PartScheduler.rounds(
+        attempts: options.rangeAttempts, delay: options.retryDelay, sleep: options.sleep,
+        isFinal: { _ in false },
+        retrying: { events(.partRetrying(number: number, attempt: $0, error: $1)) },
+        attempt: { () async throws(StorageError) -> Int64 in
+          let own = open("/proc/self/fd/\(destination)", O_WRONLY | O_CLOEXEC)
+          guard own >= 0 else {
+            throw StorageError(.localIO, "cannot open the download again: " + errnoText(errno))
+          }
+          defer { _ = close(own) }
+          guard lseek(own, off_t(range.lowerBound), SEEK_SET) == off_t(range.lowerBound) else {
+            throw StorageError(.localIO, "cannot position the download: " + errnoText(errno))
+          }
+          try await fetchInto(range, own)
+          let end = Int64(lseek(own, 0, SEEK_CUR))
+          guard end == range.upperBound else {
+            throw StorageError(
+              .protocolError,
+              "the service sent \(end - range.lowerBound) bytes for the \(range.count) bytes "
+                + "from offset \(range.lowerBound)")
+          }
+          return Int64(range.count)
+        })
+    }
+    return Outcome(
+      rangesFetched: outcome.fetched, rangesResumed: outcome.resumed, peakBufferedBytes: 0)
+  }
+
+  /// Plans `object`'s ranges, skips those `checkpoint` says are written, and runs `place` for
+  /// the others, at most ``Options/parallel`` at once, with progress and checkpoints.
+  private func schedule(
+    _ object: ObjectIdentity, resuming checkpoint: DownloadCheckpoint?,
+    checkpoints: @escaping @Sendable (DownloadCheckpoint) -> Void,
+    events: @escaping @Sendable (TransferEvent) -> Void,
+    place: @escaping @Sendable (Int, Range<Int64>) async throws(StorageError) -> Int64
+  ) async throws(StorageError) -> (fetched: Int, resumed: Int) {
     let plan = try PartPlan(
       totalSize: object.size, preferredPartSize: options.rangeSize,
       limits: PartLimits(
@@ -140,35 +224,15 @@ public struct RangedDownload: Sendable {
     let resumed = done.count
     let progress = ProgressCounter(total: plan.totalSize, events: events)
     progress.resume(done.reduce(0) { $0 + Int64(plan.range(ofPart: $1).count) })
-    let gauge = BufferGauge()
     let fetched = Atomic<Int>(0)
     // An empty object has one empty range, and nothing to fetch.
     let pending = object.size == 0 ? [] : plan.numbers.filter { !done.contains($0) }
-    let options = options
     try await PartScheduler.run(
       pending, parallel: options.parallel,
       work: { number in
         do throws(StorageError) {
           events(.partStarted(number: number))
-          let range = plan.range(ofPart: number)
-          let bytes = try await PartScheduler.rounds(
-            attempts: options.rangeAttempts, delay: options.retryDelay, sleep: options.sleep,
-            isFinal: { _ in false },
-            retrying: { events(.partRetrying(number: number, attempt: $0, error: $1)) },
-            attempt: { () async throws(StorageError) -> [UInt8] in
-              let bytes = try await fetch(range)
-              guard Int64(bytes.count) == Int64(range.count) else {
-                throw StorageError(
-                  .protocolError,
-                  "the service sent \(bytes.count) bytes for the \(range.count) bytes from offset "
-                    + "\(range.lowerBound)")
-              }
-              return bytes
-            })
-          gauge.hold(Int64(bytes.count))
-          defer { gauge.release(Int64(bytes.count)) }
-          try await RangeWriter.write(bytes, to: destination, at: range.lowerBound)
-          return .success(Int64(bytes.count))
+          return .success(try await place(number, plan.range(ofPart: number)))
         } catch {
           return .failure(error)
         }
@@ -181,9 +245,7 @@ public struct RangedDownload: Sendable {
         checkpoints(
           DownloadCheckpoint(object: object, rangeSize: plan.partSize, done: Array(done)))
       })
-    return Outcome(
-      rangesFetched: fetched.load(ordering: .relaxed), rangesResumed: resumed,
-      peakBufferedBytes: gauge.peak)
+    return (fetched.load(ordering: .relaxed), resumed)
   }
 }
 
