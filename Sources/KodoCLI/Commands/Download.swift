@@ -85,7 +85,8 @@ struct Get: KodoCommand {
       when it is complete and its size and hash (Kodo's qetag) match, so an interrupted download \
       never leaves a truncated file under the final name, and no file or link found at the \
       destination is written through. An existing file is kept unless --force. -o - writes to \
-      stdout.
+      stdout. An object of 64 MiB or more comes as 16 MiB ranges, four at once, each written in \
+      place.
 
       get -r BUCKET/PREFIX DIR writes every object under the prefix into DIR (made if missing; \
       the path is what follows the prefix's last /), --parallel N at a time (default 4). A file \
