@@ -25,7 +25,6 @@ let package = Package(
     .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
     .package(url: "https://github.com/apple/swift-async-algorithms", from: "1.0.0"),
     .package(url: "https://github.com/apple/swift-system", from: "1.7.0"),
-    .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
   ],
   targets: [
@@ -70,7 +69,6 @@ let package = Package(
         "KodoBrowse",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
         .product(name: "SystemPackage", package: "swift-system"),
-        .product(name: "Logging", package: "swift-log"),
         .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
       ],
       swiftSettings: strict

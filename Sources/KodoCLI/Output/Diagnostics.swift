@@ -1,13 +1,13 @@
 import Foundation
-import Logging
 import StorageCore
 import SystemPackage
 
 /// The one way diagnostics leave a command: `kodo: error: …`, `kodo: warning: …`, `kodo: …`.
 ///
-/// Everything goes through a swift-log `Logger` whose handler writes one line at a time to the
-/// runtime's stderr, or hands it to the runtime's sink when a full-screen browser owns the
-/// terminal. Only `DisplayText` is accepted, so nothing untrusted reaches stderr unescaped.
+/// Each diagnostic is one line written whole (one `write(2)` loop) to the runtime's stderr, or
+/// handed to the runtime's sink when a full-screen browser owns the terminal. Only `DisplayText`
+/// is accepted, so nothing untrusted reaches stderr unescaped. (swift-log was used here once; a
+/// logger made per line to carry an escaped text was a detour, and nothing else logged.)
 enum Diagnostics {
   /// `kodo: error: …` — the one error line.
   static func error(_ message: DisplayText) { log(.error, message) }
@@ -33,34 +33,6 @@ enum Diagnostics {
 
   private static func log(_ level: DiagnosticLevel, _ message: DisplayText) {
     let runtime = Runtime.current
-    let logger = Logger(label: "kodo") { label in
-      DiagnosticsLogHandler(runtime: runtime, level: level, message: message)
-    }
-    switch level {
-    case .error: logger.error("\(message.text)")
-    case .warning: logger.warning("\(message.text)")
-    case .note: logger.notice("\(message.text)")
-    }
-  }
-}
-
-/// Writes a diagnostic as one `kodo: …` line, or hands it to the runtime's sink.
-///
-/// The handler carries the `DisplayText` it was made for: swift-log's message type is a plain
-/// string, and the line written is always the escaped text, never a string from elsewhere.
-private struct DiagnosticsLogHandler: LogHandler {
-  let runtime: Runtime
-  let level: DiagnosticLevel
-  let message: DisplayText
-  var metadata: Logger.Metadata = [:]
-  var logLevel: Logger.Level = .trace
-
-  subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-    get { metadata[key] }
-    set { metadata[key] = newValue }
-  }
-
-  func log(event: LogEvent) {
     if let sink = runtime.diagnosticsSink {
       sink(level, message)
       return
