@@ -25,7 +25,8 @@ enum Decode {
 
   static func listPage(_ reader: inout JSONReader) throws(Failure) -> ListPage {
     var page = ListPage()
-    try reader.readObject { (reader, name) throws(Failure) in
+    var repeats = JSONReader.RecentStrings()
+    try reader.readMembers { (reader, name) throws(Failure) in
       switch name {
       case "marker":
         let marker = try reader.readOptionalString() ?? ""
@@ -37,7 +38,7 @@ enum Decode {
         if reader.readNull() { return }
         page.items.reserveCapacity(1000)
         try reader.readArray { (reader) throws(Failure) in
-          page.items.append(try listItem(&reader))
+          page.items.append(try listItem(&reader, repeats: &repeats))
         }
       default: try reader.skipValue()
       }
@@ -62,13 +63,17 @@ enum Decode {
     return marker
   }
 
-  /// Reads one item of a list answer.
-  static func listItem(_ reader: inout JSONReader) throws(Failure) -> ObjectEntry {
+  /// Reads one item of a list answer; content types equal to one in `repeats` share its text.
+  static func listItem(_ reader: inout JSONReader, repeats: inout JSONReader.RecentStrings)
+    throws(Failure) -> ObjectEntry
+  {
     let start = reader.index
     var entry = emptyEntry(key: "")
     var sawKey = false
-    try reader.readObject { (reader, name) throws(Failure) in
-      if try !entryField(&reader, name, into: &entry, sawKey: &sawKey) { try reader.skipValue() }
+    try reader.readMembers { (reader, name) throws(Failure) in
+      if try !entryField(&reader, name, into: &entry, sawKey: &sawKey, repeats: &repeats) {
+        try reader.skipValue()
+      }
     }
     guard sawKey else { throw Failure(offset: start, reason: "an item has no key") }
     return entry
@@ -82,8 +87,11 @@ enum Decode {
     var entry = emptyEntry(key: key ?? "")
     var stat = ObjectDetails(object: entry)
     var sawKey = key != nil
-    try reader.readObject { (reader, name) throws(Failure) in
-      if try entryField(&reader, name, into: &entry, sawKey: &sawKey) { return }
+    var repeats = JSONReader.RecentStrings()
+    try reader.readMembers { (reader, name) throws(Failure) in
+      if try entryField(&reader, name, into: &entry, sawKey: &sawKey, repeats: &repeats) {
+        return
+      }
       switch name {
       case "expiration": stat.expiration = try reader.readOptionalInt64()
       case "transitionToIA": stat.transitionToIA = try reader.readOptionalInt64()
@@ -112,7 +120,8 @@ enum Decode {
   /// answers share; returns whether it was.
   @inline(__always)
   private static func entryField(
-    _ reader: inout JSONReader, _ name: String, into entry: inout ObjectEntry, sawKey: inout Bool
+    _ reader: inout JSONReader, _ name: JSONReader.MemberName, into entry: inout ObjectEntry,
+    sawKey: inout Bool, repeats: inout JSONReader.RecentStrings
   ) throws(Failure) -> Bool {
     switch name {
     case "key":
@@ -120,7 +129,7 @@ enum Decode {
       sawKey = true
     case "fsize": entry.size = try reader.readOptionalInt64() ?? 0
     case "hash": entry.hash = try reader.readOptionalString() ?? ""
-    case "mimeType": entry.mimeType = try reader.readOptionalString() ?? ""
+    case "mimeType": entry.mimeType = try reader.readOptionalString(reusing: &repeats) ?? ""
     case "putTime":
       entry.putTime = Timestamp(hundredNanoseconds: try reader.readOptionalInt64() ?? 0)
     case "type":
