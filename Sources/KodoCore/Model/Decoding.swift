@@ -38,7 +38,9 @@ enum Decode {
         if reader.readNull() { return }
         page.items.reserveCapacity(1000)
         try reader.readArray { (reader) throws(Failure) in
-          page.items.append(try listItem(&reader, repeats: &repeats))
+          // Decoded in place: no entry is copied into the page and destroyed.
+          page.items.append(emptyEntry(key: ""))
+          try listItem(&reader, into: &page.items[page.items.count - 1], repeats: &repeats)
         }
       default: try reader.skipValue()
       }
@@ -63,12 +65,13 @@ enum Decode {
     return marker
   }
 
-  /// Reads one item of a list answer; content types equal to one in `repeats` share its text.
-  static func listItem(_ reader: inout JSONReader, repeats: inout JSONReader.RecentStrings)
-    throws(Failure) -> ObjectEntry
-  {
+  /// Reads one item of a list answer into `entry` (Kodo's defaults); content types equal to one
+  /// in `repeats` share its text.
+  static func listItem(
+    _ reader: inout JSONReader, into entry: inout ObjectEntry,
+    repeats: inout JSONReader.RecentStrings
+  ) throws(Failure) {
     let start = reader.index
-    var entry = emptyEntry(key: "")
     var sawKey = false
     try reader.readMembers { (reader, name) throws(Failure) in
       if try !entryField(&reader, name, into: &entry, sawKey: &sawKey, repeats: &repeats) {
@@ -76,7 +79,6 @@ enum Decode {
       }
     }
     guard sawKey else { throw Failure(offset: start, reason: "an item has no key") }
-    return entry
   }
 
   /// Reads a stat answer (or an item). `key` is used when the object has none (stat answers).
