@@ -43,24 +43,18 @@ extension JSONReader {
       return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Whether `name` is `literal`. Inlinable: with the literal known where it is matched, the
-    /// packing below folds to two constants (a decoder matches eight names an object).
+    /// Whether `name` is `literal` (a decoder matches eight names an object): the lengths, then
+    /// at most 16 bytes.
     @inlinable @inline(__always)
     package static func ~= (literal: StaticString, name: MemberName) -> Bool {
       guard name.count >= 0 else { return name.text == literal.description }
       guard literal.utf8CodeUnitCount == name.count else { return false }
-      return literal.withUTF8Buffer { buffer in
-        var low: UInt64 = 0
-        var high: UInt64 = 0
-        for offset in 0..<buffer.count {
-          let byte = UInt64(buffer[offset])
-          if offset < 8 {
-            low |= byte << UInt64(offset * 8)
-          } else {
-            high |= byte << UInt64((offset - 8) * 8)
-          }
-        }
-        return low == name.low && high == name.high
+      guard literal.hasPointerRepresentation else { return name.string == literal.description }
+      // The inline words hold the name's bytes in order (little-endian): one short `memcmp`.
+      let words = (name.low.littleEndian, name.high.littleEndian)
+      return withUnsafeBytes(of: words) { stored in
+        guard let base = stored.baseAddress else { return false }
+        return memcmp(base, literal.utf8Start, name.count) == 0
       }
     }
   }
