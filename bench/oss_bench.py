@@ -2,8 +2,10 @@
 `kodo-emulator --protocol oss`, in the same run as the Kodo rows (bench/run.py calls `run`).
 
 1. `kodo ls -r --json` of the synthetic bucket against an oss2.ObjectIteratorV2 script writing the
-   same JSON line per object (bench/sdk_oss_list.py); goals: wall ≤ 1/3 and CPU ≤ 1/5 of the
-   SDK's, peak RSS ≤ 64 MiB and flat from 100,000 to all objects. The emulator's CPU over kodo's
+   same JSON line per object (bench/sdk_oss_list.py); goals: wall ≤ 1/3 and CPU ≤ 1/10 of the
+   SDK's in every run (issue 23; the range of the runs is shown), wall ≤ 1.2× the larger of
+   kodo's and the emulator's CPU (the next page is on its way while this one is written), peak
+   RSS ≤ 64 MiB and flat from 100,000 to all objects. The emulator's CPU over kodo's
    listing, per ListObjectsV2 page (1,000 keys, `encoding-type=url`), is row 5's OSS line: goal,
    no more than a Kodo page costs it (issue 12).
 2. `kodo url --stdin` presigning every key (V4, one hour) against an oss2.Bucket.sign_url loop
@@ -15,7 +17,7 @@ import subprocess
 
 
 def run(measure, median_run, sha256_of, progress, emulator_class, emulator_binary, kodo, python,
-        env, runs, objects, scratch, bench):
+        env, runs, objects, scratch, bench, spread, worst_ratio, overlap_row):
     """Measures the OSS rows; returns (rows, checks, ok, page): `page` is (the emulator's median
     CPU milliseconds per ListObjectsV2 page of kodo's listing, pages, objects per page)."""
     progress("starting kodo-emulator --protocol oss with %d + 100,000 synthetic objects" % objects)
@@ -68,8 +70,13 @@ def run(measure, median_run, sha256_of, progress, emulator_class, emulator_binar
         ("7. OSS: list %s objects, `ls -r --json` vs oss2.ObjectIteratorV2: wall" % n,
          "%.2f s" % kodo_list.wall, "%.2f s" % sdk_list_run.wall,
          kodo_list.wall / sdk_list_run.wall, "≤ 0.33", kodo_list.wall / sdk_list_run.wall <= 1 / 3),
-        ("7. … CPU (user + sys)", "%.2f s" % kodo_list.cpu, "%.2f s" % sdk_list_run.cpu,
-         kodo_list.cpu / sdk_list_run.cpu, "≤ 0.20", kodo_list.cpu / sdk_list_run.cpu <= 1 / 5),
+        ("7. … CPU (user + sys), median (range of %d runs)" % runs, spread(kodo_list),
+         spread(sdk_list_run), kodo_list.cpu / sdk_list_run.cpu, "≤ 0.10 in every run",
+         worst_ratio(kodo_list, sdk_list_run) <= 1 / 10),
+        ("7. … the worst run's CPU ratio (each kodo run against the oss2 run beside it)", "", "",
+         worst_ratio(kodo_list, sdk_list_run), "≤ 0.10",
+         worst_ratio(kodo_list, sdk_list_run) <= 1 / 10),
+        overlap_row("7. …", kodo_list),
         ("7. … peak RSS (%s objects)" % n, "%.1f MiB" % kodo_list.rss,
          "%.1f MiB" % sdk_list_run.rss, kodo_list.rss / sdk_list_run.rss, "≤ 64 MiB",
          kodo_list.rss <= 64),

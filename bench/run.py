@@ -138,8 +138,39 @@ def measure(command, env, stdin_path=None, emulator=None, capture=False):
 
 
 def median_run(runs):
-    return Run(statistics.median(r.wall for r in runs), statistics.median(r.cpu for r in runs),
-               max(r.rss for r in runs), statistics.median(r.emulator_cpu for r in runs))
+    median = Run(statistics.median(r.wall for r in runs), statistics.median(r.cpu for r in runs),
+                 max(r.rss for r in runs), statistics.median(r.emulator_cpu for r in runs))
+    median.runs = list(runs)
+    return median
+
+
+def spread(run, field="cpu"):
+    """The median and the range of `field` over a median run's runs: `1.23 s (1.20–1.31)`."""
+    values = [getattr(r, field) for r in getattr(run, "runs", [run])]
+    return "%.2f s (%.2f–%.2f)" % (getattr(run, field), min(values), max(values))
+
+
+def worst_ratio(ours, theirs, field="cpu"):
+    """The largest ratio of one of our runs to the SDK run made beside it (runs alternate)."""
+    pairs = zip(getattr(ours, "runs", [ours]), getattr(theirs, "runs", [theirs]))
+    return max(getattr(a, field) / getattr(b, field) for a, b in pairs)
+
+
+def overlap_row(label, run):
+    """Issue 23: the next page is fetched while this one is written, so the wall time is near
+    the larger of kodo's and the emulator's CPU (not their sum); goal ≤ 1.2× that."""
+    bound = max(run.cpu, run.emulator_cpu)
+    return ("%s: wall against max(kodo CPU, emulator CPU)" % label, "%.2f s" % run.wall,
+            "%.2f s (kodo %.2f, emulator %.2f)" % (bound, run.cpu, run.emulator_cpu),
+            run.wall / bound, "≤ 1.2", run.wall / bound <= 1.2)
+
+
+def load_average():
+    try:
+        with open("/proc/loadavg") as load:
+            return " ".join(load.read().split()[:3])
+    except OSError:
+        return "unknown"
 
 
 def sha256_of(command, env, stdin_path=None):
@@ -179,12 +210,14 @@ def listing(kodo, python, emulator, env, runs, objects):
 
 
 def text_listing(kodo, emulator, env, runs):
-    """The human renderer's cost: `ls -r` to a pipe (exact sizes, local times, escaped names)."""
-    text_runs = []
+    """The human renderer's cost: `ls -r` to a pipe (exact sizes, local times, escaped names),
+    and `-0`'s."""
+    text_runs, nul_runs = [], []
     for index in range(runs):
-        progress("text listing, run %d of %d" % (index + 1, runs))
+        progress("text and -0 listings, run %d of %d" % (index + 1, runs))
         text_runs.append(measure([kodo, "ls", "-r", "big"], env, emulator=emulator))
-    return median_run(text_runs)
+        nul_runs.append(measure([kodo, "ls", "-r", "-0", "big"], env, emulator=emulator))
+    return median_run(text_runs), median_run(nul_runs)
 
 
 def compare_builds(kodo, other, emulator, env, runs, keys_path):
@@ -303,6 +336,7 @@ def main():
     # The commit the binaries were just built from (read now: edits made during the run do not
     # change what is measured).
     commit = git("rev-parse", "--short", "HEAD")
+    load_at_start = load_average()
     if git("status", "--porcelain", "--untracked-files=no"):
         commit += " (with uncommitted changes)"
     kodo = os.path.join(options.bin, "kodo")
@@ -354,7 +388,7 @@ def main():
 
         kodo_list, sdk_list, kodo_small, pages, same_list = listing(
             kodo, options.python, main_emulator, env, options.runs, options.objects)
-        kodo_text = text_listing(kodo, main_emulator, env, options.runs)
+        kodo_text, kodo_nul = text_listing(kodo, main_emulator, env, options.runs)
         compared = (compare_builds(kodo, os.path.join(options.compare_bin, "kodo"), main_emulator,
                                    env, options.runs, keys_path) if options.compare_bin else None)
         kodo_sign, sdk_sign, same_urls = signing(
@@ -369,7 +403,8 @@ def main():
     if not options.no_oss:
         oss_rows, oss_checks, oss_ok, oss_page = oss_bench.run(
             measure, median_run, sha256_of, progress, Emulator, emulator_binary, kodo,
-            options.python, env, options.runs, options.objects, scratch, BENCH)
+            options.python, env, options.runs, options.objects, scratch, BENCH, spread,
+            worst_ratio, overlap_row)
 
     verbs_rows, verbs_checks, verbs_ok = verbs_bench.run(
         measure, median_run, sha256_of, progress, Emulator, emulator_binary, kodo, env,
@@ -381,16 +416,23 @@ def main():
         ("1. list %s objects, `ls -r --json`: wall" % n, "%.2f s" % kodo_list.wall,
          "%.2f s" % sdk_list.wall, kodo_list.wall / sdk_list.wall, "≤ 0.33",
          kodo_list.wall / sdk_list.wall <= 1 / 3),
-        ("1. … CPU (user + sys)", "%.2f s" % kodo_list.cpu, "%.2f s" % sdk_list.cpu,
-         kodo_list.cpu / sdk_list.cpu, "≤ 0.20", kodo_list.cpu / sdk_list.cpu <= 1 / 5),
+        ("1. … CPU (user + sys), median (range of %d runs)" % options.runs, spread(kodo_list),
+         spread(sdk_list), kodo_list.cpu / sdk_list.cpu, "≤ 0.10 in every run",
+         worst_ratio(kodo_list, sdk_list) <= 1 / 10),
+        ("1. … the worst run's CPU ratio (each kodo run against the SDK run beside it)", "", "",
+         worst_ratio(kodo_list, sdk_list), "≤ 0.10", worst_ratio(kodo_list, sdk_list) <= 1 / 10),
+        overlap_row("1. …", kodo_list),
         ("1. … peak RSS (%s objects)" % n, "%.1f MiB" % kodo_list.rss, "%.1f MiB" % sdk_list.rss,
          kodo_list.rss / sdk_list.rss, "≤ 64 MiB", kodo_list.rss <= 64),
         ("1. … peak RSS, 100,000 objects → %s" % n,
          "%.1f → %.1f MiB" % (kodo_small.rss, kodo_list.rss), "", kodo_list.rss / kodo_small.rss,
          "flat (≤ 1.25×)", kodo_list.rss <= kodo_small.rss * 1.25),
-        ("1. … text `ls -r` (piped) against `--json`: CPU", "%.2f s" % kodo_text.cpu,
-         "%.2f s (`--json`)" % kodo_list.cpu, kodo_text.cpu / kodo_list.cpu, "≤ 1.5",
-         kodo_text.cpu / kodo_list.cpu <= 1.5),
+        ("1. … text `ls -r` (piped) against `--json`: CPU", spread(kodo_text),
+         "%.2f s (`--json`)" % kodo_list.cpu, kodo_text.cpu / kodo_list.cpu, "≤ 1.2",
+         kodo_text.cpu / kodo_list.cpu <= 1.2),
+        ("1. … `ls -r -0` against `--json`: CPU", spread(kodo_nul),
+         "%.2f s (`--json`)" % kodo_list.cpu, kodo_nul.cpu / kodo_list.cpu, "≤ 1.2",
+         kodo_nul.cpu / kodo_list.cpu <= 1.2),
         ("2. sign 1,000,000 URLs from stdin: wall", "%.2f s" % kodo_sign.wall,
          "%.2f s" % sdk_sign.wall, kodo_sign.wall / sdk_sign.wall, "≤ 0.33",
          kodo_sign.wall / sdk_sign.wall <= 1 / 3),
@@ -456,6 +498,9 @@ def main():
                                               oss2_version),
         "- runs: median of %d (start-up: of %d); server: kodo-emulator (release build) on "
         "127.0.0.1" % (options.runs, options.startup_runs),
+        "- load average (1, 5, 15 min) at the start: %s; at the end: %s. On a busy machine "
+        "the CPU figures (user + sys) hold; wall times and the overlap row do not"
+        % (load_at_start, load_average()),
         "",
         table,
         "",

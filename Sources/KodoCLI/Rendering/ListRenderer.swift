@@ -106,10 +106,14 @@ struct ListRenderer {
     switch mode {
     case .json:
       try output.jsonLines { lines in
-        for object in objects {
-          lines.line { line in
-            line.literal("type", "object")
-            object.appendJSONFields(to: &line)
+        // Through the buffer: `for object in objects` copies each entry (a retain and a
+        // release per field) only to read it.
+        objects.withUnsafeBufferPointer { entries in
+          for index in entries.indices {
+            lines.line { line in
+              line.literal("type", "object")
+              entries[index].appendJSONFields(to: &line)
+            }
           }
         }
       }
@@ -123,7 +127,9 @@ struct ListRenderer {
       }
     case .text:
       let rows = { (text: inout TerminalText) in
-        for object in objects { appendObjectRow(object, to: &text) }
+        objects.withUnsafeBufferPointer { entries in
+          for index in entries.indices { appendObjectRow(entries[index], to: &text) }
+        }
       }
       if let held { try held.hold(rows) } else { try output.text(rows) }
     }

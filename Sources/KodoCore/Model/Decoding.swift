@@ -25,7 +25,8 @@ enum Decode {
 
   static func listPage(_ reader: inout JSONReader) throws(Failure) -> ListPage {
     var page = ListPage()
-    try reader.readObject { (reader, name) throws(Failure) in
+    var repeats = JSONReader.RecentStrings()
+    try reader.readMembers { (reader, name) throws(Failure) in
       switch name {
       case "marker":
         let marker = try reader.readOptionalString() ?? ""
@@ -37,7 +38,9 @@ enum Decode {
         if reader.readNull() { return }
         page.items.reserveCapacity(1000)
         try reader.readArray { (reader) throws(Failure) in
-          page.items.append(try listItem(&reader))
+          // Decoded in place: no entry is copied into the page and destroyed.
+          page.items.append(emptyEntry(key: ""))
+          try listItem(&reader, into: &page.items[page.items.count - 1], repeats: &repeats)
         }
       default: try reader.skipValue()
       }
@@ -62,16 +65,20 @@ enum Decode {
     return marker
   }
 
-  /// Reads one item of a list answer.
-  static func listItem(_ reader: inout JSONReader) throws(Failure) -> ObjectEntry {
+  /// Reads one item of a list answer into `entry` (Kodo's defaults); content types equal to one
+  /// in `repeats` share its text.
+  static func listItem(
+    _ reader: inout JSONReader, into entry: inout ObjectEntry,
+    repeats: inout JSONReader.RecentStrings
+  ) throws(Failure) {
     let start = reader.index
-    var entry = emptyEntry(key: "")
     var sawKey = false
-    try reader.readObject { (reader, name) throws(Failure) in
-      if try !entryField(&reader, name, into: &entry, sawKey: &sawKey) { try reader.skipValue() }
+    try reader.readMembers { (reader, name) throws(Failure) in
+      if try !entryField(&reader, name, into: &entry, sawKey: &sawKey, repeats: &repeats) {
+        try reader.skipValue()
+      }
     }
     guard sawKey else { throw Failure(offset: start, reason: "an item has no key") }
-    return entry
   }
 
   /// Reads a stat answer (or an item). `key` is used when the object has none (stat answers).
@@ -82,8 +89,11 @@ enum Decode {
     var entry = emptyEntry(key: key ?? "")
     var stat = ObjectDetails(object: entry)
     var sawKey = key != nil
-    try reader.readObject { (reader, name) throws(Failure) in
-      if try entryField(&reader, name, into: &entry, sawKey: &sawKey) { return }
+    var repeats = JSONReader.RecentStrings()
+    try reader.readMembers { (reader, name) throws(Failure) in
+      if try entryField(&reader, name, into: &entry, sawKey: &sawKey, repeats: &repeats) {
+        return
+      }
       switch name {
       case "expiration": stat.expiration = try reader.readOptionalInt64()
       case "transitionToIA": stat.transitionToIA = try reader.readOptionalInt64()
@@ -112,7 +122,8 @@ enum Decode {
   /// answers share; returns whether it was.
   @inline(__always)
   private static func entryField(
-    _ reader: inout JSONReader, _ name: String, into entry: inout ObjectEntry, sawKey: inout Bool
+    _ reader: inout JSONReader, _ name: JSONReader.MemberName, into entry: inout ObjectEntry,
+    sawKey: inout Bool, repeats: inout JSONReader.RecentStrings
   ) throws(Failure) -> Bool {
     switch name {
     case "key":
@@ -120,7 +131,7 @@ enum Decode {
       sawKey = true
     case "fsize": entry.size = try reader.readOptionalInt64() ?? 0
     case "hash": entry.hash = try reader.readOptionalString() ?? ""
-    case "mimeType": entry.mimeType = try reader.readOptionalString() ?? ""
+    case "mimeType": entry.mimeType = try reader.readOptionalString(reusing: &repeats) ?? ""
     case "putTime":
       entry.putTime = Timestamp(hundredNanoseconds: try reader.readOptionalInt64() ?? 0)
     case "type":

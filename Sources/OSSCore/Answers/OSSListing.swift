@@ -126,13 +126,15 @@ extension OSSAnswers {
       let encoded = encodingType == "url"
       var result = OSSListObjectsResult(name: "")
       var seen = Seen()
+      var restores = RecentRestore()
       result.objects.reserveCapacity(1000)
       func value(_ reader: inout XMLPullReader) throws(Failure) -> String {
         encoded ? try reader.readPercentEncoded() : try reader.readString()
       }
       try reader.readChildren { (reader, name) throws(Failure) in
         switch name {
-        case "Contents": result.objects.append(try objectSummary(&reader, encoded: encoded))
+        case "Contents":
+          result.objects.append(try objectSummary(&reader, encoded: encoded, restores: &restores))
         case "CommonPrefixes":
           try reader.readChildren { (reader, name) throws(Failure) in
             if name == "Prefix" { result.commonPrefixes.append(try value(&reader)) }
@@ -171,9 +173,15 @@ extension OSSAnswers {
     }
   }
 
-  static func objectSummary(_ reader: inout XMLPullReader, encoded: Bool) throws(Failure)
-    -> OSSObjectSummary
-  {
+  /// The last `<RestoreInfo>` read and what it says: a page's archived objects repeat a few.
+  struct RecentRestore {
+    var text: String?
+    var restore: OSSRestore?
+  }
+
+  static func objectSummary(
+    _ reader: inout XMLPullReader, encoded: Bool, restores: inout RecentRestore
+  ) throws(Failure) -> OSSObjectSummary {
     var object = OSSObjectSummary(key: "", lastModified: Timestamp(unixSeconds: 0), size: 0)
     var seen = Seen()
     try reader.readChildren { (reader, name) throws(Failure) in
@@ -193,10 +201,13 @@ extension OSSAnswers {
       case "StorageClass": object.storageClass = try reader.readString()
       case "RestoreInfo":
         let text = try reader.readString()
-        guard let restore = OSSRestore(text) else {
-          throw reader.failure("\(DisplayText.quoted(text)) is not a restore state")
+        if text != restores.text {
+          guard let restore = OSSRestore(text) else {
+            throw reader.failure("\(DisplayText.quoted(text)) is not a restore state")
+          }
+          restores = RecentRestore(text: text, restore: restore)
         }
-        object.restore = restore
+        object.restore = restores.restore
       case "Owner": object.owner = try owner(&reader)
       default: break
       }

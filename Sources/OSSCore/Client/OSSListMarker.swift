@@ -38,18 +38,24 @@ enum OSSListMarker {
     // A page repeats a few storage classes and types: each is converted once.
     var storageClass = (service: nil as String?, value: OSSClient.storageClass(nil))
     var type = (service: nil as String?, value: nil as String?)
-    for object in result.objects {
-      if object.storageClass != storageClass.service {
-        storageClass = (object.storageClass, OSSClient.storageClass(object.storageClass))
+    // Through the buffer: `for object in result.objects` would copy each summary first.
+    result.objects.withUnsafeBufferPointer { objects in
+      for index in objects.indices {
+        if objects[index].storageClass != storageClass.service {
+          let name = objects[index].storageClass
+          storageClass = (name, OSSClient.storageClass(name))
+        }
+        if objects[index].type != type.service {
+          let name = objects[index].type
+          type = (name, name.map(UTF8Text.lowercased))
+        }
+        items.append(
+          ObjectEntry(
+            key: objects[index].key, size: objects[index].size,
+            putTime: objects[index].lastModified, storageClass: storageClass.value,
+            etag: objects[index].etag, objectType: type.value,
+            restoreStatus: objects[index].restore?.status))
       }
-      if object.type != type.service {
-        type = (object.type, object.type.map(UTF8Text.lowercased))
-      }
-      items.append(
-        ObjectEntry(
-          key: object.key, size: object.size, putTime: object.lastModified,
-          storageClass: storageClass.value, etag: object.etag, objectType: type.value,
-          restoreStatus: object.restore?.status))
     }
     var next: String?
     if result.isTruncated {

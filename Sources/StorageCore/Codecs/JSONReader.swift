@@ -4,7 +4,7 @@
 /// reports the byte offset of anything that is not JSON. Strict RFC 8259; nesting is capped.
 package struct JSONReader {
   package let bytes: [UInt8]
-  package private(set) var index: Int = 0
+  package internal(set) var index: Int = 0
   private var depth = 0
 
   package init(_ bytes: [UInt8]) {
@@ -79,6 +79,50 @@ package struct JSONReader {
       try body(&reader, name)
       if reader.index == before { try reader.skipValue() }
     }
+  }
+
+  /// Iterates an object's members as `readObject` does, with each name as a `MemberName`: the
+  /// decoders that read many objects (a list page's items) match names against literals without
+  /// making a `String` of each.
+  @inline(__always)
+  package mutating func readMembers(_ body: (inout JSONReader, MemberName) throws(Failure) -> Void)
+    throws(Failure)
+  {
+    try readContainer(open: "{", close: "}", what: "an object") { (reader) throws(Failure) in
+      reader.skipWhitespace()
+      guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"")
+      else {
+        throw reader.fail("expected a member name")
+      }
+      let name = try reader.readMemberName()
+      reader.skipWhitespace()
+      guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: ":")
+      else {
+        throw reader.fail("expected ':'")
+      }
+      reader.index += 1
+      let before = reader.index
+      try body(&reader, name)
+      if reader.index == before { try reader.skipValue() }
+    }
+  }
+
+  /// Reads a member name: a short plain name into `MemberName`'s inline bytes, anything else
+  /// (escapes, non-ASCII, more than 16 bytes) through `readString`.
+  private mutating func readMemberName() throws(Failure) -> MemberName {
+    var cursor = index + 1
+    var name = MemberName()
+    while cursor < bytes.count {
+      let byte = bytes[cursor]
+      if byte == UInt8(ascii: "\"") {
+        index = cursor + 1
+        return name
+      }
+      guard name.isShort, byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { break }
+      name.append(byte)
+      cursor += 1
+    }
+    return MemberName(text: try readString())
   }
 
   /// Iterates an array's elements: `body` must consume each element.
@@ -388,6 +432,7 @@ package struct JSONReader {
   /// Consumes `null` when it is next; returns whether it was.
   package mutating func readNull() -> Bool {
     skipWhitespace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "n") else { return false }
     return matchLiteral("null")
   }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where one listing stands, and the rules every page of it must keep: the paging driver under
 /// `ListPages` (which reads ahead) and the browser (which asks for one page at a time).
 ///
@@ -157,10 +159,12 @@ public struct PageCursor: Sendable {
     let prefix = Array(request.prefix.utf8)
     let delimiter = request.delimiter.map { Array($0.utf8) }
     var previous = last?.entry
-    for item in page.items {
-      try checkPlace(item.key, folder: false, prefix: prefix, delimiter: delimiter)
-      try checkOrder(item.key, after: previous)
-      previous = item.key
+    // By index: `for item in page.items` would copy each entry (a retain per field) for its key.
+    for index in page.items.indices {
+      let key = page.items[index].key
+      try checkPlace(key, folder: false, prefix: prefix, delimiter: delimiter)
+      try checkOrder(key, after: previous)
+      previous = key
     }
     var previousFolder = last?.entry
     if !page.commonPrefixes.isEmpty, delimiter == nil {
@@ -223,7 +227,19 @@ public struct PageCursor: Sendable {
 
   /// Whether `a` sorts strictly before `b` by UTF-8 bytes.
   static func precedes(_ a: String, _ b: String) -> Bool {
-    a.utf8.lexicographicallyPrecedes(b.utf8)
+    // Native strings compare with one `memcmp` (a listing compares a million neighbours).
+    let compared = a.utf8.withContiguousStorageIfAvailable { left in
+      b.utf8.withContiguousStorageIfAvailable { right -> Bool in
+        let common = Swift.min(left.count, right.count)
+        if common > 0, let start = left.baseAddress, let other = right.baseAddress {
+          let order = memcmp(start, other, common)
+          if order != 0 { return order < 0 }
+        }
+        return left.count < right.count
+      }
+    }
+    if let compared, let result = compared { return result }
+    return a.utf8.lexicographicallyPrecedes(b.utf8)
   }
 
   /// The offset just past the first `needle` in `bytes`, or `nil`.

@@ -1,0 +1,132 @@
+import Foundation
+
+extension JSONReader {
+  /// An object member's name, compared with string literals (`case "key":`) without a `String`
+  /// being made: up to 16 bytes of plain ASCII are kept inline, other names as decoded text.
+  package struct MemberName: Sendable {
+    /// The longest name kept inline.
+    static let capacity = 16
+    @usableFromInline var low: UInt64 = 0
+    @usableFromInline var high: UInt64 = 0
+    /// The inline name's length; -1 when `text` holds the name.
+    @usableFromInline var count = 0
+    @usableFromInline var text: String?
+
+    init() {}
+
+    init(text: String) {
+      self.text = text
+      count = -1
+    }
+
+    /// Whether another byte fits inline.
+    var isShort: Bool { count >= 0 && count < Self.capacity }
+
+    @inline(__always)
+    mutating func append(_ byte: UInt8) {
+      if count < 8 {
+        low |= UInt64(byte) << UInt64(count * 8)
+      } else {
+        high |= UInt64(byte) << UInt64((count - 8) * 8)
+      }
+      count += 1
+    }
+
+    /// The name as text.
+    package var string: String {
+      if let text { return text }
+      var bytes: [UInt8] = []
+      for offset in 0..<count {
+        let word = offset < 8 ? low : high
+        bytes.append(UInt8(truncatingIfNeeded: word >> UInt64((offset % 8) * 8)))
+      }
+      return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `name` is `literal` (a decoder matches eight names an object): the lengths, then
+    /// at most 16 bytes.
+    @inlinable @inline(__always)
+    package static func ~= (literal: StaticString, name: MemberName) -> Bool {
+      guard name.count >= 0 else { return name.text == literal.description }
+      guard literal.utf8CodeUnitCount == name.count else { return false }
+      guard literal.hasPointerRepresentation else { return name.string == literal.description }
+      // The inline words hold the name's bytes in order (little-endian): one short `memcmp`.
+      let words = (name.low.littleEndian, name.high.littleEndian)
+      return withUnsafeBytes(of: words) { stored in
+        guard let base = stored.baseAddress else { return false }
+        return memcmp(base, literal.utf8Start, name.count) == 0
+      }
+    }
+  }
+}
+
+extension JSONReader {
+  /// The last few distinct values of a field, for `readString(reusing:)`.
+  package struct RecentStrings: Sendable {
+    private var values: [String] = []
+    private var next = 0
+    private static let capacity = 16
+
+    package init() {}
+
+    /// The kept value whose UTF-8 is `bytes`, if any.
+    func value(equalTo bytes: UnsafeBufferPointer<UInt8>) -> String? {
+      for value in values {
+        let same = value.utf8.withContiguousStorageIfAvailable { stored in
+          guard stored.count == bytes.count else { return false }
+          guard let left = stored.baseAddress, let right = bytes.baseAddress else { return true }
+          return memcmp(left, right, bytes.count) == 0
+        }
+        if same == true { return value }
+      }
+      return nil
+    }
+
+    mutating func keep(_ value: String) {
+      if values.count < Self.capacity {
+        values.append(value)
+      } else {
+        values[next] = value
+        next = (next + 1) % Self.capacity
+      }
+    }
+  }
+
+  /// Reads a string value as `readString` does, but returns an equal value kept in `recent`
+  /// rather than a new one when there is one (a field that repeats from object to object, such
+  /// as a content type, then costs no allocation).
+  package mutating func readString(reusing recent: inout RecentStrings) throws(Failure) -> String {
+    skipWhitespace()
+    let start = index
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+      throw fail("expected a string")
+    }
+    var end = index + 1
+    while end < bytes.count {
+      let byte = bytes[end]
+      if byte == UInt8(ascii: "\"") {
+        let kept = bytes.withUnsafeBufferPointer { buffer in
+          recent.value(equalTo: UnsafeBufferPointer(rebasing: buffer[(start + 1)..<end]))
+        }
+        if let kept {
+          index = end + 1
+          return kept
+        }
+        break
+      }
+      if byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+      end += 1
+    }
+    let value = try readString()
+    recent.keep(value)
+    return value
+  }
+
+  /// Reads a string or `null` (`nil`), as `readString(reusing:)`.
+  package mutating func readOptionalString(reusing recent: inout RecentStrings) throws(Failure)
+    -> String?
+  {
+    if readNull() { return nil }
+    return try readString(reusing: &recent)
+  }
+}
