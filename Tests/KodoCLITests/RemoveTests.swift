@@ -174,7 +174,7 @@ import Testing
       .array(of: 0...200)
     let limits = Gen<Int>.value(in: 1...70)
     await seededCheck(input: keys, limits) { keys, limit in
-      var splitter = BatchSplitter(limit: limit)
+      var splitter = BatchSplitter<String>(limit: limit)
       var batches: [[String]] = []
       for key in keys { if let batch = splitter.add(key) { batches.append(batch) } }
       if let last = splitter.finish() { batches.append(last) }

@@ -37,7 +37,7 @@ extension EffectRunner {
     do {
       for key in objects { try await batches.add(key, report: handle) }
       for folder in folders {
-        let prefix = Remove.folderPrefix(folder)
+        let prefix = RemoteFolder.prefix(folder)
         // A listing that named "" as a folder must not make `d` delete the whole bucket.
         guard !prefix.isEmpty else {
           stopped.insert(ExactKey(folder))
@@ -45,7 +45,7 @@ extension EffectRunner {
           continue
         }
         do {
-          try await Remove.scanFolder(provider, bucket: bucket, prefix: prefix, pageSize: 1000) {
+          try await RemoteFolder(provider: provider, bucket: bucket, given: prefix).scan {
             listed in
             for object in listed { try await batches.add(object.key, report: handle) }
           }
@@ -65,7 +65,7 @@ extension EffectRunner {
     report.objects = objects.filter { !notDeleted.contains(ExactKey($0)) }
     report.folders = folders.filter { folder in
       !stopped.contains(ExactKey(folder))
-        && !notDeleted.contains { $0.text.utf8.starts(with: Remove.folderPrefix(folder).utf8) }
+        && !notDeleted.contains { $0.text.utf8.starts(with: RemoteFolder.prefix(folder).utf8) }
     }
     send(.deleteFinished(id: id, report))
   }
@@ -74,10 +74,10 @@ extension EffectRunner {
   func count(id: Int, bucket: String, folders: [String]) async {
     var count = 0
     do {
-      for folder in folders where !Remove.folderPrefix(folder).isEmpty {
-        try await Remove.scanFolder(
-          provider, bucket: bucket, prefix: Remove.folderPrefix(folder), pageSize: 1000
-        ) { count += $0.count }
+      for folder in folders where !RemoteFolder.prefix(folder).isEmpty {
+        try await RemoteFolder(provider: provider, bucket: bucket, given: folder).scan {
+          count += $0.count
+        }
       }
     } catch {
       if Task.isCancelled { return }

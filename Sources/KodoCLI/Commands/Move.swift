@@ -1,29 +1,37 @@
 import ArgumentParser
 import StorageCore
 
-/// `kodo mv SRC DEST` and `kodo cp SRC DEST`: one object, server-side, never replacing an
-/// existing destination unless `--force`.
+/// `kodo mv SRC DEST` and `kodo cp SRC DEST`: one object, or with `-r` a folder, server-side,
+/// never replacing an existing destination unless `--force`.
 struct RemoteTransferOptions: ParsableArguments {
+  @Flag(
+    name: .shortAndLong,
+    help: "SRC is the folder BUCKET[/PREFIX]: every object under it goes to the folder DEST.")
+  var recursive = false
+
   @Flag(help: "Replace an existing object at DEST.")
   var force = false
 
   @Flag(help: "Print what would be done; change nothing.")
   var dryRun = false
 
+  @Flag(name: [.customShort("y"), .long], help: "With -r, go ahead without asking.")
+  var yes = false
+
   @Argument(
     help: ArgumentHelp(
-      "The object (BUCKET/KEY, also oss://BUCKET/KEY), then where it goes: BUCKET/KEY, or a folder (BUCKET or BUCKET/PREFIX/) that keeps its name.",
+      "The object (BUCKET/KEY, also oss://BUCKET/KEY), then where it goes: BUCKET/KEY, or a folder (BUCKET or BUCKET/PREFIX/) that keeps its name; with -r, two folders.",
       valueName: "SRC DEST"),
     completion: ShellCompletion.objectArguments)
   var arguments: [String] = []
 
-  /// The source and the destination; a local path on either side is refused with what to run
-  /// instead.
-  func resolve(_ context: Context, verb: String, provider: any StorageProvider) throws -> (
-    ObjectLocation, ObjectLocation
-  ) {
+  /// Refuses anything but two remote arguments, a local path with what to run instead.
+  func checkRemote(verb: String, provider: any StorageProvider) throws {
     guard arguments.count == 2 else {
-      throw ValidationError("expected SRC DEST: kodo \(verb) BUCKET/KEY BUCKET/KEY")
+      throw ValidationError(
+        recursive
+          ? "expected SRC DEST: kodo \(verb) -r BUCKET/PREFIX/ BUCKET/PREFIX/"
+          : "expected SRC DEST: kodo \(verb) BUCKET/KEY BUCKET/KEY")
     }
     let (sourceText, destinationText) = (arguments[0], arguments[1])
     if Self.isLocal(sourceText, provider) {
@@ -36,6 +44,15 @@ struct RemoteTransferOptions: ParsableArguments {
         "\(DisplayText(quoting: destinationText).text) is a local path: kodo \(verb) works between objects; "
           + ForeignVerbs.download(after: verb, in: [verb] + arguments))
     }
+  }
+
+  /// The source and the destination; a local path on either side is refused with what to run
+  /// instead.
+  func resolve(_ context: Context, verb: String, provider: any StorageProvider) throws -> (
+    ObjectLocation, ObjectLocation
+  ) {
+    try checkRemote(verb: verb, provider: provider)
+    let (sourceText, destinationText) = (arguments[0], arguments[1])
     let sourcePath = try context.strippingScheme(sourceText)
     guard let (bucket, key) = KeySegments.splitAtFirstSlash(sourcePath), !key.isEmpty else {
       throw ValidationError(
@@ -110,10 +127,18 @@ struct Move: KodoCommand {
       ETag), and only then is the source deleted. --json writes \
       {"type":"moved","from":"BUCKET/KEY","to":"BUCKET/KEY"}.
 
+      -r moves every object under the folder SRC (PREFIX means PREFIX/, never PREFIX-other/) \
+      into the folder DEST: keys are DEST followed by the path under SRC. Moves go in batches \
+      while the listing streams; each existing object at DEST is refused on its own (exit 73 \
+      at the end) and the others go on. It is confirmed on a terminal as rm -r is; without one \
+      kodo refuses unless --yes. An interrupted mv -r finishes when run again: an object \
+      already at DEST with the same content counts as moved and its source is deleted.
+
       Examples:
         kodo mv photos/2024/a.jpg photos/archive/a.jpg
         kodo mv photos/a.jpg photos/old/         # keeps the name: photos/old/a.jpg
         kodo mv --force photos/new.jpg photos/current.jpg
+        kodo mv -r photos/2024/ photos/archive/2024/
       """
   )
 
@@ -122,6 +147,10 @@ struct Move: KodoCommand {
   @ParentCommand var root: Kodo
 
   func execute(_ context: Context) async throws {
+    if options.recursive {
+      return try await options.runFolder(
+        context, verb: "move", gerund: "moving", type: "moved")
+    }
     try await options.run(context, verb: "move", type: "moved", transfer: Self.move)
   }
 
@@ -141,9 +170,14 @@ struct Copy: KodoCommand {
       Across buckets of the same service too. To download, use kodo get. --json writes \
       {"type":"copied","from":"BUCKET/KEY","to":"BUCKET/KEY"}.
 
+      -r copies every object under the folder SRC (PREFIX means PREFIX/, never PREFIX-other/) \
+      into the folder DEST, in batches while the listing streams, confirmed as rm -r is. An \
+      object already at DEST with the same content counts as copied.
+
       Examples:
         kodo cp photos/2024/a.jpg photos/backup/a.jpg
         kodo cp photos/a.jpg archive                # same key in bucket archive
+        kodo cp -r --yes photos/2024 backup/photos/2024/
       """
   )
 
@@ -152,6 +186,10 @@ struct Copy: KodoCommand {
   @ParentCommand var root: Kodo
 
   func execute(_ context: Context) async throws {
+    if options.recursive {
+      return try await options.runFolder(
+        context, verb: "copy", gerund: "copying", type: "copied")
+    }
     try await options.run(context, verb: "copy", type: "copied") {
       (writer, request) throws(StorageError) in
       try await writer.copy(request)

@@ -1,27 +1,27 @@
 import ArgumentParser
 import StorageCore
 
-/// Keys gathered into batches of at most `limit`, in the order given: what a batch delete
-/// sends while a listing streams, so that memory holds one batch.
-struct BatchSplitter {
+/// Items (keys, copies) gathered into batches of at most `limit`, in the order given: what a
+/// batch request sends while a listing streams, so that memory holds one batch.
+struct BatchSplitter<Element> {
   let limit: Int
-  private var pending: [String] = []
+  private var pending: [Element] = []
 
   init(limit: Int) {
     self.limit = max(1, limit)
     pending.reserveCapacity(self.limit)
   }
 
-  /// Adds `key`; answers a full batch when this key filled one.
-  mutating func add(_ key: String) -> [String]? {
-    pending.append(key)
+  /// Adds `item`; answers a full batch when this item filled one.
+  mutating func add(_ item: Element) -> [Element]? {
+    pending.append(item)
     guard pending.count >= limit else { return nil }
     defer { pending.removeAll(keepingCapacity: true) }
     return pending
   }
 
-  /// The last, partial batch, if any key is left.
-  mutating func finish() -> [String]? {
+  /// The last, partial batch, if any item is left.
+  mutating func finish() -> [Element]? {
     guard !pending.isEmpty else { return nil }
     defer { pending.removeAll() }
     return pending
@@ -50,7 +50,7 @@ struct DeleteBatches {
   let provider: any StorageProvider
   let statFirst: Bool
   let dryRun: Bool
-  private var splitter: BatchSplitter
+  private var splitter: BatchSplitter<String>
 
   init(
     writer: any ObjectWriting, bucket: String, provider: any StorageProvider,

@@ -105,74 +105,29 @@ struct Remove: KodoCommand {
   }
 
   private func removeFolder(_ context: Context) async throws {
-    let target = arguments.first
-    let (bucket, given) = try BucketPath.split(target, context: context)
-    let prefix = Self.folderPrefix(given)
+    let (bucket, given) = try BucketPath.split(arguments.first, context: context)
     let (provider, writer) = try Self.writer(context, bucket: bucket)
-    let place: DisplayText =
-      prefix.isEmpty
-      ? "bucket " + DisplayText(quoting: bucket)
-      : DisplayText(quoting: bucket + "/" + prefix)
+    let folder = RemoteFolder(
+      provider: provider, bucket: bucket, given: given, pageSize: pageSize.entries)
     if !dryRun && !yes {
-      try Confirm.requireTerminal("deleting everything in " + place)
-      var count = 0
-      let progress = Progress.forScan()
-      try await scan(provider, bucket: bucket, prefix: prefix) { objects in
-        count += objects.count
-        progress.add(objects.count)
+      switch try await folder.confirm(verb: "delete", gerund: "deleting") {
+      case .agreed: break
+      case .declined: return Self.declined()
+      case .empty: return try Self.nothingUnder(folder.place, force: force)
       }
-      progress.clear()
-      if count == 0 { return try Self.nothingUnder(place, force: force) }
-      let objects: DisplayText = count == 1 ? "1 object" : "\(count) objects"
-      let agreed =
-        prefix.isEmpty
-        ? try Confirm.ask(
-          "delete all " + objects + " in " + place + "?", answer: .typing(bucket),
-          refusal: "deleting everything in " + place)
-        : try Confirm.ask(
-          "delete " + objects + " under " + place + "?", answer: .yes,
-          refusal: "deleting everything in " + place)
-      guard agreed else { return Self.declined() }
     }
     let deleter = BatchDeleter(
       writer: writer, bucket: bucket, options: try options(context), checkMissing: false,
       provider: provider)
     let progress = Progress.forScan()
     defer { progress.clear() }
-    try await scan(provider, bucket: bucket, prefix: prefix) { objects in
+    try await folder.scan { objects in
       for object in objects { try await deleter.add(object.key) }
       progress.add(objects.count)
     }
     progress.clear()
-    if deleter.seen == 0 { return try Self.nothingUnder(place, force: force) }
+    if deleter.seen == 0 { return try Self.nothingUnder(folder.place, force: force) }
     try await deleter.finish()
-  }
-
-  private func scan(
-    _ provider: any StorageProvider, bucket: String, prefix: String,
-    _ body: ([ObjectEntry]) async throws -> Void
-  ) async throws {
-    try await Self.scanFolder(
-      provider, bucket: bucket, prefix: prefix, pageSize: pageSize.entries, body)
-  }
-
-  /// The folder `-r` means by `given`: `a` is `a/`, never `a-other/`; "" is the whole bucket.
-  static func folderPrefix(_ given: String) -> String {
-    given.isEmpty || KeySegments.endsWithSlash(given) ? given : given + "/"
-  }
-
-  /// Every object under `prefix` (a folder's, from `folderPrefix`), page by page, as `rm -r`
-  /// deletes them; `kodo browse` deletes a folder through it too.
-  static func scanFolder(
-    _ provider: any StorageProvider, bucket: String, prefix: String, pageSize: Int,
-    _ body: ([ObjectEntry]) async throws -> Void
-  ) async throws {
-    try await RecursiveScan(
-      provider: provider, bucket: bucket, prefix: prefix, pageSize: pageSize, parallel: nil
-    ).run { objects, _ in
-      try await body(objects)
-      return true
-    }
   }
 
   private func options(_ context: Context) throws -> BatchDeleter.Options {

@@ -177,3 +177,25 @@ extension KodoClient: ObjectStatusChanging {
     try await perform(.changeStatus(object, status: number))
   }
 }
+
+extension KodoClient: BatchTransferring {
+  /// `/batch` of `move` or `copy` operations with `force` as each request allows (614 →
+  /// `.exists`), at most `KodoBatch.limit` a request.
+  public func transferOnService(_ requests: [CopyRequest], move: Bool) async throws(StorageError)
+    -> [TransferOutcome]
+  {
+    for request in requests { try BucketName.validate(request.destination.bucket) }
+    let operations = requests.map { request in
+      move
+        ? KodoOperation.move(request.source, to: request.destination, force: request.overwrite)
+        : KodoOperation.copy(request.source, to: request.destination, force: request.overwrite)
+    }
+    let results = try await batch(operations)
+    return zip(requests, zip(operations, results)).map { request, pair in
+      let (operation, result) = pair
+      return TransferOutcome(
+        request: request,
+        error: result.code == 200 ? nil : Self.error(for: result, of: operation))
+    }
+  }
+}
