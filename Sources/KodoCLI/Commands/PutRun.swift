@@ -130,8 +130,11 @@ struct PutRun: Sendable {
           try note(item)
           continue
         }
+        // `sync` replaces an object it listed (after comparing it), and only that one.
+        var jobSettings = settings
+        if job.sync?.listed != nil { jobSettings.overwrite = true }
         let upload = PutUpload(
-          writer: writer, settings: settings, job: job, progress: progress, noFollow: noFollow)
+          writer: writer, settings: jobSettings, job: job, progress: progress, noFollow: noFollow)
         let size =
           job.source == "-" ? nil : (try? PutSource.identity(of: job.source))?.identity.size
         progress.listed(objects: 1, bytes: size ?? 0)
