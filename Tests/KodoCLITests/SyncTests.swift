@@ -154,6 +154,37 @@ struct SyncTests {
     }
   }
 
+  @Test func theLocalSideMustBeClearAndPatternsApplyToBothSides() async throws {
+    try await PutBench.with(.kodo) { bench in
+      let root = try PutTreeTests.tree(bench)
+      let both = try await bench.run(["sync", root, bench.home])
+      #expect(both.status == 64, "\(both)")
+      #expect(both.stderr.contains("both SRC and DEST are local"), "\(both)")
+      let neither = try await bench.run(["sync", "mem/a/", "nowhere-\(UUID())"])
+      #expect(neither.status == 64, "\(neither)")
+      #expect(neither.stderr.contains("write the local one as ./DIR"), "\(neither)")
+      let one = try await bench.run(["sync", root])
+      #expect(one.status == 64, "\(one)")
+
+      // Excluded files are neither copied nor deleted, on either side.
+      #expect(try await bench.run(["put", "-r", root, "mem/p/"]).status == 0)
+      let extra = try bench.file("extra.txt", Array("extra".utf8))
+      #expect(try await bench.run(["put", extra, "mem/p/sub/x.txt"]).status == 0)
+      _ = try bench.file("tree/a.txt", Array("ALPHA".utf8))
+      let up = try await bench.run(
+        ["sync", "--delete", "--yes", "--exclude", "sub/*", root, "mem/p/"])
+      #expect(up.status == 0, "\(up)")
+      #expect(up.stderr.contains("1 uploaded, 1 skipped, 0 failed"), "\(up)")
+      #expect(try await PutTreeTests.keys(bench, "p/").contains("p/sub/x.txt"))
+      let out = bench.home + "/out"
+      let down = try await bench.run(["sync", "--include", "sub/**", "mem/p/", out])
+      #expect(down.status == 0, "\(down)")
+      #expect(!FileManager.default.fileExists(atPath: out + "/a.txt"))
+      #expect(Self.read(out + "/sub/x.txt") == Array("extra".utf8))
+      #expect(Self.read(out + "/sub/deeper/c.bin") == PutBench.bytes(3000, seed: 9))
+    }
+  }
+
   @Test(arguments: wires)
   func faultsAreRetriedToAnExactMirror(_ wire: EmulatorProtocol) async throws {
     try await PutBench.with(wire, failRate: 0.2, seed: 7) { bench in

@@ -65,11 +65,15 @@ struct Sync: KodoCommand {
   @Option(help: ArgumentHelp("N files or parts at once, 1-64 (default 4).", valueName: "N"))
   var parallel: Int?
 
-  @Argument(help: ArgumentHelp("DIR or BUCKET/PREFIX to copy from.", valueName: "SRC"))
-  var source: String
+  @Argument(
+    help: ArgumentHelp(
+      "Where to copy from, then where to: a local DIR and BUCKET/PREFIX/, either way round.",
+      valueName: "SRC DEST"),
+    completion: ShellCompletion.objectArguments)
+  var arguments: [String] = []
 
-  @Argument(help: ArgumentHelp("BUCKET/PREFIX or DIR to copy to.", valueName: "DEST"))
-  var destination: String
+  var source: String { arguments.first ?? "" }
+  var destination: String { arguments.last ?? "" }
 
   func validate() throws {
     if let parallel, !(1...64).contains(parallel) {
@@ -97,7 +101,10 @@ struct Sync: KodoCommand {
     return stat(argument, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
   }
 
+  /// Which side is local (checked when run, not when parsed, so that completion can parse a
+  /// command line that has only SRC).
   func direction() throws -> Direction {
+    guard arguments.count == 2 else { throw ValidationError("expected SRC DEST") }
     switch (Self.isLocal(source), Self.isLocal(destination)) {
     case (true, false): return .up
     case (false, true): return .down
