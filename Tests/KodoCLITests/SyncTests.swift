@@ -186,6 +186,40 @@ struct SyncTests {
   }
 
   @Test(arguments: wires)
+  func nothingIsDeletedWhenACopyFailedAndALinkAtAKeysPlaceIsNotWrittenThrough(
+    _ wire: EmulatorProtocol
+  ) async throws {
+    try await PutBench.with(wire) { bench in
+      let root = try PutTreeTests.tree(bench)
+      let extra = try bench.file("extra.txt", Array("extra".utf8))
+      #expect(try await bench.run(["put", extra, "mem/f/gone.txt"]).status == 0)
+      // A name that is not UTF-8 fails: the run copies the rest and deletes nothing.
+      let bad = Array((root + "/").utf8) + [0x62, 0xFF] + [0]
+      let descriptor = bad.withUnsafeBufferPointer { bytes in
+        bytes.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o600) }
+      }
+      #expect(descriptor >= 0)
+      close(descriptor)
+      let failed = try await bench.run(["sync", "--delete", "--yes", root, "mem/f/"])
+      #expect(failed.status == 65, "\(failed)")
+      #expect(failed.stderr.contains("nothing deleted"), "\(failed)")
+      #expect(try await PutTreeTests.keys(bench, "f/").contains("f/gone.txt"))
+      #expect(try await bench.content("f/sub/b.txt") == Array("bravo".utf8))
+
+      // Down: a link where a file goes is replaced by the file; its target is untouched.
+      let out = bench.home + "/out"
+      try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+      #expect(symlink(extra, out + "/a.txt") == 0)
+      let down = try await bench.run(["sync", "mem/f/", out])
+      #expect(down.status == 0, "\(down)")
+      var status = stat()
+      #expect(lstat(out + "/a.txt", &status) == 0 && status.st_mode & S_IFMT == S_IFREG)
+      #expect(Self.read(out + "/a.txt") == Array("alpha".utf8))
+      #expect(Self.read(extra) == Array("extra".utf8))
+    }
+  }
+
+  @Test(arguments: wires)
   func faultsAreRetriedToAnExactMirror(_ wire: EmulatorProtocol) async throws {
     try await PutBench.with(wire, failRate: 0.2, seed: 7) { bench in
       let root = bench.home + "/many"

@@ -19,6 +19,9 @@ struct PutSettings: Sendable {
   /// Below this size, a file goes in one request (the contract's default: 8 MiB).
   static let defaultThreshold: Int64 = 8 << 20
 
+  /// A part's size unless --part-size: 4 MiB on Kodo (its blocks), 8 MiB on OSS.
+  static func defaultPartSize(_ kind: ProviderKind) -> Int64 { kind == .kodo ? 4 << 20 : 8 << 20 }
+
   init(command: Put, kind: ProviderKind, stateDirectory: String?) throws(StorageError) {
     self.kind = kind
     overwrite = command.force
@@ -32,7 +35,7 @@ struct PutSettings: Sendable {
     partSize =
       try command.partSize.map { text throws(StorageError) in
         try SizeText.bytes(text, option: "--part-size")
-      } ?? (kind == .kodo ? 4 << 20 : 8 << 20)
+      } ?? Self.defaultPartSize(kind)
     guard partSize > 0 else {
       throw StorageError(.invalidInput, "--part-size must be at least 1 byte")
     }

@@ -128,7 +128,7 @@ extension PutSettings {
     skipExisting = false
     skipSame = false
     threshold = Self.defaultThreshold
-    partSize = kind == .kodo ? 4 << 20 : 8 << 20
+    partSize = Self.defaultPartSize(kind)
     parallel = sync.parallel ?? 4
     contentType = nil
     metadata = []
