@@ -220,6 +220,28 @@ struct SyncTests {
   }
 
   @Test(arguments: wires)
+  func onATerminalDeletingIsAskedFirstAndNoCopiesNothing(_ wire: EmulatorProtocol) async throws {
+    try await PutBench.with(wire) { bench in
+      let root = try PutTreeTests.tree(bench)
+      let extra = try bench.file("extra.txt", Array("extra".utf8))
+      #expect(try await bench.run(["put", extra, "mem/q/gone.txt"]).status == 0)
+      let declined = try await RemoveConfirmTests.runOnTerminal(
+        ["sync", "--delete", root, "mem/q/"], typed: "n\n", environment: bench.environment)
+      #expect(declined.status == 0, "\(declined)")
+      #expect(declined.terminal.contains("delete 1 object that exists only at"), "\(declined)")
+      #expect(declined.terminal.contains("nothing copied or deleted"), "\(declined)")
+      #expect(try await PutTreeTests.keys(bench, "q/") == ["q/gone.txt"])
+      let agreed = try await RemoveConfirmTests.runOnTerminal(
+        ["sync", "--delete", root, "mem/q/"], typed: "y\n", environment: bench.environment)
+      #expect(agreed.status == 0, "\(agreed)")
+      #expect(
+        try await PutTreeTests.keys(bench, "q/") == [
+          "q/a.txt", "q/sub/b.txt", "q/sub/deeper/c.bin",
+        ])
+    }
+  }
+
+  @Test(arguments: wires)
   func faultsAreRetriedToAnExactMirror(_ wire: EmulatorProtocol) async throws {
     try await PutBench.with(wire, failRate: 0.2, seed: 7) { bench in
       let root = bench.home + "/many"

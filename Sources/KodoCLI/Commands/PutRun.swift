@@ -68,6 +68,8 @@ struct PutRun: Sendable {
   let json: Bool
   /// Open files without following a symbolic link (`put -r` without `--follow-symlinks`).
   var noFollow = false
+  /// The command to run again after an interruption (`put`, `sync`).
+  var command = "put"
 
   private struct Tally {
     var uploaded = 0
@@ -83,7 +85,7 @@ struct PutRun: Sendable {
     defer { progress.clear() }
     var tally = Tally()
     func hint() -> DisplayText {
-      "interrupted: \(tally.uploaded) uploaded, \(tally.skipped) skipped; run the same put again to finish (an upload in parts resumes)"
+      "interrupted: \(tally.uploaded) uploaded, \(tally.skipped) skipped; run the same \(command) again to finish (an upload in parts resumes)"
     }
     Signals.setResumeHint(hint())
     defer { Signals.setResumeHint(nil) }

@@ -153,7 +153,8 @@ struct Sync: KodoCommand {
     guard count > 0, !dryRun, !yes else { return true }
     let noun = count == 1 ? what : what + "s"
     let agreed = try Confirm.ask(
-      "delete \(count) \(noun) that exist only at " + place + "?", answer: .yes,
+      "delete \(count) \(noun) that \(count == 1 ? "exists" : "exist") only at " + place + "?",
+      answer: .yes,
       refusal: "sync --delete")
     if !agreed { Diagnostics.note("nothing copied or deleted") }
     return agreed

@@ -44,7 +44,8 @@ struct SyncUp {
     guard try options.confirmDeleting(extra.count, "object", at: place) else { return }
     let settings = PutSettings(sync: options, kind: kind, stateDirectory: stateDirectory)
     let run = PutRun(
-      writer: writer, settings: settings, json: json, noFollow: !options.followSymlinks)
+      writer: writer, settings: settings, json: json, noFollow: !options.followSymlinks,
+      command: "sync")
     if options.dryRun { return try await dryRun(items, extra, run) }
     do {
       try await run.run(items)
