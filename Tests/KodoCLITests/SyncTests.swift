@@ -194,12 +194,7 @@ struct SyncTests {
       let extra = try bench.file("extra.txt", Array("extra".utf8))
       #expect(try await bench.run(["put", extra, "mem/f/gone.txt"]).status == 0)
       // A name that is not UTF-8 fails: the run copies the rest and deletes nothing.
-      let bad = Array((root + "/").utf8) + [0x62, 0xFF] + [0]
-      let descriptor = bad.withUnsafeBufferPointer { bytes in
-        bytes.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o600) }
-      }
-      #expect(descriptor >= 0)
-      close(descriptor)
+      try PutTreeTests.fileWithANameThatIsNotUTF8(in: root)
       let failed = try await bench.run(["sync", "--delete", "--yes", root, "mem/f/"])
       #expect(failed.status == 65, "\(failed)")
       #expect(failed.stderr.contains("nothing deleted"), "\(failed)")
