@@ -33,7 +33,7 @@ public struct Kodo: AsyncParsableCommand, Sendable {
     subcommands: [
       Buckets.self, List.self, Stat.self, URLCommand.self, Cat.self, Get.self, Domains.self,
       Token.self, DiskUsage.self, Find.self, Browse.self, Put.self, Remove.self, Move.self,
-      Copy.self, SetCommand.self, Restore.self,
+      Copy.self, Sync.self, SetCommand.self, Restore.self,
     ]
   )
 

@@ -111,7 +111,8 @@ struct ArgumentShapeTests {
       ),
       (["del", "photos", "a.txt"], "kodo rm [BUCKET] KEY... deletes objects"),
       (["move", "photos/a", "photos/b"], "kodo mv BUCKET/KEY BUCKET/KEY moves an object"),
-      (["sync", "photos/a", "./b"], "this version reads (ls"),
+      (["mb", "photos"], "this version reads (ls"),
+      (["mirror", "./site", "web/"], "kodo sync DIR BUCKET/PREFIX/ (or the reverse)"),
       (["version"], "kodo --version prints the version"),
     ]
     for (arguments, text) in cases {

@@ -66,6 +66,26 @@ struct CompletionTests {
     #expect(typed.lines == ["a.txt"], "\(typed)")
   }
 
+  @Test func syncCompletesEitherSideThenTheOther() async throws {
+    let source = try await Self.inProcess(["sync"], "positional@0", ["kodo", "sync", "lo"])
+    #expect(source.lines.contains("logs/"), "\(source)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "kodo-complete-\(UUID())"
+    ).path
+    try FileManager.default.createDirectory(
+      atPath: directory + "/site", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let local = try await Self.inProcess(
+      ["sync"], "positional@0", ["kodo", "sync", directory + "/s"])
+    #expect(local.lines == [directory + "/site/"], "\(local)")
+    let remote = try await Self.inProcess(
+      ["sync"], "positional@0", ["kodo", "sync", directory + "/site", "lo"])
+    #expect(remote.lines == ["logs/"], "\(remote)")
+    let back = try await Self.inProcess(
+      ["sync"], "positional@0", ["kodo", "sync", "logs/", directory + "/s"])
+    #expect(back.lines == [directory + "/site/"], "\(back)")
+  }
+
   @Test func getRecursiveCompletesAPathThenALocalDirectory() async throws {
     let source = try await Self.inProcess(["get"], "positional@0", ["kodo", "get", "-r", "lo"])
     #expect(source.lines == ["logs/"], "\(source)")

@@ -7,7 +7,7 @@ struct HelpGoldenTests {
   static let commands: [[String]] = [
     [], ["buckets"], ["ls"], ["stat"], ["url"], ["cat"], ["get"], ["domains"], ["token"],
     ["token", "qbox"], ["token", "qiniu"], ["token", "upload"], ["du"], ["find"], ["browse"],
-    ["put"], ["rm"], ["mv"], ["cp"], ["set"], ["restore"],
+    ["put"], ["rm"], ["mv"], ["cp"], ["sync"], ["set"], ["restore"],
   ]
 
   @Test(arguments: commands)

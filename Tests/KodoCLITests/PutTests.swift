@@ -12,12 +12,12 @@ struct PutBench {
   let home: String
 
   static func with(
-    _ wire: EmulatorProtocol, latencyMilliseconds: Int = 0,
-    _ body: (PutBench) async throws -> Void
+    _ wire: EmulatorProtocol, latencyMilliseconds: Int = 0, failRate: Double = 0,
+    seed: UInt64 = 0, _ body: (PutBench) async throws -> Void
   ) async throws {
     var configuration = EmulatorConfiguration(
       credentials: Credentials(accessKey: "ak-put", secretKey: "sk-put"), buckets: [.memory("mem")],
-      latencyMilliseconds: latencyMilliseconds)
+      latencyMilliseconds: latencyMilliseconds, failRate: failRate, seed: seed)
     configuration.wireProtocol = wire
     let home = FileManager.default.temporaryDirectory.appendingPathComponent("kodo-put-\(UUID())")
       .path

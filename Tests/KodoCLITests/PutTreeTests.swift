@@ -24,6 +24,16 @@ struct PutTreeTests {
     return root
   }
 
+  /// Makes `b\xFF.t` in `root`: a name that is not UTF-8, made with the raw bytes.
+  static func fileWithANameThatIsNotUTF8(in root: String) throws {
+    let bad = Array((root + "/").utf8) + [0x62, 0xFF, 0x2E, 0x74] + [0]
+    let descriptor = bad.withUnsafeBufferPointer { bytes in
+      bytes.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o600) }
+    }
+    try #require(descriptor >= 0)
+    close(descriptor)
+  }
+
   static func keys(_ bench: PutBench, _ prefix: String) async throws -> [String] {
     let listed = try await bench.run(["ls", "-r", "--json", "mem/" + prefix])
     #expect(listed.status == 0, "\(listed)")
@@ -42,13 +52,7 @@ struct PutTreeTests {
       #expect(symlink(root + "/a.txt", root + "/link.txt") == 0)
       #expect(symlink(root + "/sub", root + "/sublink") == 0)
       #expect(mkfifo(root + "/sub/fifo", 0o600) == 0)
-      // A name that is not UTF-8: made with the raw bytes.
-      let bad = Array((root + "/").utf8) + [0x62, 0xFF, 0x2E, 0x74] + [0]
-      let descriptor = bad.withUnsafeBufferPointer { bytes in
-        bytes.withMemoryRebound(to: CChar.self) { open($0.baseAddress!, O_CREAT | O_WRONLY, 0o600) }
-      }
-      #expect(descriptor >= 0)
-      close(descriptor)
+      try Self.fileWithANameThatIsNotUTF8(in: root)
 
       let result = try await bench.run(["put", "-r", root, "mem/up"])
       #expect(result.status == 65, "\(result)")

@@ -187,6 +187,9 @@ struct Put: KodoCommand {
 struct PutJob: Sendable {
   var source: String
   var location: ObjectLocation
+  /// For `sync`: what the destination's listing held at the key (compared first, replaced when
+  /// it differs).
+  var sync: SyncTarget? = nil
 }
 
 /// What `put` is given to do, one at a time: a source to upload, or what a walk of a local tree

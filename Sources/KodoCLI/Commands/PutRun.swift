@@ -19,6 +19,9 @@ struct PutSettings: Sendable {
   /// Below this size, a file goes in one request (the contract's default: 8 MiB).
   static let defaultThreshold: Int64 = 8 << 20
 
+  /// A part's size unless --part-size: 4 MiB on Kodo (its blocks), 8 MiB on OSS.
+  static func defaultPartSize(_ kind: ProviderKind) -> Int64 { kind == .kodo ? 4 << 20 : 8 << 20 }
+
   init(command: Put, kind: ProviderKind, stateDirectory: String?) throws(StorageError) {
     self.kind = kind
     overwrite = command.force
@@ -32,7 +35,7 @@ struct PutSettings: Sendable {
     partSize =
       try command.partSize.map { text throws(StorageError) in
         try SizeText.bytes(text, option: "--part-size")
-      } ?? (kind == .kodo ? 4 << 20 : 8 << 20)
+      } ?? Self.defaultPartSize(kind)
     guard partSize > 0 else {
       throw StorageError(.invalidInput, "--part-size must be at least 1 byte")
     }
@@ -65,6 +68,8 @@ struct PutRun: Sendable {
   let json: Bool
   /// Open files without following a symbolic link (`put -r` without `--follow-symlinks`).
   var noFollow = false
+  /// The command to run again after an interruption (`put`, `sync`).
+  var command = "put"
 
   private struct Tally {
     var uploaded = 0
@@ -80,7 +85,7 @@ struct PutRun: Sendable {
     defer { progress.clear() }
     var tally = Tally()
     func hint() -> DisplayText {
-      "interrupted: \(tally.uploaded) uploaded, \(tally.skipped) skipped; run the same put again to finish (an upload in parts resumes)"
+      "interrupted: \(tally.uploaded) uploaded, \(tally.skipped) skipped; run the same \(command) again to finish (an upload in parts resumes)"
     }
     Signals.setResumeHint(hint())
     defer { Signals.setResumeHint(nil) }
@@ -130,8 +135,11 @@ struct PutRun: Sendable {
           try note(item)
           continue
         }
+        // `sync` replaces an object it listed (after comparing it), and only that one.
+        var jobSettings = settings
+        if job.sync?.listed != nil { jobSettings.overwrite = true }
         let upload = PutUpload(
-          writer: writer, settings: settings, job: job, progress: progress, noFollow: noFollow)
+          writer: writer, settings: jobSettings, job: job, progress: progress, noFollow: noFollow)
         let size =
           job.source == "-" ? nil : (try? PutSource.identity(of: job.source))?.identity.size
         progress.listed(objects: 1, bytes: size ?? 0)

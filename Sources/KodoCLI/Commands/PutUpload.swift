@@ -33,6 +33,11 @@ struct PutUpload: Sendable {
       if settings.skipSame, source.path != nil, try await holdsSameContent(source) {
         return .skipped(key: job.location.key, size: size)
       }
+      if let listed = job.sync?.listed, source.path != nil,
+        try await matches(listed, source, sizeOnly: job.sync?.sizeOnly ?? false)
+      {
+        return .skipped(key: job.location.key, size: size)
+      }
       let result: WriteResult
       if size <= settings.threshold {
         let body = try source.content()
@@ -74,6 +79,28 @@ struct PutUpload: Sendable {
     guard details.object.size == source.identity.size,
       let check = writer.integrityCheck(for: details)
     else { return false }
+    return try check.compute("/proc/self/fd/\(source.descriptor)") == check.expected
+  }
+
+  /// Whether the file is the same as the object `sync` listed at its key (`false` when there
+  /// is none): what a dry run of `sync` asks without uploading.
+  func isUnchanged() async throws(StorageError) -> Bool {
+    guard let sync = job.sync, let listed = sync.listed else { return false }
+    let source = try PutSource.file(job.source, noFollow: noFollow)
+    return try await matches(listed, source, sizeOnly: sync.sizeOnly)
+  }
+
+  /// Whether `listed` (the object `sync` listed at the key) has the file's size and, unless
+  /// `sizeOnly`, its content hash: from the listing when it carries one (Kodo's hash), else
+  /// from the object's details (OSS's CRC-64).
+  private func matches(_ listed: ObjectEntry, _ source: PutSource, sizeOnly: Bool)
+    async throws(StorageError) -> Bool
+  {
+    guard listed.size == source.identity.size else { return false }
+    if sizeOnly { return true }
+    guard let check = writer.integrityCheck(for: ObjectDetails(object: listed)) else {
+      return try await holdsSameContent(source)
+    }
     return try check.compute("/proc/self/fd/\(source.descriptor)") == check.expected
   }
 

@@ -24,6 +24,12 @@ struct RecursiveGet {
   /// Only these, each at its path below `prefix`'s folder (`nil`: every object under
   /// `prefix`): a key ending in `/` is a folder (every object under it), any other one object.
   var entries: [String]? = nil
+  /// The objects to fetch, listed already (`sync`), instead of a listing of `prefix`.
+  var listed: [ObjectEntry]? = nil
+  /// Keep a regular file of the object's size without comparing its hash (`sync --size-only`).
+  var sizeOnly = false
+  /// The JSON type of a file written (`sync`: `downloaded`).
+  var writtenType = "written"
 
   /// What became of one object.
   enum Outcome: Sendable {
@@ -101,7 +107,7 @@ struct RecursiveGet {
       case .written(let key, let path, let size, let digest, let field):
         tally.written += 1
         progress.finished(bytes: size, transferred: true)
-        try line("written", key, path, size, digest, field)
+        try line(writtenType, key, path, size, digest, field)
       case .kept(let key, let path, let size, let digest, let field):
         tally.kept += 1
         progress.finished(bytes: size, transferred: false)
@@ -174,62 +180,70 @@ struct RecursiveGet {
     let provider = self.provider
     let bucket = self.bucket
     let force = self.force
+    let sizeOnly = self.sizeOnly
     var domain: DomainChoice?
     // Each scan: a folder's prefix, or a key (`exact`: that object only).
     let scans = (entries ?? [prefix]).map { entry in
       (entry, entries != nil && !KeySegments.endsWithSlash(entry))
     }
     try await withThrowingTaskGroup(of: Outcome.self) { group in
-      for (scanned, exact) in scans where !Task.isCancelled {
-        try await RecursiveScan(
-          provider: provider, bucket: bucket, prefix: scanned, pageSize: 1000, parallel: nil
-        ).run { objects, _ in
-          for object in objects {
-            if exact && !object.key.utf8.elementsEqual(scanned.utf8) { continue }
-            guard let segments = Self.relativePath(of: object.key, prefix: prefix) else {
-              if KeySegments.endsWithSlash(object.key) && object.size == 0 { continue }
-              try await handle(
-                .rejected(
-                  StorageError(
-                    .invalidInput,
-                    "skipped \(DisplayText(quoting: object.key)): its path would not stay inside \(DisplayText(quoting: directory.string))"
-                  )))
-              continue
-            }
-            let destination: FilePath
-            let parent: Int32
-            do throws(StorageError) {
-              (parent, destination) = try Self.prepare(
-                segments, in: root, at: directory, key: object.key)
-            } catch {
-              try await handle(.rejected(error))
-              continue
-            }
-            try await handle(.listed(bytes: object.size))
-            if inFlight >= parallel, let outcome = try await group.next() {
-              inFlight -= 1
-              try await handle(.finished(outcome))
-            }
-            let resolved: DomainChoice
-            if let domain {
-              resolved = domain
-            } else {
-              resolved = try await Self.resolve(self.domain, bucket, provider)
-              domain = resolved
-            }
-            group.addTask {
-              defer { _ = Glibc.close(parent) }
-              do throws(StorageError) {
-                return try await Self.fetch(
-                  object, to: destination, in: parent, provider: provider, bucket: bucket,
-                  domain: resolved, force: force)
-              } catch {
-                return .failed(key: object.key, error)
-              }
-            }
-            inFlight += 1
+      func visit(_ objects: [ObjectEntry], _ scanned: String, exact: Bool) async throws {
+        for object in objects {
+          if exact && !object.key.utf8.elementsEqual(scanned.utf8) { continue }
+          guard let segments = Self.relativePath(of: object.key, prefix: prefix) else {
+            if KeySegments.endsWithSlash(object.key) && object.size == 0 { continue }
+            try await handle(
+              .rejected(
+                StorageError(
+                  .invalidInput,
+                  "skipped \(DisplayText(quoting: object.key)): its path would not stay inside \(DisplayText(quoting: directory.string))"
+                )))
+            continue
           }
-          return !Task.isCancelled
+          let destination: FilePath
+          let parent: Int32
+          do throws(StorageError) {
+            (parent, destination) = try Self.prepare(
+              segments, in: root, at: directory, key: object.key)
+          } catch {
+            try await handle(.rejected(error))
+            continue
+          }
+          try await handle(.listed(bytes: object.size))
+          if inFlight >= parallel, let outcome = try await group.next() {
+            inFlight -= 1
+            try await handle(.finished(outcome))
+          }
+          let resolved: DomainChoice
+          if let domain {
+            resolved = domain
+          } else {
+            resolved = try await Self.resolve(self.domain, bucket, provider)
+            domain = resolved
+          }
+          group.addTask {
+            defer { _ = Glibc.close(parent) }
+            do throws(StorageError) {
+              return try await Self.fetch(
+                object, to: destination, in: parent, provider: provider, bucket: bucket,
+                domain: resolved, force: force, sizeOnly: sizeOnly)
+            } catch {
+              return .failed(key: object.key, error)
+            }
+          }
+          inFlight += 1
+        }
+      }
+      if let listed {
+        try await visit(listed, prefix, exact: false)
+      } else {
+        for (scanned, exact) in scans where !Task.isCancelled {
+          try await RecursiveScan(
+            provider: provider, bucket: bucket, prefix: scanned, pageSize: 1000, parallel: nil
+          ).run { objects, _ in
+            try await visit(objects, scanned, exact: exact)
+            return !Task.isCancelled
+          }
         }
       }
       try await handle(.listingComplete)
@@ -310,12 +324,21 @@ struct RecursiveGet {
     return try? check.compute("/proc/self/fd/\(raw)")
   }
 
-  /// Downloads one object unless a file with its size and hash is already there; a differing
-  /// file there is kept (`.exists`) unless `force`.
+  /// Downloads one object unless a file with its size and hash (only its size: `sizeOnly`) is
+  /// already there; a differing file there is kept (`.exists`) unless `force`.
   private static func fetch(
     _ object: ObjectEntry, to destination: FilePath, in parent: Int32,
-    provider: any StorageProvider, bucket: String, domain: DomainChoice, force: Bool
+    provider: any StorageProvider, bucket: String, domain: DomainChoice, force: Bool,
+    sizeOnly: Bool
   ) async throws(StorageError) -> Outcome {
+    let name = destination.lastComponent?.string ?? ""
+    var existing = stat()
+    if sizeOnly, fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0,
+      existing.st_mode & S_IFMT == S_IFREG, Int64(existing.st_size) == object.size
+    {
+      return .kept(
+        key: object.key, path: destination.string, size: object.size, digest: nil, field: "hash")
+    }
     var details = ObjectDetails(object: object)
     // The listing has no hash to check against (OSS gives none; an ETag is not always an MD5):
     // the object's details do (OSS's CRC-64).
@@ -327,7 +350,6 @@ struct RecursiveGet {
     let field: StaticString =
       details.crc64 != nil && details.crc64 == check?.expected ? "crc64" : "hash"
     let path = destination.string
-    let name = destination.lastComponent?.string ?? ""
     var replacing = false
     var status = stat()
     if fstatat(parent, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {

@@ -114,6 +114,18 @@ enum ShellCompletion {
         }
       }
       typed = get.object.arguments
+    case let sync as Sync:
+      // A local directory or a bucket's path first; then the other side.
+      switch sync.arguments.count {
+      case 0:
+        let local = directories(prefix: prefix)
+        if Sync.isLocal(prefix) { return local }
+        return local + ((try? await bucketPaths(context, prefix: prefix)) ?? [])
+      case 1:
+        return Sync.isLocal(sync.arguments[0])
+          ? try await bucketPaths(context, prefix: prefix) : directories(prefix: prefix)
+      default: return []
+      }
     case let stat as Stat: typed = stat.object.arguments
     case let cat as Cat: typed = cat.object.arguments
     case let set as SetCommand: typed = set.object.arguments

@@ -20,10 +20,12 @@ enum ForeignVerbs {
       return "kodo has no '\(word)': kodo mv BUCKET/KEY BUCKET/KEY moves an object"
     case "upload", "fput", "qupload":
       return "kodo has no '\(word)': kodo put FILE... BUCKET[/KEY] uploads"
-    case "sync",
-      "mirror", "mb", "rb", "mkdir", "rmdir":
+    case "mirror", "rsync":
       return
-        "kodo has no '\(word)' yet: this version reads (\(reads)), uploads (put), deletes (rm), moves and copies (mv, cp), and changes objects in place (set, restore)"
+        "kodo has no '\(word)': kodo sync DIR BUCKET/PREFIX/ (or the reverse) copies what is missing or differs"
+    case "mb", "rb", "mkdir", "rmdir":
+      return
+        "kodo has no '\(word)' yet: this version reads (\(reads)), uploads (put), deletes (rm), moves and copies (mv, cp), syncs folders (sync), and changes objects in place (set, restore)"
     case "chgm", "chtype", "chstatus", "forbidden", "set-meta", "setmeta":
       return
         "kodo has no '\(word)': kodo set [BUCKET] KEY... --mime, --meta, --storage-class or --status changes objects in place"

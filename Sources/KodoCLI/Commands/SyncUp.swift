@@ -1,0 +1,140 @@
+import ArgumentParser
+import StorageCore
+
+/// `sync DIR BUCKET/PREFIX/`: the prefix listed once (a map of its keys, in memory), then the
+/// files under DIR uploaded by `put -r`'s run, each compared with the object listed at its key
+/// first (kept when the same, replaced when it differs, uploaded without replacing when there
+/// was none); with `--delete`, the objects under the prefix no file has are deleted at the end,
+/// only when every copy succeeded.
+struct SyncUp {
+  let writer: any ObjectWriting
+  let kind: ProviderKind
+  let bucket: String
+  let prefix: String
+  let directory: String
+  let patterns: KeyPatterns
+  let options: Sync
+  let json: Bool
+  let stateDirectory: String?
+
+  func run() async throws {
+    var remote: [String: ObjectEntry] = [:]
+    try await RecursiveScan(
+      provider: writer, bucket: bucket, prefix: prefix, pageSize: 1000, parallel: nil
+    ).run { objects, _ in
+      for object in objects { remote[object.key] = object }
+      return !Task.isCancelled
+    }
+    var items: [PutItem] = []
+    var local = Set<String>()
+    let walk = PutTreeJobs(
+      roots: [directory], bucket: bucket, folder: prefix, patterns: patterns,
+      followLinks: options.followSymlinks)
+    for item in walk {
+      guard case .job(var job) = item else {
+        items.append(item)
+        continue
+      }
+      local.insert(job.location.key)
+      job.sync = SyncTarget(listed: remote[job.location.key], sizeOnly: options.sizeOnly)
+      items.append(.job(job))
+    }
+    let extra = options.delete ? Self.extra(remote, local: local, prefix: prefix, patterns) : []
+    let place = DisplayText(quoting: bucket + "/" + prefix)
+    guard try options.confirmDeleting(extra.count, "object", at: place) else { return }
+    let settings = PutSettings(sync: options, kind: kind, stateDirectory: stateDirectory)
+    let run = PutRun(
+      writer: writer, settings: settings, json: json, noFollow: !options.followSymlinks,
+      command: "sync")
+    if options.dryRun { return try await dryRun(items, extra, run) }
+    do {
+      try await run.run(items)
+    } catch let code as ExitCode where !extra.isEmpty {
+      Diagnostics.note("nothing deleted: not every file was copied")
+      throw code
+    }
+    guard !extra.isEmpty else { return }
+    let deleter = BatchDeleter(
+      writer: writer, bucket: bucket,
+      options: BatchDeleter.Options(
+        json: json, dryRun: false, force: true, batchReportsMissing: kind == .kodo),
+      checkMissing: false, provider: writer)
+    for key in extra { try await deleter.add(key) }
+    try await deleter.finish()
+  }
+
+  /// The keys under `prefix` that no local file has (and the patterns keep), in key order;
+  /// a folder marker (an empty object ending in `/`) is not one.
+  static func extra(
+    _ remote: [String: ObjectEntry], local: Set<String>, prefix: String, _ patterns: KeyPatterns
+  ) -> [String] {
+    remote.values.filter { object in
+      guard !local.contains(object.key), object.key.utf8.starts(with: prefix.utf8) else {
+        return false
+      }
+      if KeySegments.endsWithSlash(object.key) && object.size == 0 { return false }
+      let relative = String(decoding: object.key.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
+      return patterns.keeps(relative)
+    }.map(\.key).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+  }
+
+  /// What a run would copy and delete, compared as a run compares (files read, OSS objects
+  /// stat'ed), nothing changed.
+  private func dryRun(_ items: [PutItem], _ extra: [String], _ run: PutRun) async throws {
+    let output = OutputStream.standardOutput()
+    var copied = 0
+    var kept = 0
+    var firstFailure: Int32?
+    for item in items {
+      switch item {
+      case .job(let job):
+        let upload = PutUpload(
+          writer: writer, settings: run.settings, job: job, progress: nil,
+          noFollow: run.noFollow)
+        do throws(StorageError) {
+          if try await upload.isUnchanged() {
+            kept += 1
+            continue
+          }
+          copied += 1
+          let size = (try? PutSource.identity(of: job.source))?.identity.size
+          try syncDryRunLine("upload", "key", job.location.key, size: size, json: json, to: output)
+        } catch {
+          if error.kind == .outputClosed { throw error }
+          let code = ErrorReporting.report(error, notes: [], json: json)
+          if firstFailure == nil { firstFailure = code }
+        }
+      case .skipped(let text): Diagnostics.note(text)
+      case .failed(let error):
+        let code = ErrorReporting.report(error, notes: [], json: json)
+        if firstFailure == nil { firstFailure = code }
+      }
+    }
+    for key in extra {
+      try syncDryRunLine("delete", "key", key, size: nil, json: json, to: output)
+    }
+    try output.flush()
+    Diagnostics.note(
+      "would upload \(copied), keep \(kept) the same, delete \(extra.count); nothing changed")
+    if let firstFailure { throw ExitCode(firstFailure) }
+  }
+}
+
+extension PutSettings {
+  /// `sync`'s uploads: `put`'s defaults, `--parallel`, never replacing (a job replaces the
+  /// object it listed; see `PutRun`).
+  init(sync: Sync, kind: ProviderKind, stateDirectory: String?) {
+    self.kind = kind
+    overwrite = false
+    skipExisting = false
+    skipSame = false
+    threshold = Self.defaultThreshold
+    partSize = Self.defaultPartSize(kind)
+    parallel = sync.parallel ?? 4
+    contentType = nil
+    metadata = []
+    storageClass = nil
+    resume = true
+    checkpoints = stateDirectory.map { UploadCheckpoints(directory: $0) }
+  }
+}
