@@ -27,6 +27,10 @@ public enum Message: Sendable {
   case deleteFinished(id: Int, DeleteReport)
   /// A move's end (`r`).
   case moveFinished(id: Int, MoveResult)
+  /// An upload's progress (`u`), with the objects it uploaded since the last one.
+  case uploadProgress(id: Int, UploadProgress)
+  /// An upload's end.
+  case uploadFinished(id: Int, UploadSummary)
   /// A diagnostic (a warning, a note) for the status line, already escaped.
   case note(String)
 }
@@ -70,6 +74,9 @@ public enum Effect: Sendable, Equatable {
   /// Moves an object within `bucket` as `mv` does (`replace`: as `mv --force`); the end comes
   /// as `moveFinished`.
   case move(id: Int, bucket: String, from: String, to: String, replace: Bool)
+  /// Uploads through `put`'s code (`replace`: as `put --force`): progress comes as
+  /// `uploadProgress`, the end as `uploadFinished`; `cancel(id:)` stops it.
+  case upload(id: Int, bucket: String, plan: UploadPlan, replace: Bool)
   /// `--pick`: the chosen object; the runner prints it and quits.
   case pick(bucket: String, key: String)
   /// Leaves with this exit status.

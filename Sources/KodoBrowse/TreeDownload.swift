@@ -89,6 +89,7 @@ extension State {
     }
     let id = newID()
     treeDownload = TreeDownload(id: id, name: name)
+    began(id, .download, name)
     marks = []
     message = nil
     return [.downloadTree(id: id, bucket: bucket, base: prefix, entries: entries)]
@@ -103,10 +104,26 @@ extension State {
     id: Int, progress: TreeProgress?, end: Result<TreeSummary, Failure>?
   ) {
     guard let running = treeDownload, running.id == id else { return }
-    if let progress { treeDownload?.progress = progress }
+    if let progress {
+      treeDownload?.progress = progress
+      transfer(id) {
+        $0.done = progress.done
+        $0.listed = progress.listed
+        $0.bytes = progress.bytes
+        $0.total = progress.total
+      }
+    }
     if let end {
       treeDownload = nil
-      message = running.finished(end)
+      let text = running.finished(end)
+      message = text
+      transfer(id) {
+        if case .failure(let failure) = end {
+          $0.status = .failed(failure.message)
+        } else {
+          $0.status = .done(text)
+        }
+      }
     }
   }
 }

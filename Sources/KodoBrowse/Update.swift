@@ -64,6 +64,10 @@ extension State {
       effects += deleteFinished(id: id, report)
     case .moveFinished(let id, let result):
       effects += moveFinished(id: id, result)
+    case .uploadProgress(let id, let progress):
+      effects += uploadProgress(id: id, progress)
+    case .uploadFinished(let id, let summary):
+      uploadFinished(id: id, summary)
     case .downloadProgress(let name, let bytes, let total):
       download = (name, bytes, total)
     case .treeProgress(let id, let progress):

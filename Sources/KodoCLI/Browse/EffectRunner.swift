@@ -109,6 +109,8 @@ final class EffectRunner: Sendable {
       start(id) { [self] in
         await move(id: id, bucket: bucket, from: from, to: to, replace: replace)
       }
+    case .upload(let id, let bucket, let plan, let replace):
+      start(id) { [self] in await upload(id: id, bucket: bucket, plan: plan, replace: replace) }
     case .listLocal(let id, let directory):
       let send = self.send
       LocalListing.start(directory) { send(.localListed(id: id, $0)) }

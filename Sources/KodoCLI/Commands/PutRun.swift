@@ -19,6 +19,22 @@ struct PutSettings: Sendable {
   /// Below this size, a file goes in one request (the contract's default: 8 MiB).
   static let defaultThreshold: Int64 = 8 << 20
 
+  /// `put`'s defaults, with `--force` when `overwrite` (the browser's `u`, which has no flags).
+  init(kind: ProviderKind, overwrite: Bool, stateDirectory: String?) {
+    self.kind = kind
+    self.overwrite = overwrite
+    skipExisting = false
+    skipSame = false
+    threshold = Self.defaultThreshold
+    partSize = kind == .kodo ? 4 << 20 : 8 << 20
+    parallel = 4
+    contentType = nil
+    metadata = []
+    storageClass = nil
+    resume = true
+    checkpoints = stateDirectory.map { UploadCheckpoints(directory: $0) }
+  }
+
   init(command: Put, kind: ProviderKind, stateDirectory: String?) throws(StorageError) {
     self.kind = kind
     overwrite = command.force
