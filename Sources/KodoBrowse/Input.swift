@@ -183,7 +183,9 @@ extension State {
       message = "select an object to download"
       return []
     }
-    return [.download(bucket: bucket, key: object.key, size: object.size, path: path)]
+    let id = newID()
+    began(id, .download, selected?.name ?? object.key)
+    return [.download(id: id, bucket: bucket, key: object.key, size: object.size, path: path)]
   }
 
   /// `BUCKET/PREFIX` of the current location, for `:`.

@@ -123,6 +123,11 @@ extension State {
   /// The transfers still running.
   public var runningTransfers: Int { transfers.filter(\.running).count }
 
+  /// Whether `id` is a transfer cancelled with `x` (what it still sends is dropped).
+  func cancelled(_ id: Int) -> Bool {
+    transfers.contains { $0.id == id && $0.status == .cancelled }
+  }
+
   /// Records a transfer started with request `id`.
   mutating func began(_ id: Int, _ kind: Transfer.Kind, _ name: String) {
     transfers.append(Transfer(id: id, kind: kind, name: name))
@@ -235,6 +240,7 @@ extension State {
     uploads[id] = nil
     writes[id] = nil
     if treeDownload?.id == id { treeDownload = nil }
+    if transfers[index].kind == .download { download = nil }
     message = "cancelled \(transfers[index].kind.rawValue) of \(Format.name(transfers[index].name))"
     return [.cancel(id: id)]
   }

@@ -159,4 +159,21 @@ struct TransfersTests {
     _ = state.keys("q")
     #expect(state.keys("y") == [.quit(0)])
   }
+
+  @Test func aOneObjectDownloadIsInTheQueueAndItsCancelDropsItsEnd() {
+    var state = WritesTests.loaded([], ["a.jpg"])
+    let sent = state.keys("s")
+    guard case .download(let id, "b", "p/a.jpg", 100, nil) = sent.first else {
+      Issue.record("no download: \(sent)")
+      return
+    }
+    _ = state.update(.downloadProgress(id: id, name: "a.jpg", bytes: 40, total: 100))
+    #expect(state.transfers.first?.bytes == 40)
+    _ = state.keys("t")
+    #expect(state.keys("x") == [.cancel(id: id)])
+    #expect(state.download == nil)
+    _ = state.update(.downloadFinished(id: id, name: "a.jpg", .failure(Failure("cancelled"))))
+    #expect(state.message == "cancelled download of a.jpg")
+    #expect(state.transfers.first?.status == .cancelled)
+  }
 }
