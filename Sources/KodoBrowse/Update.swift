@@ -85,7 +85,10 @@ extension State {
       switch result {
       case .success(let path):
         self.message = "saved \(name) to \(path)"
-        transfer(id) { $0.status = .done("saved to " + path) }
+        transfer(id) {
+          $0.bytes = $0.total
+          $0.status = .done("saved to " + path)
+        }
       case .failure(let failure):
         self.message = "download of \(name) failed: " + failure.message
         transfer(id) { $0.status = .failed(failure.message) }

@@ -169,4 +169,43 @@ struct BrowseUploadEndToEndTests {
       #expect(try await RemoveTests.keys(environment) == ["a.txt"])
     }
   }
+
+  /// A download (`s`), slowed by the emulator's latency, cancelled with `x` in the queue once its
+  /// temporary file exists: the temporary file is removed and no file is written. On Kodo
+  /// only: the OSS path creates the temporary file once the delayed answer has come, too late
+  /// to catch it running.
+  @Test func aCancelledDownloadLeavesNoFile() async throws {
+    try await Self.with(.kodo, keys: ["a.txt"], latency: 1500) { environment in
+      let session = try await Write.browse("bkt", environment)
+      try await Write.expectScreen(session, "the folder") { $0.contains("1 entry") }
+      func temporaries() -> [String] {
+        let found = try? FileManager.default.subpathsOfDirectory(atPath: session.directory)
+        return (found ?? []).filter { $0.hasSuffix(".part") }
+      }
+      try await session.keys("s")
+      let started = ContinuousClock.now + .seconds(60)
+      while temporaries().isEmpty && ContinuousClock.now < started {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      let screen = try await session.screen()
+      #expect(!temporaries().isEmpty, "\(screen)")
+      try await session.keys("t")
+      try await Write.expectScreen(session, "the download running") {
+        $0.contains("download · a.txt") && $0.contains("1 running")
+      }
+      try await session.keys("x")
+      try await Write.expectScreen(session, "the download cancelled") {
+        $0.contains("cancelled") && $0.contains("0 running")
+      }
+      let removed = ContinuousClock.now + .seconds(60)
+      while !temporaries().isEmpty && ContinuousClock.now < removed {
+        try await Task.sleep(for: .milliseconds(20))
+      }
+      #expect(temporaries().isEmpty, "\(temporaries())")
+      #expect(session.file("a.txt") == nil)
+      try await session.keys("q", "q")
+      #expect(try await session.exitStatus(seconds: 60) == 0)
+      #expect(session.file("a.txt") == nil)
+    }
+  }
 }
