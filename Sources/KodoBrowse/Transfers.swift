@@ -162,8 +162,10 @@ extension State {
       message = "nothing uploaded: name the file or folder (not ., .. or /)"
       return []
     }
+    // `-` is a file of that name here, never stdin (put's `-`): the terminal is the browser's.
+    let source = path == "-" ? "./-" : path
     return startUpload(
-      bucket: bucket, plan: .path(path, folder: prefix), name: name, replace: false)
+      bucket: bucket, plan: .path(source, folder: prefix), name: name, replace: false)
   }
 
   private mutating func startUpload(bucket: String, plan: UploadPlan, name: String, replace: Bool)
@@ -200,7 +202,8 @@ extension State {
     if !summary.existing.isEmpty { text += ", \(Format.count(summary.existing.count)) exist" }
     if summary.failed > 0 { text += ", \(Format.count(summary.failed)) failed" }
     if let first = summary.firstFailure { text += "; " + first }
-    transfer(id) { $0.status = .done(text) }
+    let failed = summary.failed > 0 && summary.uploaded == 0 && summary.existing.isEmpty
+    transfer(id) { $0.status = failed ? .failed(text) : .done(text) }
     message = text
     guard !summary.existing.isEmpty else { return }
     let replacing = Replacement(bucket: bucket, name: name, files: summary.existing)

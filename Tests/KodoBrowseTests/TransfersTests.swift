@@ -176,4 +176,18 @@ struct TransfersTests {
     #expect(state.message == "cancelled download of a.jpg")
     #expect(state.transfers.first?.status == .cancelled)
   }
+
+  @Test func dashIsAFileNamedDashAndAFailureIsAFailedTransfer() {
+    var state = WritesTests.loaded([], ["a.jpg"])
+    _ = state.keys("u")
+    let sent = Self.uploads(Self.type("-", into: &state))
+    #expect(sent.first?.plan == .path("./-", folder: "p/"))
+    guard let id = sent.first?.id else { return }
+    var summary = UploadSummary()
+    summary.failure("cannot read \"-\": No such file or directory")
+    _ = state.update(.uploadFinished(id: id, summary))
+    #expect(
+      state.transfers.first?.status
+        == .failed("uploaded -: 0 objects, 1 failed; cannot read \"-\": No such file or directory"))
+  }
 }
