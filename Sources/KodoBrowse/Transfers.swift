@@ -47,6 +47,10 @@ public struct UploadSummary: Sendable, Equatable {
   /// Files not uploaded for another reason (or skipped by the walk), and the first reason.
   public var failed = 0
   public var firstFailure: String?
+  /// What the walk of a folder skipped, as `put -r` does (a symbolic link, a device …), and the
+  /// first one's note.
+  public var skipped = 0
+  public var firstSkip: String?
 
   public init() {}
 
@@ -202,6 +206,9 @@ extension State {
     if !summary.existing.isEmpty { text += ", \(Format.count(summary.existing.count)) exist" }
     if summary.failed > 0 { text += ", \(Format.count(summary.failed)) failed" }
     if let first = summary.firstFailure { text += "; " + first }
+    if let first = summary.firstSkip {
+      text += "; \(Format.count(summary.skipped)) skipped: " + first
+    }
     let failed = summary.failed > 0 && summary.uploaded == 0 && summary.existing.isEmpty
     transfer(id) { $0.status = failed ? .failed(text) : .done(text) }
     message = text

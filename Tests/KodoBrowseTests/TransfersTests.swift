@@ -190,4 +190,21 @@ struct TransfersTests {
       state.transfers.first?.status
         == .failed("uploaded -: 0 objects, 1 failed; cannot read \"-\": No such file or directory"))
   }
+
+  @Test func whatTheWalkSkippedIsSaidNotCountedAsFailed() {
+    var state = WritesTests.loaded([], ["a.jpg"])
+    _ = state.keys("u")
+    guard let id = Self.uploads(Self.type("dir", into: &state)).first?.id else {
+      Issue.record("no upload")
+      return
+    }
+    var summary = UploadSummary()
+    summary.uploaded = 1
+    summary.skipped = 2
+    summary.firstSkip = "dir/link is a symbolic link; skipped"
+    _ = state.update(.uploadFinished(id: id, summary))
+    #expect(
+      state.message == "uploaded dir: 1 object; 2 skipped: dir/link is a symbolic link; skipped")
+    #expect(state.transfers.first?.status == .done(state.message ?? ""))
+  }
 }

@@ -40,7 +40,9 @@ extension EffectRunner {
       case .job(let job):
         jobs.append(job)
         progress.total += (try? PutSource.identity(of: job.source))?.identity.size ?? 0
-      case .skipped(let text): summary.failure(text.text)
+      case .skipped(let text):
+        summary.skipped += 1
+        if summary.firstSkip == nil { summary.firstSkip = text.text }
       case .failed(let error): summary.failure(error.description)
       }
     }
