@@ -116,14 +116,15 @@ struct BrowseUploadEndToEndTests {
     }
   }
 
-  /// A file in parts, slowed by the emulator's latency, cancelled with `x` in the queue: no
-  /// object appears (a part or a session is not an object).
+  /// A file in parts (48 MiB: several rounds of parts, each request 1.5 s late, so that it still
+  /// runs when `x` comes), cancelled with `x` in the queue: no object appears (a part or a
+  /// session is not an object).
   @Test(arguments: RemoveTests.wires)
   func aCancelledUploadLeavesNoObject(_ wire: EmulatorProtocol) async throws {
     try await Self.with(wire, keys: ["a.txt"], latency: 1500) { environment in
       let session = try await Write.browse("bkt", environment)
       try await Write.expectScreen(session, "the folder") { $0.contains("1 entry") }
-      try Self.write(String(repeating: "0123456789abcdef", count: 1 << 20), "big.bin", in: session)
+      try Self.write(String(repeating: "0123456789abcdef", count: 3 << 20), "big.bin", in: session)
       try await Self.upload(session, "big.bin")
       try await session.keys("t")
       try await Write.expectScreen(session, "the upload running") {
@@ -148,7 +149,7 @@ struct BrowseUploadEndToEndTests {
     try await Self.with(wire, keys: ["a.txt"], latency: 1500) { environment in
       let session = try await Write.browse("bkt", environment)
       try await Write.expectScreen(session, "the folder") { $0.contains("1 entry") }
-      try Self.write(String(repeating: "0123456789abcdef", count: 1 << 20), "big.bin", in: session)
+      try Self.write(String(repeating: "0123456789abcdef", count: 3 << 20), "big.bin", in: session)
       try await Self.upload(session, "big.bin")
       try await Write.expectScreen(session, "the upload running") { $0.contains("uploading") }
       try await session.keys("q")
