@@ -12,14 +12,10 @@ extension EffectRunner {
   /// more: an object is whole or absent; an upload in parts keeps its checkpoint (the next
   /// identical `kodo put`, or `u` again, resumes it; `kodo put --abort` ends it).
   func upload(id: Int, bucket: String, plan: UploadPlan, replace: Bool) async {
-    let clock = ContinuousClock()
-    let started = clock.now
+    let started = ContinuousClock.now
     var progress = UploadProgress()
     var summary = UploadSummary()
-    func seconds() -> Double {
-      let elapsed = clock.now - started
-      return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    }
+    func seconds() -> Double { Self.seconds(since: started) }
     let writer: any ObjectWriting
     do throws(StorageError) {
       guard let found = provider as? any ObjectWriting else {
@@ -51,8 +47,17 @@ extension EffectRunner {
     send(.uploadProgress(id: id, progress))
     for job in jobs {
       if Task.isCancelled { return }
-      let upload = PutUpload(
+      var upload = PutUpload(
         writer: writer, settings: settings, job: job, progress: nil, noFollow: Self.noFollow(plan))
+      // The parts of a large file as they are sent, on top of the files done.
+      let before = progress
+      let send = self.send
+      upload.partsHeld = { held in
+        var now = before
+        now.bytes += held
+        now.seconds = Self.seconds(since: started)
+        send(.uploadProgress(id: id, now))
+      }
       do {
         let outcome = try await upload.run()
         if case .uploaded(let key, let size, _) = outcome {
@@ -77,6 +82,12 @@ extension EffectRunner {
       progress.uploaded = []
     }
     send(.uploadFinished(id: id, summary))
+  }
+
+  /// Seconds since `start`.
+  private static func seconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
   }
 
   /// The files a plan names, with their keys.
