@@ -10,6 +10,8 @@ public struct TreeProgress: Sendable, Equatable {
   public var total: Int64 = 0
   /// Whether every object has been found (until then the totals are lower bounds).
   public var listingComplete = false
+  /// Seconds since the download started (for the rate in the transfer queue).
+  public var seconds: Double = 0
 
   public init() {}
 }
@@ -111,6 +113,7 @@ extension State {
         $0.listed = progress.listed
         $0.bytes = progress.bytes
         $0.total = progress.total
+        $0.seconds = progress.seconds
       }
     }
     if let end {

@@ -207,4 +207,25 @@ struct TransfersTests {
       state.message == "uploaded dir: 1 object; 2 skipped: dir/link is a symbolic link; skipped")
     #expect(state.transfers.first?.status == .done(state.message ?? ""))
   }
+
+  @Test func aFolderDownloadIsInTheQueueWithItsRate() {
+    var state = WritesTests.loaded(["d/"], ["a.jpg"])
+    let sent = state.keys("s")
+    guard case .downloadTree(let id, "b", "p/", ["p/d/"]) = sent.first else {
+      Issue.record("no folder download: \(sent)")
+      return
+    }
+    var progress = TreeProgress()
+    progress.done = 1
+    progress.listed = 2
+    progress.bytes = 2048
+    progress.total = 4096
+    progress.seconds = 2
+    _ = state.update(.treeProgress(id: id, progress))
+    #expect(state.transfers.first?.kind == .download)
+    #expect(state.transfers.first?.rate == 1024)
+    #expect(state.transfers.first?.done == 1)
+    _ = state.update(.treeFinished(id: id, .failure(Failure("listing failed (request id R1)"))))
+    #expect(state.transfers.first?.status == .failed("listing failed (request id R1)"))
+  }
 }
