@@ -13,7 +13,7 @@ public enum Message: Sendable {
   /// A copy was made (or could not be): the text, or why not.
   case copied(what: String, Result<String, Failure>)
   /// A one-object download's (`s`/`S`) progress and end, by request id.
-  case downloadProgress(id: Int, name: String, bytes: Int64, total: Int64)
+  case downloadProgress(id: Int, name: String, bytes: Int64, total: Int64, seconds: Double)
   case downloadFinished(id: Int, name: String, Result<String, Failure>)
   /// A folder's (or the marked entries') download: how far it has come, and how it ended.
   case treeProgress(id: Int, TreeProgress)

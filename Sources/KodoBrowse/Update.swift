@@ -68,12 +68,13 @@ extension State {
       effects += uploadProgress(id: id, progress)
     case .uploadFinished(let id, let summary):
       uploadFinished(id: id, summary)
-    case .downloadProgress(let id, let name, let bytes, let total):
+    case .downloadProgress(let id, let name, let bytes, let total, let seconds):
       guard !cancelled(id) else { return [] }
       download = (name, bytes, total)
       transfer(id) {
         $0.bytes = bytes
         $0.total = total
+        $0.seconds = seconds
       }
     case .treeProgress(let id, let progress):
       treeDownloadChanged(id: id, progress: progress, end: nil)

@@ -167,8 +167,10 @@ struct TransfersTests {
       Issue.record("no download: \(sent)")
       return
     }
-    _ = state.update(.downloadProgress(id: id, name: "a.jpg", bytes: 40, total: 100))
+    _ = state.update(
+      .downloadProgress(id: id, name: "a.jpg", bytes: 40, total: 100, seconds: 0.5))
     #expect(state.transfers.first?.bytes == 40)
+    #expect(state.transfers.first?.rate == 80)
     _ = state.keys("t")
     #expect(state.keys("x") == [.cancel(id: id)])
     #expect(state.download == nil)

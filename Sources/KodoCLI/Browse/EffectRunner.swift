@@ -203,12 +203,18 @@ final class EffectRunner: Sendable {
         replacing: false,
         mismatch: { check, digest in check.mismatch(digest) },
         progress: { descriptor in
-          Task {
+          let started = ContinuousClock.now
+          return Task {
             while !Task.isCancelled {
               let offset = Int64(lseek(descriptor, 0, SEEK_CUR))
+              let elapsed = ContinuousClock.now - started
+              let seconds =
+                Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
               finished.value.withLock { done in
                 if !done {
-                  send(.downloadProgress(id: id, name: shown, bytes: max(0, offset), total: total))
+                  send(
+                    .downloadProgress(
+                      id: id, name: shown, bytes: max(0, offset), total: total, seconds: seconds))
                 }
               }
               try? await Task.sleep(for: .milliseconds(200))
