@@ -7,6 +7,8 @@ enum Change: Sendable, Equatable {
   case deleted(objects: [String], folders: [String])
   /// An object moved to `to.key` (replacing what was there).
   case moved(from: String, to: ObjectEntry)
+  /// Objects uploaded (each replacing what was at its key).
+  case added([ObjectEntry])
 }
 
 /// Where a folder's entries went when some were removed: the new index of each old one, or -1.
@@ -120,13 +122,21 @@ extension State {
       )
     case .moved(let from, let to):
       let gone: (String) -> Bool = { ExactKey.same($0, from) || ExactKey.same($0, to.key) }
-      guard to.key.utf8.starts(with: prefix.utf8), to.key.utf8.count > prefix.utf8.count else {
-        return (gone, [])
-      }
-      let rest = Rows.name(to.key, in: prefix)
-      guard let slash = KeySegments.firstSlash(in: rest) else { return (gone, [.object(to)]) }
-      return (gone, [.prefix(prefix + String(rest[...slash]))])
+      return (gone, addition(of: to, in: prefix).map { [$0] } ?? [])
+    case .added(let entries):
+      let keys = Set(entries.map { ExactKey($0.key) })
+      return ({ keys.contains(ExactKey($0)) }, entries.compactMap { addition(of: $0, in: prefix) })
     }
+  }
+
+  /// What an object at `entry.key` adds to the folder `prefix`: itself, the subfolder it lies
+  /// in, or nothing (it is elsewhere).
+  private static func addition(of entry: ObjectEntry, in prefix: String) -> Addition? {
+    guard entry.key.utf8.starts(with: prefix.utf8), entry.key.utf8.count > prefix.utf8.count
+    else { return nil }
+    let rest = Rows.name(entry.key, in: prefix)
+    guard let slash = KeySegments.firstSlash(in: rest) else { return .object(entry) }
+    return .prefix(prefix + String(rest[...slash]))
   }
 
   /// What a change adds to a folder.

@@ -38,6 +38,12 @@ extension State {
       return prompt(key, local: false) { state, name in state.rename(object, to: name) }
     case .confirm(let confirmation):
       return answer(key, to: confirmation)
+    case .upload:
+      return prompt(key, local: true) { state, path in
+        state.upload(expandingHome(path, home: state.home))
+      }
+    case .transfers:
+      return transfersKey(key)
     case .help:
       mode = .normal
       return []
@@ -47,7 +53,7 @@ extension State {
   private mutating func normal(_ key: Key) -> [Effect] {
     if detailFullScreen {
       switch key {
-      case .character("q"): return [.quit(0)]
+      case .character("q"): return quit()
       case .character("i"), .escape, .left, .character("h"), .backspace, .enter:
         detailFullScreen = false
         return []
@@ -107,7 +113,11 @@ extension State {
     case .character(" "): toggleMark()
     case .character("*"): markAllShown()
     case .character("?"): mode = .help
-    case .character("q"): return [.quit(0)]
+    case .character("u"): askUpload()
+    case .character("t"):
+      transferCursor = max(0, transfers.count - 1)
+      mode = .transfers
+    case .character("q"): return quit()
     default: break
     }
     return []
@@ -173,7 +183,9 @@ extension State {
       message = "select an object to download"
       return []
     }
-    return [.download(bucket: bucket, key: object.key, size: object.size, path: path)]
+    let id = newID()
+    began(id, .download, selected?.name ?? object.key)
+    return [.download(id: id, bucket: bucket, key: object.key, size: object.size, path: path)]
   }
 
   /// `BUCKET/PREFIX` of the current location, for `:`.

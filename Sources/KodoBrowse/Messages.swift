@@ -12,8 +12,9 @@ public enum Message: Sendable {
   case statLoaded(id: Int, Result<ObjectDetails, Failure>)
   /// A copy was made (or could not be): the text, or why not.
   case copied(what: String, Result<String, Failure>)
-  case downloadProgress(name: String, bytes: Int64, total: Int64)
-  case downloadFinished(name: String, Result<String, Failure>)
+  /// A one-object download's (`s`/`S`) progress and end, by request id.
+  case downloadProgress(id: Int, name: String, bytes: Int64, total: Int64, seconds: Double)
+  case downloadFinished(id: Int, name: String, Result<String, Failure>)
   /// A folder's (or the marked entries') download: how far it has come, and how it ended.
   case treeProgress(id: Int, TreeProgress)
   case treeFinished(id: Int, Result<TreeSummary, Failure>)
@@ -27,6 +28,10 @@ public enum Message: Sendable {
   case deleteFinished(id: Int, DeleteReport)
   /// A move's end (`r`).
   case moveFinished(id: Int, MoveResult)
+  /// An upload's progress (`u`), with the objects it uploaded since the last one.
+  case uploadProgress(id: Int, UploadProgress)
+  /// An upload's end.
+  case uploadFinished(id: Int, UploadSummary)
   /// A diagnostic (a warning, a note) for the status line, already escaped.
   case note(String)
 }
@@ -51,8 +56,9 @@ public enum Effect: Sendable, Equatable {
   case copy(what: String, text: String)
   /// Signs a download URL for the key and copies it.
   case copyURL(bucket: String, key: String)
-  /// Downloads the object to `path` (`nil`: its name in the current directory).
-  case download(bucket: String, key: String, size: Int64, path: String?)
+  /// Downloads the object to `path` (`nil`: its name in the current directory);
+  /// `cancel(id:)` stops it (its temporary file removed).
+  case download(id: Int, bucket: String, key: String, size: Int64, path: String?)
   /// Downloads `entries` of `bucket` (a key, or a folder's prefix ending in `/`: everything
   /// under it) into the current directory as `get -r` does, each at its path below `base`
   /// (the folder shown). `cancel(id:)` stops it.
@@ -70,6 +76,9 @@ public enum Effect: Sendable, Equatable {
   /// Moves an object within `bucket` as `mv` does (`replace`: as `mv --force`); the end comes
   /// as `moveFinished`.
   case move(id: Int, bucket: String, from: String, to: String, replace: Bool)
+  /// Uploads through `put`'s code (`replace`: as `put --force`): progress comes as
+  /// `uploadProgress`, the end as `uploadFinished`; `cancel(id:)` stops it.
+  case upload(id: Int, bucket: String, plan: UploadPlan, replace: Bool)
   /// `--pick`: the chosen object; the runner prints it and quits.
   case pick(bucket: String, key: String)
   /// Leaves with this exit status.

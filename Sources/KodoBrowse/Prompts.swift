@@ -19,7 +19,8 @@ extension Mode {
   public var editor: LineEditor? {
     get {
       switch self {
-      case .goTo(let editor), .saveAs(let editor), .rename(let editor, _): return editor
+      case .goTo(let editor), .saveAs(let editor), .rename(let editor, _), .upload(let editor):
+        return editor
       default: return nil
       }
     }
@@ -29,6 +30,7 @@ extension Mode {
       case .goTo: self = .goTo(newValue)
       case .saveAs: self = .saveAs(newValue)
       case .rename(_, let object): self = .rename(newValue, object)
+      case .upload: self = .upload(newValue)
       default: break
       }
     }

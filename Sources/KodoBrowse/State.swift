@@ -165,6 +165,10 @@ public enum Mode: Sendable, Equatable {
   case rename(LineEditor, ObjectEntry)
   /// `d`, or a rename onto an existing key: `y` goes ahead, `n` or Esc does nothing.
   case confirm(Confirmation)
+  /// `u`: typing a local path (a file or a folder) to upload into the folder shown.
+  case upload(LineEditor)
+  /// `t`: the transfer queue.
+  case transfers
   /// `?`.
   case help
 }
@@ -223,6 +227,12 @@ public struct State: Sendable {
   public var marks: Set<ExactKey> = []
   /// The deletes and renames sent and not yet answered, by request id.
   var writes: [Int: Write] = [:]
+  /// The uploads running, by request id: their bucket.
+  var uploads: [Int: String] = [:]
+  /// Every upload, download, delete and move started in this session, oldest first (`t`).
+  public var transfers: [Transfer] = []
+  /// The selected transfer in the queue.
+  public var transferCursor = 0
   /// The preview shown over everything, if one is open.
   public var pager: Pager?
   /// Whether the browser runs inside tmux (`$TMUX`), whose default settings stop OSC 52.

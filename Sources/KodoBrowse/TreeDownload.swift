@@ -10,6 +10,8 @@ public struct TreeProgress: Sendable, Equatable {
   public var total: Int64 = 0
   /// Whether every object has been found (until then the totals are lower bounds).
   public var listingComplete = false
+  /// Seconds since the download started (for the rate in the transfer queue).
+  public var seconds: Double = 0
 
   public init() {}
 }
@@ -89,6 +91,7 @@ extension State {
     }
     let id = newID()
     treeDownload = TreeDownload(id: id, name: name)
+    began(id, .download, name)
     marks = []
     message = nil
     return [.downloadTree(id: id, bucket: bucket, base: prefix, entries: entries)]
@@ -103,10 +106,27 @@ extension State {
     id: Int, progress: TreeProgress?, end: Result<TreeSummary, Failure>?
   ) {
     guard let running = treeDownload, running.id == id else { return }
-    if let progress { treeDownload?.progress = progress }
+    if let progress {
+      treeDownload?.progress = progress
+      transfer(id) {
+        $0.done = progress.done
+        $0.listed = progress.listed
+        $0.bytes = progress.bytes
+        $0.total = progress.total
+        $0.seconds = progress.seconds
+      }
+    }
     if let end {
       treeDownload = nil
-      message = running.finished(end)
+      let text = running.finished(end)
+      message = text
+      transfer(id) {
+        if case .failure(let failure) = end {
+          $0.status = .failed(failure.message)
+        } else {
+          $0.status = .done(text)
+        }
+      }
     }
   }
 }

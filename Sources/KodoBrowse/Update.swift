@@ -64,17 +64,35 @@ extension State {
       effects += deleteFinished(id: id, report)
     case .moveFinished(let id, let result):
       effects += moveFinished(id: id, result)
-    case .downloadProgress(let name, let bytes, let total):
+    case .uploadProgress(let id, let progress):
+      effects += uploadProgress(id: id, progress)
+    case .uploadFinished(let id, let summary):
+      uploadFinished(id: id, summary)
+    case .downloadProgress(let id, let name, let bytes, let total, let seconds):
+      guard !cancelled(id) else { return [] }
       download = (name, bytes, total)
+      transfer(id) {
+        $0.bytes = bytes
+        $0.total = total
+        $0.seconds = seconds
+      }
     case .treeProgress(let id, let progress):
       treeDownloadChanged(id: id, progress: progress, end: nil)
     case .treeFinished(let id, let result):
       treeDownloadChanged(id: id, progress: nil, end: result)
-    case .downloadFinished(let name, let result):
+    case .downloadFinished(let id, let name, let result):
+      guard !cancelled(id) else { return [] }
       download = nil
       switch result {
-      case .success(let path): self.message = "saved \(name) to \(path)"
-      case .failure(let failure): self.message = "download of \(name) failed: " + failure.message
+      case .success(let path):
+        self.message = "saved \(name) to \(path)"
+        transfer(id) {
+          $0.bytes = $0.total
+          $0.status = .done("saved to " + path)
+        }
+      case .failure(let failure):
+        self.message = "download of \(name) failed: " + failure.message
+        transfer(id) { $0.status = .failed(failure.message) }
       }
     }
     effects += continueLoading()

@@ -16,6 +16,8 @@ public let keyTable: [(keys: String, does: String)] = [
   ("y", "copy: k key, p BUCKET/KEY, u download URL (OSC 52, if the terminal allows)"),
   ("s / S", "download here / to a path (Tab completes, ~ is home)"),
   ("s on a folder", "download it, or the marked entries, here as get -r does"),
+  ("u", "upload a local file or folder here (a folder as a subfolder of its name; put -r)"),
+  ("t", "transfers: progress and state of each; x cancels the selected one"),
   (":", "go to BUCKET/PREFIX (typing replaces the path shown)"),
   ("A", "load every page (Esc stops)"),
   ("R", "reload the folder"),
@@ -49,6 +51,10 @@ public func view(_ state: State) -> Screen {
       screen.put(" " + Fit.pad(entry.keys, to: 16) + entry.does, row: index + 1, column: 0)
     }
     screen.put(" any key closes the help", row: size.height - 1, column: 0, style: .dim)
+    return screen
+  }
+  if state.mode == .transfers {
+    drawTransfers(state, into: &screen, height: bodyHeight)
     return screen
   }
   let paneWidth: Int
@@ -91,6 +97,10 @@ public func view(_ state: State) -> Screen {
     drawPrompt("save as: ", editor, into: &screen, row: size.height - 1, width: size.width)
   case .rename(let editor, _):
     drawPrompt("rename to: ", editor, into: &screen, row: size.height - 1, width: size.width)
+  case .upload(let editor):
+    drawPrompt(
+      "upload here (a folder as NAME/): ", editor, into: &screen, row: size.height - 1,
+      width: size.width)
   case .confirm(let confirmation):
     // Whole: wrapped over the list's last lines when it is longer than the screen is wide.
     let lines = wrap(confirmation.question, width: size.width - 1)
@@ -251,6 +261,9 @@ public func statusLine(_ state: State) -> String {
   }
   if let tree = state.treeDownload { parts.append(Fit.visible(tree.status)) }
   if let writing = state.writeStatus { parts.append(writing) }
+  if !state.uploads.isEmpty {
+    parts.append("uploading " + Format.count(state.uploads.count, "transfer", "transfers") + " (t)")
+  }
   if let message = state.message { parts.append(Fit.visible(message)) }
   return " " + parts.joined(separator: " · ")
 }
@@ -260,7 +273,7 @@ private func bottomLine(_ state: State) -> String {
   case .filter: return "/" + Fit.visible(state.filter) + "▏  Enter keeps · Esc clears"
   case .sort: return "sort: n name · s size · t time · r reverse"
   case .copy: return "copy: k key · p BUCKET/KEY · u download URL"
-  case .help, .normal, .goTo, .saveAs, .rename, .confirm:
+  case .help, .normal, .goTo, .saveAs, .rename, .confirm, .upload, .transfers:
     if state.pick {
       return " ↑↓ move  ⏎ choose  ← back  / filter  o sort  : go  q quit without choosing"
     }

@@ -6,6 +6,10 @@ public enum Confirmation: Sendable, Equatable {
   case delete(Deletion)
   /// A rename onto a key that exists: replace it (what `--force` does for `mv`).
   case replace(Rename)
+  /// An upload's files refused as existing: upload them again, replacing (`put --force`).
+  case replaceUploads(Replacement)
+  /// `q` while transfers run: quit, cancelling them.
+  case quit(running: Int)
 
   /// The question, already escaped.
   public var question: String {
@@ -15,6 +19,12 @@ public enum Confirmation: Sendable, Equatable {
       return
         "\(Format.name(rename.toName)) exists: replace it with \(Format.name(rename.fromName))?"
         + "  y replaces · n keeps both"
+    case .replaceUploads(let replacing):
+      return
+        "replace \(Format.count(replacing.files.count, "existing object", "existing objects"))? [y/N]"
+    case .quit(let running):
+      return
+        "\(Format.count(running, "transfer", "transfers")) running: quit and cancel them? [y/N]"
     }
   }
 }
@@ -174,6 +184,8 @@ extension State {
       switch confirmation {
       case .delete(let deletion): return stopCounting(deletion) + send(.delete(deletion))
       case .replace(let rename): return send(.move(rename), replace: true)
+      case .replaceUploads(let replacing): return replaceUploads(replacing)
+      case .quit: return [.quit(0)]
       }
     case .character("n"), .character("N"), .escape, .character("q"):
       mode = .normal
@@ -184,6 +196,10 @@ extension State {
       case .replace(let rename):
         message =
           "not renamed: \(Format.name(rename.fromName)) and \(Format.name(rename.toName)) kept"
+      case .replaceUploads(let replacing):
+        message =
+          "not replaced: \(Format.count(replacing.files.count, "existing object", "existing objects")) kept"
+      case .quit: break
       }
     default: break
     }
@@ -200,11 +216,17 @@ extension State {
     message = nil
     switch write {
     case .delete(let deletion):
+      let count = deletion.objects.count + deletion.folders.count
+      let only = (deletion.objects + deletion.folders).first.map {
+        Rows.name($0, in: deletion.prefix)
+      }
+      began(id, .delete, count == 1 ? only ?? "" : Format.count(count, "entry", "entries"))
       return [
         .delete(
           id: id, bucket: deletion.bucket, objects: deletion.objects, folders: deletion.folders)
       ]
     case .move(let rename):
+      began(id, .move, rename.fromName + " → " + rename.toName)
       return [
         .move(id: id, bucket: rename.bucket, from: rename.from.key, to: rename.to, replace: replace)
       ]
@@ -214,6 +236,10 @@ extension State {
   /// A delete's end: what went leaves the view (and the cache); a failure is said whole.
   mutating func deleteFinished(id: Int, _ report: DeleteReport) -> [Effect] {
     guard case .delete(let deletion) = writes.removeValue(forKey: id) else { return [] }
+    defer {
+      let text = message ?? ""
+      transfer(id) { $0.status = report.failed > 0 ? .failed(text) : .done(text) }
+    }
     let effects = apply(
       .deleted(objects: report.objects, folders: report.folders), bucket: deletion.bucket)
     var text = "deleted " + Format.count(report.deleted, "object", "objects")
@@ -228,6 +254,13 @@ extension State {
   /// that exists asks whether to replace it.
   mutating func moveFinished(id: Int, _ result: MoveResult) -> [Effect] {
     guard case .move(let rename) = writes.removeValue(forKey: id) else { return [] }
+    transfer(id) {
+      switch result {
+      case .moved: $0.status = .done("moved")
+      case .exists: $0.status = .failed(Format.name(rename.toName) + " exists")
+      case .failed(let failure): $0.status = .failed(failure.message)
+      }
+    }
     var effects: [Effect] = []
     switch result {
     case .moved:

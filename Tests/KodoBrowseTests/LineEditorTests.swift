@@ -141,8 +141,8 @@ struct PromptTests {
     _ = state.update(.key(.control("u")))
     _ = state.keys("~/x.jpg")
     #expect(
-      state.update(.key(.enter)) == [
-        .download(bucket: "photos", key: "file-0001.jpg", size: 100, path: "/home/u/x.jpg")
+      downloads(state.update(.key(.enter))) == [
+        SentDownload(bucket: "photos", key: "file-0001.jpg", size: 100, path: "/home/u/x.jpg")
       ])
     #expect(state.mode == .normal)
   }

@@ -62,7 +62,7 @@ struct StatusAndFilterTests {
 
   @Test func messagesDoNotFollowTheUserElsewhere() {
     var state = Self.folder([object("a.jpg")], prefixes: ["sub/"])
-    _ = state.update(.downloadFinished(name: "a.jpg", .failure(Failure("disk full"))))
+    _ = state.update(.downloadFinished(id: 0, name: "a.jpg", .failure(Failure("disk full"))))
     #expect(state.message != nil)
     _ = state.update(.key(.home))
     _ = state.update(.key(.enter))

@@ -38,3 +38,21 @@ extension State {
 func byBytes(_ strings: [String]) -> [String] {
   strings.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
 }
+
+/// A one-object download's effect without its request id.
+struct SentDownload: Equatable {
+  var bucket: String
+  var key: String
+  var size: Int64
+  var path: String?
+}
+
+/// The one-object downloads among `effects`, or `nil` when `effects` holds anything else.
+func downloads(_ effects: [Effect]) -> [SentDownload]? {
+  var found: [SentDownload] = []
+  for effect in effects {
+    guard case .download(_, let bucket, let key, let size, let path) = effect else { return nil }
+    found.append(SentDownload(bucket: bucket, key: key, size: size, path: path))
+  }
+  return found
+}

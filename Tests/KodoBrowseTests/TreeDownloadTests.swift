@@ -73,7 +73,9 @@ struct TreeDownloadTests {
     var state = Self.started()
     _ = state.update(.key(.down))
     #expect(
-      state.keys("s") == [.download(bucket: "photos", key: "2024/a.jpg", size: 100, path: nil)])
+      downloads(state.keys("s")) == [
+        SentDownload(bucket: "photos", key: "2024/a.jpg", size: 100, path: nil)
+      ])
     #expect(state.treeDownload == nil)
   }
 

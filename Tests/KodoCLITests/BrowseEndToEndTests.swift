@@ -230,7 +230,10 @@ struct BrowseEndToEndTests {
     }
     let screen = try await session.screen()
     #expect(!temporaries().isEmpty, "\(screen)")
+    // A transfer runs: q asks first, y quits and cancels it.
     try await session.keys("q")
+    #expect(try await session.waitFor { $0.contains("running: quit and cancel them? [y/N]") }.holds)
+    try await session.keys("y")
     #expect(try await session.exitStatus(seconds: 20) == 0)
     #expect(temporaries().isEmpty, "\(temporaries())")
     #expect(session.file(unwritten) == nil)

@@ -14,6 +14,7 @@ extension EffectRunner {
     var progress = TreeProgress()
     var summary = TreeSummary()
     let send = self.send
+    let started = ContinuousClock.now
     do {
       try await get.transfer { event in
         switch event {
@@ -38,6 +39,9 @@ extension EffectRunner {
         case .listingComplete:
           progress.listingComplete = true
         }
+        let elapsed = ContinuousClock.now - started
+        progress.seconds =
+          Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         if !Task.isCancelled { send(.treeProgress(id: id, progress)) }
       }
     } catch {

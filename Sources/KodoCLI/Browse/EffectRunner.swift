@@ -18,9 +18,6 @@ final class EffectRunner: Sendable {
   private let tasks = Mutex([Int: Task<Void, Never>]())
   /// Each folder's place in its listing (the shared paging driver's rules).
   private let paging = BrowsePaging()
-  /// The one-object downloads (`s`/`S`) running, by a number of their own: `stopAll` waits
-  /// for them too.
-  private let downloads = Mutex((next: 0, running: [Int: Task<Void, Never>]()))
 
   init(
     provider: any StorageProvider, domain: @escaping @Sendable (String) -> DomainChoice,
@@ -78,14 +75,8 @@ final class EffectRunner: Sendable {
         if case .success(let url) = result { copy(url) }
         send(.copied(what: "download URL", result))
       }
-    case .download(let bucket, let key, let size, let path):
-      downloads.withLock { downloads in
-        let number = downloads.next
-        downloads.next += 1
-        downloads.running[number] = Task { [self] in
-          await download(bucket: bucket, key: key, size: size, path: path)
-          _ = self.downloads.withLock { $0.running.removeValue(forKey: number) }
-        }
+    case .download(let id, let bucket, let key, let size, let path):
+      start(id) { [self] in await download(id: id, bucket: bucket, key: key, size: size, path: path)
       }
     case .downloadTree(let id, let bucket, let base, let entries):
       start(id) { [self] in
@@ -109,6 +100,8 @@ final class EffectRunner: Sendable {
       start(id) { [self] in
         await move(id: id, bucket: bucket, from: from, to: to, replace: replace)
       }
+    case .upload(let id, let bucket, let plan, let replace):
+      start(id) { [self] in await upload(id: id, bucket: bucket, plan: plan, replace: replace) }
     case .listLocal(let id, let directory):
       let send = self.send
       LocalListing.start(directory) { send(.localListed(id: id, $0)) }
@@ -129,13 +122,9 @@ final class EffectRunner: Sendable {
   /// Cancels everything still running and waits for it to end, so that a download has
   /// removed its temporary files before the browser exits.
   func stopAll() async {
-    var running = tasks.withLock { tasks in
+    let running = tasks.withLock { tasks in
       defer { tasks.removeAll() }
       return Array(tasks.values)
-    }
-    running += downloads.withLock { downloads in
-      defer { downloads.running.removeAll() }
-      return Array(downloads.running.values)
     }
     for task in running { task.cancel() }
     for task in running { await task.value }
@@ -182,7 +171,7 @@ final class EffectRunner: Sendable {
 
   /// The same safe file handling as `kodo get`: a new temporary file next to the destination,
   /// checked for size and hash, then moved into place without replacing anything there.
-  private func download(bucket: String, key: String, size: Int64, path: String?) async {
+  private func download(id: Int, bucket: String, key: String, size: Int64, path: String?) async {
     let name = DownloadFile.defaultName(for: key) ?? "download"
     let destination: FilePath
     if let path, !path.isEmpty {
@@ -190,7 +179,9 @@ final class EffectRunner: Sendable {
       destination = DownloadFile.isDirectory(given) ? given.appending(name) : given
     } else {
       guard let defaultName = DownloadFile.defaultName(for: key) else {
-        send(.downloadFinished(name: key, .failure(Failure("the key gives no file name; use S"))))
+        send(
+          .downloadFinished(
+            id: id, name: key, .failure(Failure("the key gives no file name; use S"))))
         return
       }
       destination = FilePath(defaultName)
@@ -212,12 +203,18 @@ final class EffectRunner: Sendable {
         replacing: false,
         mismatch: { check, digest in check.mismatch(digest) },
         progress: { descriptor in
-          Task {
+          let started = ContinuousClock.now
+          return Task {
             while !Task.isCancelled {
               let offset = Int64(lseek(descriptor, 0, SEEK_CUR))
+              let elapsed = ContinuousClock.now - started
+              let seconds =
+                Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
               finished.value.withLock { done in
                 if !done {
-                  send(.downloadProgress(name: shown, bytes: max(0, offset), total: total))
+                  send(
+                    .downloadProgress(
+                      id: id, name: shown, bytes: max(0, offset), total: total, seconds: seconds))
                 }
               }
               try? await Task.sleep(for: .milliseconds(200))
@@ -228,7 +225,7 @@ final class EffectRunner: Sendable {
     }
     finished.value.withLock { done in
       done = true
-      send(.downloadFinished(name: shown, result))
+      send(.downloadFinished(id: id, name: shown, result))
     }
   }
 }

@@ -22,6 +22,22 @@ struct PutSettings: Sendable {
   /// A part's size unless --part-size: 4 MiB on Kodo (its blocks), 8 MiB on OSS.
   static func defaultPartSize(_ kind: ProviderKind) -> Int64 { kind == .kodo ? 4 << 20 : 8 << 20 }
 
+  /// `put`'s defaults, with `--force` when `overwrite` (the browser's `u`, which has no flags).
+  init(kind: ProviderKind, overwrite: Bool, stateDirectory: String?) {
+    self.kind = kind
+    self.overwrite = overwrite
+    skipExisting = false
+    skipSame = false
+    threshold = Self.defaultThreshold
+    partSize = Self.defaultPartSize(kind)
+    parallel = 4
+    contentType = nil
+    metadata = []
+    storageClass = nil
+    resume = true
+    checkpoints = stateDirectory.map { UploadCheckpoints(directory: $0) }
+  }
+
   init(command: Put, kind: ProviderKind, stateDirectory: String?) throws(StorageError) {
     self.kind = kind
     overwrite = command.force

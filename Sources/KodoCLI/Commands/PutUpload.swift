@@ -10,6 +10,9 @@ struct PutUpload: Sendable {
   let progress: TransferProgress?
   /// Open the file without following a symbolic link (`put -r` without `--follow-symlinks`).
   var noFollow = false
+  /// Told, in an upload in parts, the bytes of the parts the service holds after each new one
+  /// (the browser's transfer queue; `put` has its own progress).
+  var partsHeld: (@Sendable (Int64) -> Void)?
 
   func run() async throws(StorageError) -> PutOutcome {
     let source: PutSource
@@ -184,6 +187,7 @@ struct PutUpload: Sendable {
     let latest = Mutex<UploadCheckpoint?>(nil)
     let planned = Mutex<Int64>(settings.partSize)
     let location = job.location
+    let partsHeld = self.partsHeld
     let engine = MultipartUpload(
       options: MultipartUpload.Options(partSize: settings.partSize, parallel: settings.parallel))
     do {
@@ -193,6 +197,7 @@ struct PutUpload: Sendable {
         checkpoints: { checkpoint in
           latest.withLock { $0 = checkpoint }
           if let store, let key { store.save(checkpoint, for: key) }
+          partsHeld?(checkpoint.parts.reduce(0) { $0 + $1.size })
         },
         events: { event in
           switch event {

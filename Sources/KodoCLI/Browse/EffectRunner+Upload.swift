@@ -1,0 +1,139 @@
+import Foundation
+import KodoBrowse
+import OSSCore
+import StorageCore
+
+extension EffectRunner {
+  /// `u`: uploads through `put`'s code, one file at a time (`PutUpload`: one request, or parts
+  /// with a checkpoint), a folder's files found as `put -r` finds them (`PutTreeJobs`, links
+  /// not followed). Nothing is printed: progress (with each object uploaded, stat'ed for the
+  /// view) and the end go out as messages. A key that exists is refused by the service and
+  /// reported for the browser to offer replacing. When cancelled, it stops and sends nothing
+  /// more: an object is whole or absent; an upload in parts keeps its checkpoint (the next
+  /// identical `kodo put`, or `u` again, resumes it; `kodo put --abort` ends it).
+  func upload(id: Int, bucket: String, plan: UploadPlan, replace: Bool) async {
+    let started = ContinuousClock.now
+    var progress = UploadProgress()
+    var summary = UploadSummary()
+    func seconds() -> Double { Self.seconds(since: started) }
+    let writer: any ObjectWriting
+    do throws(StorageError) {
+      guard let found = provider as? any ObjectWriting else {
+        throw StorageError(.rejected, "this provider cannot upload objects")
+      }
+      writer = found
+    } catch {
+      summary.failure(error.description)
+      return send(.uploadFinished(id: id, summary))
+    }
+    let settings = PutSettings(
+      kind: provider is OSSClient ? .oss : .kodo, overwrite: replace,
+      stateDirectory: UploadCheckpoints.directory(environment))
+    var jobs: [PutJob] = []
+    for item in Self.items(bucket: bucket, plan: plan) {
+      if Task.isCancelled { return }
+      switch item {
+      case .job(let job):
+        jobs.append(job)
+        progress.total += (try? PutSource.identity(of: job.source))?.identity.size ?? 0
+      case .skipped(let text):
+        summary.skipped += 1
+        if summary.firstSkip == nil { summary.firstSkip = text.text }
+      case .failed(let error): summary.failure(error.description)
+      }
+    }
+    progress.listed = jobs.count
+    progress.seconds = seconds()
+    send(.uploadProgress(id: id, progress))
+    for job in jobs {
+      if Task.isCancelled { return }
+      var upload = PutUpload(
+        writer: writer, settings: settings, job: job, progress: nil, noFollow: Self.noFollow(plan))
+      // The parts of a large file as they are sent, on top of the files done.
+      let before = progress
+      let send = self.send
+      upload.partsHeld = { held in
+        var now = before
+        now.bytes += held
+        now.seconds = Self.seconds(since: started)
+        send(.uploadProgress(id: id, now))
+      }
+      do {
+        let outcome = try await upload.run()
+        if case .uploaded(let key, let size, _) = outcome {
+          summary.uploaded += 1
+          progress.bytes += size
+          if let details = try? await provider.stat(bucket: bucket, key: key) {
+            progress.uploaded = [details.object]
+          }
+        }
+      } catch {
+        if Task.isCancelled { return }
+        if error.kind == .exists {
+          summary.existing.append(UploadFile(source: job.source, key: job.location.key))
+        } else {
+          summary.failure(error.description)
+        }
+      }
+      if Task.isCancelled { return }
+      progress.done += 1
+      progress.seconds = seconds()
+      send(.uploadProgress(id: id, progress))
+      progress.uploaded = []
+    }
+    send(.uploadFinished(id: id, summary))
+  }
+
+  /// Seconds since `start`.
+  private static func seconds(since start: ContinuousClock.Instant) -> Double {
+    let elapsed = ContinuousClock.now - start
+    return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+  }
+
+  /// The files a plan names, with their keys.
+  private static func items(bucket: String, plan: UploadPlan) -> [PutItem] {
+    switch plan {
+    case .files(let files):
+      return files.map {
+        .job(PutJob(source: $0.source, location: ObjectLocation(bucket: bucket, key: $0.key)))
+      }
+    case .path(let path, let folder):
+      let name = String(KeySegments.lastSegment(of: KeySegments.droppingTrailingSlashes(path)))
+      var status = stat()
+      guard stat(path, &status) == 0 else {
+        return [
+          .failed(
+            StorageError(
+              errno == ENOENT ? .notFound : .localIO,
+              "cannot read \(DisplayText(quoting: path)): \(String(cString: strerror(errno)))"))
+        ]
+      }
+      guard status.st_mode & S_IFMT == S_IFDIR else {
+        return [
+          .job(PutJob(source: path, location: ObjectLocation(bucket: bucket, key: folder + name)))
+        ]
+      }
+      // As `put -r DIR BUCKET/FOLDER/NAME/`: the folder's own name is a subfolder here.
+      let patterns: KeyPatterns
+      do throws(StorageError) {
+        patterns = try KeyPatterns(include: [], exclude: [])
+      } catch {
+        return [.failed(error)]
+      }
+      return Array(
+        PutTreeJobs(
+          roots: [path], bucket: bucket, folder: folder + name + "/", patterns: patterns,
+          followLinks: false))
+    }
+  }
+
+  /// A folder's files are opened without following a link (as `put -r` does); a file the user
+  /// named is followed.
+  private static func noFollow(_ plan: UploadPlan) -> Bool {
+    if case .path(let path, _) = plan {
+      var status = stat()
+      return stat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFDIR
+    }
+    return true
+  }
+}
