@@ -145,8 +145,10 @@ final class ObjectStore: Sendable {
       let freed = directory == nil ? existing.metadata.fsize : 0
       memory.give(freed)
       state.withLock { state in
-        let snapshot = StoreSnapshot(objects: state.objects, directory: nil)
-        if let index = snapshot.index(of: key) { state.objects.remove(at: index) }
+        // The index is found through a snapshot that is gone before the array changes: one
+        // still holding the array would make every change copy it whole (every object's
+        // fields retained and released), which made a batch of a thousand moves take seconds.
+        if let index = Self.index(of: key, in: state.objects) { state.objects.remove(at: index) }
         state.memoryUsed -= freed
       }
       return existing
@@ -166,10 +168,19 @@ final class ObjectStore: Sendable {
 
   // MARK: Helpers
 
+  /// Where `key` is in `objects`, through a snapshot released before the caller changes them.
+  private static func index(of key: [UInt8], in objects: [StoredObject]) -> Int? {
+    StoreSnapshot(objects: objects, directory: nil).index(of: key)
+  }
+
+  /// Where `key` goes in `objects`, through a snapshot released before the caller changes them.
+  private static func lowerBound(_ key: [UInt8], in objects: [StoredObject]) -> Int {
+    StoreSnapshot(objects: objects, directory: nil).lowerBound(key)
+  }
+
   private func replace(_ stored: StoredObject, memoryDelta: Int64) {
     state.withLock { state in
-      let snapshot = StoreSnapshot(objects: state.objects, directory: nil)
-      let index = snapshot.lowerBound(stored.key)
+      let index = Self.lowerBound(stored.key, in: state.objects)
       if index < state.objects.count && state.objects[index].key == stored.key {
         state.objects[index] = stored
       } else {
