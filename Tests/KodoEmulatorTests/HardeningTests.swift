@@ -146,7 +146,9 @@ import Testing
   }
 
   @Test func connectionsThatSendNoCompleteRequestAreClosed() async throws {
-    let configuration = limited { $0.requestTimeoutMilliseconds = 500 }
+    // Two seconds: long enough for a kept-alive request to go out on a busy machine (at half a
+    // second, ten attempts in a row missed it in a full run), short enough to wait for.
+    let configuration = limited { $0.requestTimeoutMilliseconds = 2_000 }
     try await EmulatorHarness.with(configuration) { emulator in
       let host = "Host: \(emulator.hostHeader)\r\n"
       // Nothing sent; half a request; a request and then nothing more on a kept-alive connection.
