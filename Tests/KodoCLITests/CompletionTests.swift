@@ -86,6 +86,25 @@ struct CompletionTests {
     #expect(back.lines == [directory + "/site/"], "\(back)")
   }
 
+  @Test func rmMvAndCpCompleteBucketsAndKeys() async throws {
+    let keys = try await Self.inProcess(
+      ["rm"], "positional@0", ["kodo", "rm", "logs", "2024-06-0"])
+    #expect(keys.lines == ["2024-06-01/", "2024-06-02/"], "\(keys)")
+    let folder = try await Self.inProcess(
+      ["rm"], "positional@0", ["kodo", "rm", "-r", "logs/2024-06-01/"])
+    #expect(folder.lines == ["logs/2024-06-01/app.log"], "\(folder)")
+    for verb in ["mv", "cp"] {
+      let source = try await Self.inProcess([verb], "positional@0", ["kodo", verb, "lo"])
+      #expect(source.lines == ["logs/"], "\(verb): \(source)")
+      let destination = try await Self.inProcess(
+        [verb], "positional@0", ["kodo", verb, "logs/2024-06-01/app.log", "logs/2024-06-0"])
+      #expect(destination.lines == ["logs/2024-06-01/", "logs/2024-06-02/"], "\(destination)")
+      let none = try await Self.inProcess(
+        [verb], "positional@0", ["kodo", verb, "logs/a", "logs/b", "lo"])
+      #expect(none.lines.isEmpty, "\(none)")
+    }
+  }
+
   @Test func getRecursiveCompletesAPathThenALocalDirectory() async throws {
     let source = try await Self.inProcess(["get"], "positional@0", ["kodo", "get", "-r", "lo"])
     #expect(source.lines == ["logs/"], "\(source)")

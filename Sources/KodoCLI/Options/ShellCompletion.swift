@@ -126,6 +126,17 @@ enum ShellCompletion {
           ? try await bucketPaths(context, prefix: prefix) : directories(prefix: prefix)
       default: return []
       }
+    case let move as Move:
+      // Two bucket paths: SRC, then DEST.
+      return move.options.arguments.count < 2 ? try await bucketPaths(context, prefix: prefix) : []
+    case let copy as Copy:
+      return copy.options.arguments.count < 2 ? try await bucketPaths(context, prefix: prefix) : []
+    case let remove as Remove:
+      // -r takes BUCKET[/PREFIX]; a first word with a / is BUCKET/KEY; else [BUCKET] KEY….
+      if remove.recursive || remove.arguments.isEmpty && prefix.utf8.contains(UInt8(ascii: "/")) {
+        return remove.arguments.isEmpty ? try await bucketPaths(context, prefix: prefix) : []
+      }
+      typed = remove.arguments
     case let stat as Stat: typed = stat.object.arguments
     case let cat as Cat: typed = cat.object.arguments
     case let set as SetCommand: typed = set.object.arguments
