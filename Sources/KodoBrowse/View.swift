@@ -12,7 +12,7 @@ public let keyTable: [(keys: String, does: String)] = [
   ("i", "show or hide the details"),
   ("Space / *", "mark or unmark / mark every entry shown (all marked: none)"),
   ("d", "delete the marked entries, or the selected one (asks first; a folder: all under it)"),
-  ("r", "rename the selected object (a / moves it into a folder; asks before replacing)"),
+  ("r", "rename the selected entry (a / moves it into a folder; a folder as mv -r; asks first)"),
   ("y", "copy: k key, p BUCKET/KEY, u download URL (OSC 52, if the terminal allows)"),
   ("s / S", "download here / to a path (Tab completes, ~ is home)"),
   ("s on a folder", "download it, or the marked entries, here as get -r does"),

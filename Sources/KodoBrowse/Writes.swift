@@ -147,14 +147,19 @@ extension State {
     mode = .confirm(.delete(deletion))
   }
 
-  /// `r`: the line editor holding the selected object's name, the cursor at its end.
+  /// `r`: the line editor holding the selected entry's name, the cursor at its end. A folder
+  /// is held as an entry whose key is its prefix (ending in `/`), and moves as `mv -r` does.
   mutating func askRename() {
     guard case .folder = location, let row = selected else { return }
+    message = nil
     guard let object = row.object else {
-      message = "folders are renamed with kodo mv -r"
+      let name = KeySegments.endsWithSlash(row.name) ? String(row.name.dropLast()) : row.name
+      let folder = ObjectEntry(
+        key: row.id, size: 0, putTime: Timestamp(unixSeconds: 0),
+        storageClass: StorageClass(name: "", serviceName: ""))
+      mode = .rename(LineEditor(name), folder)
       return
     }
-    message = nil
     mode = .rename(LineEditor(row.name), object)
   }
 
@@ -167,7 +172,12 @@ extension State {
       return []
     }
     var name = text
-    if KeySegments.endsWithSlash(name) { name += KeySegments.lastSegment(of: object.key) }
+    if KeySegments.endsWithSlash(object.key) {
+      // A folder: the text is its new path below the folder shown.
+      if !KeySegments.endsWithSlash(name) { name += "/" }
+    } else if KeySegments.endsWithSlash(name) {
+      name += KeySegments.lastSegment(of: object.key)
+    }
     let destination = prefix + name
     if ExactKey.same(destination, object.key) {
       message = "not renamed: the name is the same"
@@ -266,7 +276,16 @@ extension State {
     case .moved:
       var entry = rename.from
       entry.key = rename.to
-      effects = apply(.moved(from: rename.from.key, to: entry), bucket: rename.bucket)
+      if KeySegments.endsWithSlash(rename.from.key) {
+        // A folder: what was cached under either name goes, and the new name is a folder row
+        // (an entry whose key is a prefix adds its folder).
+        effects =
+          apply(
+            .deleted(objects: [], folders: [rename.from.key, rename.to]), bucket: rename.bucket)
+          + apply(.added([entry]), bucket: rename.bucket)
+      } else {
+        effects = apply(.moved(from: rename.from.key, to: entry), bucket: rename.bucket)
+      }
       // The renamed row stays selected when it is still in the folder shown.
       if location == .folder(bucket: rename.bucket, prefix: rename.prefix),
         let index = rows.position(of: rename.to)

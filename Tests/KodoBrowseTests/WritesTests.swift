@@ -196,7 +196,13 @@ struct WritesTests {
   @Test func renameEditsTheNameAndMovesInTheView() {
     var state = Self.loaded(["d/"], ["a.jpg", "b.png", "c.jpg"])
     _ = state.keys("r")
-    #expect(state.message == "folders are renamed with kodo mv -r" && state.mode == .normal)
+    // A folder: its name without the slash, moved as mv -r (the key ends in /).
+    guard case .rename(let folderEditor, let folder) = state.mode else {
+      Issue.record("no prompt for the folder: \(state.mode)")
+      return
+    }
+    #expect(folderEditor.text == "d" && folder.key == "p/d/")
+    _ = state.update(.key(.escape))
     _ = state.update(.key(.down))
     _ = state.keys("r")
     guard case .rename(let editor, _) = state.mode else {

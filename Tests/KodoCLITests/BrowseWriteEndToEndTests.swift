@@ -132,11 +132,16 @@ struct BrowseWriteEndToEndTests {
         $0.contains("renamed b.txt to sub/b.txt") && Self.row($0, "sub/") && !Self.row($0, "b.txt")
       }
       #expect(try await RemoveTests.keys(environment) == ["sub/b.txt", "z.txt"])
-      // A folder is not renamed here.
+      // A folder is renamed as mv -r moves it: sub/ becomes box/.
       try await session.keys("g", "r")
-      try await Self.expectScreen(session, "the folder refusal") {
-        $0.contains("folders are renamed with kodo mv -r")
+      try await Self.expectScreen(session, "the folder's prompt") { $0.contains("rename to: sub") }
+      try await session.keys("BSpace", "BSpace", "BSpace")
+      try await session.type("box")
+      try await session.keys("Enter")
+      try await Self.expectScreen(session, "the folder's rename") {
+        $0.contains("renamed sub/ to box/") && Self.row($0, "box/") && !Self.row($0, "sub/")
       }
+      #expect(try await RemoveTests.keys(environment) == ["box/b.txt", "z.txt"])
     }
   }
 

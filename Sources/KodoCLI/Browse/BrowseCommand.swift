@@ -15,7 +15,7 @@ struct Browse: KodoCommand {
       preview, fetched by range), / filter, o sort, i details, Space/* mark, y copy (k key, p \
       BUCKET/KEY, u URL, by OSC 52), s/S download (s on a folder or marked entries: as get -r, \
       into the current directory), d delete (asks first; a folder as rm -r), r rename an \
-      object (asks before replacing), u upload a local file or folder here (as put -r: a \
+      object or a folder (as mv -r; asks before replacing), u upload a local file or folder here (as put -r: a \
       folder under its own name; asks before replacing), t transfers (x cancels), : go to, R reload, ? help, q quit. Prompts \
       edit with Ctrl-A/E, arrows, Ctrl-U/K/W; Tab completes local paths. Needs a terminal \
       (TERM not dumb); honours NO_COLOR.

@@ -90,6 +90,9 @@ extension EffectRunner {
   /// `r`: moves through `mv`'s code (`Move.move`); an existing destination is kept and
   /// reported as such unless `replace` (what `--force` does).
   func move(id: Int, bucket: String, from: String, to: String, replace: Bool) async {
+    if KeySegments.endsWithSlash(from) {
+      return await moveFolder(id: id, bucket: bucket, from: from, to: to, replace: replace)
+    }
     let result: MoveResult
     do throws(StorageError) {
       guard let writer = provider as? any ObjectWriting else {
@@ -103,6 +106,34 @@ extension EffectRunner {
       result = .moved
     } catch {
       result = error.kind == .exists && !replace ? .exists : .failed(Failure(error.description))
+    }
+    if Task.isCancelled { return }
+    send(.moveFinished(id: id, result))
+  }
+
+  /// `r` on a folder: every object under `from` moved under `to`, as `mv -r` moves them
+  /// (``FolderTransfer``): an existing destination is kept unless `replace`, and then the move
+  /// ends as `.exists` (asked about) when nothing else failed.
+  func moveFolder(id: Int, bucket: String, from: String, to: String, replace: Bool) async {
+    var existing = 0
+    var failed: StorageError?
+    let result: MoveResult
+    do {
+      guard let writer = provider as? any ObjectWriting else {
+        throw StorageError(.rejected, "this provider cannot move objects")
+      }
+      let transfer = try FolderTransfer(
+        folder: RemoteFolder(provider: provider, bucket: bucket, given: from), writer: writer,
+        destinationBucket: bucket, destination: to, move: true, overwrite: replace)
+      let count = try await transfer.run(dryRun: false) { outcome in
+        guard let error = outcome.error else { return }
+        if error.kind == .exists { existing += 1 } else if failed == nil { failed = error }
+      }
+      if count == 0 { throw StorageError(.notFound, "nothing under the folder to move") }
+      if let failed { throw failed }
+      result = existing > 0 && !replace ? .exists : .moved
+    } catch {
+      result = .failed(Failure(Self.describe(error)))
     }
     if Task.isCancelled { return }
     send(.moveFinished(id: id, result))
