@@ -194,22 +194,3 @@ final class PutSource: Sendable {
     return buffer
   }
 }
-
-/// Content types by file extension, for `put`'s default `--mime`.
-enum ContentTypes {
-  private static let table: [String: String] = [
-    "txt": "text/plain", "log": "text/plain", "md": "text/markdown", "csv": "text/csv",
-    "json": "application/json", "xml": "application/xml", "html": "text/html",
-    "htm": "text/html", "css": "text/css", "js": "application/javascript",
-    "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif",
-    "webp": "image/webp", "svg": "image/svg+xml", "pdf": "application/pdf",
-    "zip": "application/zip", "gz": "application/gzip", "tgz": "application/gzip",
-    "tar": "application/x-tar", "mp4": "video/mp4", "mp3": "audio/mpeg",
-  ]
-
-  /// The type for a file name's extension (case-insensitive), or `nil` when unknown.
-  static func forName(_ name: String) -> String? {
-    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-    return table[name[name.index(after: dot)...].lowercased()]
-  }
-}
