@@ -34,9 +34,4 @@ package enum CRC32 {
     }
     return Array(bytes).withUnsafeBytes { checksum($0, continuing: crc) }
   }
-
-  /// The CRC of `chunks` taken in order.
-  package static func checksum(chunks: [[UInt8]]) -> UInt32 {
-    chunks.reduce(0) { crc, chunk in chunk.withUnsafeBytes { checksum($0, continuing: crc) } }
-  }
 }

@@ -18,12 +18,7 @@ extension OSSClient: MultipartWriting {
     read: (Range<Int64>) throws(StorageError) -> [UInt8]
   ) throws(StorageError) -> WriteResult {
     let crc = CRC64.combine(parts.map { (crc: UInt64($0.checksum ?? "") ?? 0, size: $0.size) })
-    var etag = object.etag
-    if let tag = etag, tag.utf8.count >= 2, tag.utf8.first == UInt8(ascii: "\""),
-      tag.utf8.last == UInt8(ascii: "\"")
-    {
-      etag = String(decoding: tag.utf8.dropFirst().dropLast(), as: UTF8.self)
-    }
-    return WriteResult(etag: etag, crc64: String(crc), requestID: object.requestID)
+    return WriteResult(
+      etag: object.etag.map(OSSAnswers.unquoted), crc64: String(crc), requestID: object.requestID)
   }
 }

@@ -69,10 +69,7 @@ package enum OSSWriteChecks {
         "OSS stored \(what) with CRC-64 \(DisplayText.quoted(answered)), but the data sent has \(crc)",
         requestID: requestID)
     }
-    var etag = response.headers["ETag"]
-    if let quoted = etag, quoted.utf8.count >= 2, quoted.hasPrefix("\""), quoted.hasSuffix("\"") {
-      etag = String(quoted.dropFirst().dropLast())
-    }
+    let etag = response.headers["ETag"].map(OSSAnswers.unquoted)
     return WriteResult(etag: etag, crc64: answered ?? String(crc), requestID: requestID)
   }
 
