@@ -29,12 +29,14 @@ struct PutUpload: Sendable {
     }
     guard !job.location.key.isEmpty else { throw StorageError(.invalidInput, "the key is empty") }
     let size = source.identity.size
+    // An object with the file's size and hash is kept without sending the file again (Kodo
+    // would take identical bytes as a success, OSS refuses them); one that differs is still
+    // refused by the service below, not by this comparison.
+    var before: Stored?
     do throws(StorageError) {
-      // An object with the file's size and hash is kept without sending the file again (Kodo
-      // would take identical bytes as a success, OSS refuses them); one that differs is still
-      // refused by the service below, not by this comparison.
-      if settings.skipSame, source.path != nil, try await holdsSameContent(source) {
-        return .skipped(key: job.location.key, size: size)
+      if settings.skipSame, source.path != nil {
+        before = try await stored(source)
+        if before == .same { return .skipped(key: job.location.key, size: size) }
       }
       if let listed = job.sync?.listed, source.path != nil,
         try await matches(listed, source, sizeOnly: job.sync?.sizeOnly ?? false)
@@ -57,8 +59,11 @@ struct PutUpload: Sendable {
     } catch  where error.kind == .exists && settings.skipExisting {
       return .skipped(key: job.location.key, size: size)
     } catch  where error.kind == .exists && settings.skipSame && source.path != nil {
-      // Refused by the service: it differs (or appeared since the comparison below).
-      if try await holdsSameContent(source) { return .skipped(key: job.location.key, size: size) }
+      // Refused by the service: it differs, as compared above, or it appeared since (then it
+      // is compared now).
+      if before == .absent, try await stored(source) == .same {
+        return .skipped(key: job.location.key, size: size)
+      }
       throw StorageError(
         .exists,
         "\(job.location) exists and differs from \(DisplayText(quoting: job.source)); --force replaces it",
@@ -70,18 +75,33 @@ struct PutUpload: Sendable {
     }
   }
 
-  /// Whether the object at the job's location has the file's size and content hash (the
-  /// provider's check: Kodo's hash, OSS's CRC-64).
-  private func holdsSameContent(_ source: PutSource) async throws(StorageError) -> Bool {
+  /// What the service holds at the job's location, compared with the file.
+  private enum Stored {
+    case absent
+    /// The file's size and content hash.
+    case same
+    case different
+  }
+
+  /// The object at the job's location compared with the file (size, then the provider's
+  /// check: Kodo's hash, OSS's CRC-64).
+  private func stored(_ source: PutSource) async throws(StorageError) -> Stored {
     let details: ObjectDetails
     do {
       details = try await writer.stat(bucket: job.location.bucket, key: job.location.key)
     } catch  where error.kind == .notFound {
-      return false
+      return .absent
     }
-    guard details.object.size == source.identity.size,
-      let check = writer.integrityCheck(for: details)
-    else { return false }
+    return try sameContent(details, source) == true ? .same : .different
+  }
+
+  /// Whether `details` has the file's size and content hash; `nil` for the same size and no
+  /// hash in `details` to compare with.
+  private func sameContent(_ details: ObjectDetails, _ source: PutSource) throws(StorageError)
+    -> Bool?
+  {
+    guard details.object.size == source.identity.size else { return false }
+    guard let check = writer.integrityCheck(for: details) else { return nil }
     return try check.compute("/proc/self/fd/\(source.descriptor)") == check.expected
   }
 
@@ -101,10 +121,8 @@ struct PutUpload: Sendable {
   {
     guard listed.size == source.identity.size else { return false }
     if sizeOnly { return true }
-    guard let check = writer.integrityCheck(for: ObjectDetails(object: listed)) else {
-      return try await holdsSameContent(source)
-    }
-    return try check.compute("/proc/self/fd/\(source.descriptor)") == check.expected
+    if let same = try sameContent(ObjectDetails(object: listed), source) { return same }
+    return try await stored(source) == .same
   }
 
   private func contentType(_ source: PutSource) -> String? {
