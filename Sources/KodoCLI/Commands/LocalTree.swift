@@ -94,7 +94,6 @@ struct LocalTree: Sequence {
 
     /// What `name` in `level` is: a file to upload, a directory entered, or a report.
     private func visit(_ name: [UInt8], in level: Level) -> Item? {
-      let shown = level.path + "/" + String(decoding: name, as: UTF8.self)
       guard let text = String(validating: name, as: UTF8.self) else {
         let escaped = DisplayText(quotingBytes: Array(level.path.utf8) + [UInt8(ascii: "/")] + name)
         return .failed(
@@ -102,6 +101,8 @@ struct LocalTree: Sequence {
             .invalidInput,
             "\(escaped) was not uploaded: its name is not valid UTF-8, and keys are UTF-8"))
       }
+      // The path the walk reached: the file's to upload, and the one messages show.
+      let shown = level.path + "/" + text
       var status = stat()
       let flags = followLinks ? 0 : AT_SYMLINK_NOFOLLOW
       // A valid UTF-8 name has no NUL (readdir ends names there): the String is the name's bytes.
@@ -115,7 +116,7 @@ struct LocalTree: Sequence {
       }
       switch status.st_mode & S_IFMT {
       case S_IFREG:
-        return .file(path: level.path + "/" + text, relative: level.relative + text)
+        return .file(path: shown, relative: level.relative + text)
       case S_IFDIR:
         let identity = FileIdentity(
           device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
@@ -132,7 +133,7 @@ struct LocalTree: Sequence {
               "cannot read the directory \(DisplayText(quoting: shown)): \(Errno(rawValue: errno))"
             ))
         }
-        enter(descriptor, path: level.path + "/" + text, relative: level.relative + text + "/")
+        enter(descriptor, path: shown, relative: level.relative + text + "/")
         return nil
       case S_IFLNK:
         return .skipped(

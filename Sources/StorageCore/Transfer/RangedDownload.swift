@@ -127,20 +127,17 @@ public struct RangedDownload: Sendable {
     let outcome = try await schedule(
       object, resuming: checkpoint, checkpoints: checkpoints, events: events
     ) { number, range async throws(StorageError) -> Int64 in
-      let bytes = try await PartScheduler.rounds(
-        attempts: options.rangeAttempts, delay: options.retryDelay, sleep: options.sleep,
-        isFinal: { _ in false },
-        retrying: { events(.partRetrying(number: number, attempt: $0, error: $1)) },
-        attempt: { () async throws(StorageError) -> [UInt8] in
-          let bytes = try await fetch(range)
-          guard Int64(bytes.count) == Int64(range.count) else {
-            throw StorageError(
-              .protocolError,
-              "the service sent \(bytes.count) bytes for the \(range.count) bytes from offset "
-                + "\(range.lowerBound)")
-          }
-          return bytes
-        })
+      let bytes = try await Self.rounds(options, number: number, events: events) {
+        () async throws(StorageError) -> [UInt8] in
+        let bytes = try await fetch(range)
+        guard Int64(bytes.count) == Int64(range.count) else {
+          throw StorageError(
+            .protocolError,
+            "the service sent \(bytes.count) bytes for the \(range.count) bytes from offset "
+              + "\(range.lowerBound)")
+        }
+        return bytes
+      }
       gauge.hold(Int64(bytes.count))
       defer { gauge.release(Int64(bytes.count)) }
       try await RangeWriter.write(bytes, to: destination, at: range.lowerBound)
@@ -170,32 +167,41 @@ public struct RangedDownload: Sendable {
     let outcome = try await schedule(
       object, resuming: checkpoint, checkpoints: checkpoints, events: events
     ) { number, range async throws(StorageError) -> Int64 in
-      try await PartScheduler.rounds(
-        attempts: options.rangeAttempts, delay: options.retryDelay, sleep: options.sleep,
-        isFinal: { _ in false },
-        retrying: { events(.partRetrying(number: number, attempt: $0, error: $1)) },
-        attempt: { () async throws(StorageError) -> Int64 in
-          let own = open("/proc/self/fd/\(destination)", O_WRONLY | O_CLOEXEC)
-          guard own >= 0 else {
-            throw StorageError(.localIO, "cannot open the download again: " + errnoText(errno))
-          }
-          defer { _ = close(own) }
-          guard lseek(own, off_t(range.lowerBound), SEEK_SET) == off_t(range.lowerBound) else {
-            throw StorageError(.localIO, "cannot position the download: " + errnoText(errno))
-          }
-          try await fetchInto(range, own)
-          let end = Int64(lseek(own, 0, SEEK_CUR))
-          guard end == range.upperBound else {
-            throw StorageError(
-              .protocolError,
-              "the service sent \(end - range.lowerBound) bytes for the \(range.count) bytes "
-                + "from offset \(range.lowerBound)")
-          }
-          return Int64(range.count)
-        })
+      try await Self.rounds(options, number: number, events: events) {
+        () async throws(StorageError) -> Int64 in
+        let own = open("/proc/self/fd/\(destination)", O_WRONLY | O_CLOEXEC)
+        guard own >= 0 else {
+          throw StorageError(.localIO, "cannot open the download again: " + errnoText(errno))
+        }
+        defer { _ = close(own) }
+        guard lseek(own, off_t(range.lowerBound), SEEK_SET) == off_t(range.lowerBound) else {
+          throw StorageError(.localIO, "cannot position the download: " + errnoText(errno))
+        }
+        try await fetchInto(range, own)
+        let end = Int64(lseek(own, 0, SEEK_CUR))
+        guard end == range.upperBound else {
+          throw StorageError(
+            .protocolError,
+            "the service sent \(end - range.lowerBound) bytes for the \(range.count) bytes "
+              + "from offset \(range.lowerBound)")
+        }
+        return Int64(range.count)
+      }
     }
     return Outcome(
       rangesFetched: outcome.fetched, rangesResumed: outcome.resumed, peakBufferedBytes: 0)
+  }
+
+  /// One range's `attempt` in up to ``Options/rangeAttempts`` rounds, each retry told.
+  private static func rounds<Value>(
+    _ options: Options, number: Int, events: @Sendable (TransferEvent) -> Void,
+    attempt: () async throws(StorageError) -> Value
+  ) async throws(StorageError) -> Value {
+    try await PartScheduler.rounds(
+      attempts: options.rangeAttempts, delay: options.retryDelay, sleep: options.sleep,
+      isFinal: { _ in false },
+      retrying: { events(.partRetrying(number: number, attempt: $0, error: $1)) },
+      attempt: attempt)
   }
 
   /// Plans `object`'s ranges, skips those `checkpoint` says are written, and runs `place` for
