@@ -37,7 +37,7 @@ import Testing
       // Killed from a thread of its own as soon as the first held write arrives: a task on a
       // busy pool could come back after kodo's 30 s low-speed limit had ended the run itself.
       let server = emulator.server
-      let killer = Task { await PutTreeTests.kill(running) { server.stats.write > passing } }
+      let killer = Task { await running.send(SIGKILL, when: { server.stats.write > passing }) }
       // Meanwhile, every observation finds each key in one place at least.
       while running.process.isRunning {
         _ = try await observe()

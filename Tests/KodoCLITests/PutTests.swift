@@ -66,18 +66,25 @@ struct PutBench {
   }
 
   /// The saved checkpoints (their JSON).
-  func checkpoints() -> [[String: Any]] {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: checkpointDirectory)) ?? []
+  func checkpoints() -> [[String: Any]] { Self.checkpoints(in: checkpointDirectory) }
+
+  /// The saved checkpoints in `directory` (their JSON); a static, so that a thread of its own
+  /// can read them.
+  static func checkpoints(in directory: String) -> [[String: Any]] {
+    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     return names.compactMap { name in
-      guard let data = FileManager.default.contents(atPath: checkpointDirectory + "/" + name)
+      guard let data = FileManager.default.contents(atPath: directory + "/" + name)
       else { return nil }
       return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
     }
   }
 
   /// The parts of the one saved checkpoint.
-  func partsSaved() -> Int {
-    let checkpoint = checkpoints().first?["checkpoint"] as? [String: Any]
+  func partsSaved() -> Int { Self.partsSaved(in: checkpointDirectory) }
+
+  /// The parts of the one checkpoint saved in `directory`.
+  static func partsSaved(in directory: String) -> Int {
+    let checkpoint = checkpoints(in: directory).first?["checkpoint"] as? [String: Any]
     return (checkpoint?["parts"] as? [Any])?.count ?? 0
   }
 

@@ -131,7 +131,7 @@ struct PutTreeTests {
       for point in [2, 5] {
         let running = try runner.start(arguments)
         let directory = bench.checkpointDirectory
-        await Self.kill(running) { Self.partsSaved(in: directory) >= point }
+        await running.send(SIGKILL, when: { PutBench.partsSaved(in: directory) >= point })
         let killed = await running.wait()
         #expect(killed.status == 128 + SIGKILL, "\(killed)")
       }
@@ -145,33 +145,6 @@ struct PutTreeTests {
       #expect(try await bench.content("big.bin") == bytes)
       #expect(bench.checkpoints().isEmpty)
     }
-  }
-
-  /// Sends SIGKILL to `running` as soon as `condition` holds (or it has run 300 s), watching
-  /// from a thread of its own: a task's poll can wait seconds for a thread of a busy pool, and
-  /// the upload would be done by then.
-  static func kill(_ running: CLIRunner.Running, when condition: @escaping @Sendable () -> Bool)
-    async
-  {
-    await withCheckedContinuation { continuation in
-      Thread {
-        let end = Date().addingTimeInterval(300)
-        while running.process.isRunning && Date() < end && !condition() { usleep(2000) }
-        running.send(SIGKILL)
-        continuation.resume()
-      }.start()
-    }
-  }
-
-  /// The parts recorded in the one checkpoint in `directory`.
-  static func partsSaved(in directory: String) -> Int {
-    let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
-    guard let name = names.first,
-      let data = FileManager.default.contents(atPath: directory + "/" + name),
-      let saved = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any],
-      let checkpoint = saved["checkpoint"] as? [String: Any]
-    else { return 0 }
-    return (checkpoint["parts"] as? [Any])?.count ?? 0
   }
 
   /// Any tree of names made of any bytes (but `/` and NUL): every file whose path is UTF-8 is

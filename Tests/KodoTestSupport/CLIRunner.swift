@@ -222,6 +222,23 @@ public struct CLIRunner: Sendable {
       }
     }
 
+    /// Sends `signal` as soon as `condition` holds, or after `seconds`, watching from
+    /// a thread of its own: a task's poll can wait seconds for a thread of a busy pool, and the
+    /// work to interrupt would be done by then.
+    public func send(
+      _ signal: Int32, when condition: @escaping @Sendable () -> Bool,
+      seconds: Double = 300
+    ) async {
+      await withCheckedContinuation { continuation in
+        Thread {
+          let end = Date().addingTimeInterval(seconds)
+          while self.process.isRunning && Date() < end && !condition() { usleep(2000) }
+          self.send(signal)
+          continuation.resume()
+        }.start()
+      }
+    }
+
     /// Sends `signal` to the process.
     public func send(_ signal: Int32) { kill(process.processIdentifier, signal) }
 
