@@ -74,40 +74,43 @@ struct ContentDigests {
   var md5: String
   var crc64: UInt64
 
-  /// The digests of `chunks` taken in order as one content.
+  /// The digests of `chunks` taken in order as one content: CRC-64, MD5 and the SHA-1 of each
+  /// block (or part) fed from the same bytes, with no copy of them.
   static func of(_ chunks: [[UInt8]], boundaries: HashBoundaries = .blocks) -> ContentDigests {
     var crc = CRC64()
+    var md5 = RunningHash(.md5)
     var size: Int64 = 0
     var blockDigests = [[UInt8]]()
-    switch boundaries {
-    case .parts:
-      for chunk in chunks {
-        blockDigests.append(Digest.sha1(chunk))
-      }
-    case .blocks:
-      var block = [UInt8]()
-      block.reserveCapacity(min(QETag.blockSize, chunks.reduce(0) { $0 + $1.count }))
-      for chunk in chunks {
-        var start = 0
-        while start < chunk.count {
-          let take = min(QETag.blockSize - block.count, chunk.count - start)
-          block.append(contentsOf: chunk[start..<start + take])
-          start += take
-          if block.count == QETag.blockSize {
-            blockDigests.append(Digest.sha1(block))
-            block.removeAll(keepingCapacity: true)
+    var block = RunningHash(.sha1)
+    var inBlock = 0
+    for chunk in chunks {
+      chunk.withUnsafeBytes { bytes in
+        crc.update(bytes)
+        md5.update(bytes)
+        switch boundaries {
+        case .parts:
+          var part = RunningHash(.sha1)
+          part.update(bytes)
+          blockDigests.append(part.bytes)
+        case .blocks:
+          var start = 0
+          while start < bytes.count {
+            let take = min(QETag.blockSize - inBlock, bytes.count - start)
+            block.update(UnsafeRawBufferPointer(rebasing: bytes[start..<start + take]))
+            start += take
+            inBlock += take
+            if inBlock == QETag.blockSize {
+              blockDigests.append(block.bytes)
+              block = RunningHash(.sha1)
+              inBlock = 0
+            }
           }
         }
       }
-      if !block.isEmpty || blockDigests.isEmpty { blockDigests.append(Digest.sha1(block)) }
-    }
-    var md5 = RunningHash(.md5)
-    for chunk in chunks {
-      chunk.withUnsafeBytes {
-        crc.update($0)
-        md5.update($0)
-      }
       size += Int64(chunk.count)
+    }
+    if case .blocks = boundaries, inBlock > 0 || blockDigests.isEmpty {
+      blockDigests.append(block.bytes)
     }
     return ContentDigests(
       fsize: size, hash: QETag.hash(blockDigests: blockDigests), md5: md5.text, crc64: crc.value)
