@@ -169,8 +169,9 @@ struct PutTreeTests {
       var failures = 0
       for item in LocalTree(root: root, followLinks: false) {
         switch item {
-        case .file(let path, let relative):
+        case .file(let path, let relative, let size):
           #expect(path == root + "/" + relative)
+          #expect(size == 1, "each file was made with one byte")
           met.append(relative)
         case .failed: failures += 1
         case .skipped(let text): Issue.record("skipped \(text)")

@@ -35,7 +35,7 @@ extension EffectRunner {
       switch item {
       case .job(let job):
         jobs.append(job)
-        progress.total += (try? PutSource.identity(of: job.source))?.identity.size ?? 0
+        progress.total += job.sourceSize ?? 0
       case .skipped(let text):
         summary.skipped += 1
         if summary.firstSkip == nil { summary.firstSkip = text.text }

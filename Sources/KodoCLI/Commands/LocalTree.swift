@@ -20,9 +20,9 @@ import SystemPackage
 struct LocalTree: Sequence {
   /// One thing the walk met.
   enum Item {
-    /// A regular file: its path (as the walk reached it) and its path relative to the root,
-    /// `/`-separated.
-    case file(path: String, relative: String)
+    /// A regular file: its path (as the walk reached it), its path relative to the root,
+    /// `/`-separated, and its size when the walk looked.
+    case file(path: String, relative: String, size: Int64)
     /// Skipped, not a failure (a link, a special file): what to tell the user.
     case skipped(DisplayText)
     /// A failure (a name that is not UTF-8, a directory that cannot be read).
@@ -116,7 +116,7 @@ struct LocalTree: Sequence {
       }
       switch status.st_mode & S_IFMT {
       case S_IFREG:
-        return .file(path: shown, relative: level.relative + text)
+        return .file(path: shown, relative: level.relative + text, size: Int64(status.st_size))
       case S_IFDIR:
         let identity = FileIdentity(
           device: UInt64(status.st_dev), inode: UInt64(status.st_ino))

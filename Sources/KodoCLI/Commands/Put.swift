@@ -190,6 +190,14 @@ struct PutJob: Sendable {
   /// For `sync`: what the destination's listing held at the key (compared first, replaced when
   /// it differs).
   var sync: SyncTarget? = nil
+  /// The file's size as a walk of its tree found it (`nil`: not looked at yet).
+  var size: Int64? = nil
+
+  /// The source's size: as the walk found it, else from a `stat` (`nil` for stdin, or a file
+  /// that cannot be read: its upload says why).
+  var sourceSize: Int64? {
+    source == "-" ? nil : size ?? (try? PutSource.identity(of: source))?.identity.size
+  }
 }
 
 /// What `put` is given to do, one at a time: a source to upload, or what a walk of a local tree
@@ -223,12 +231,13 @@ struct PutTreeJobs: Sequence {
           continue
         }
         switch item {
-        case .file(let path, let relative):
+        case .file(let path, let relative, let size):
           guard patterns.keeps(relative) else { continue }
           return .job(
             PutJob(
               source: path,
-              location: ObjectLocation(bucket: bucket, key: Self.key(folder, relative))))
+              location: ObjectLocation(bucket: bucket, key: Self.key(folder, relative)),
+              size: size))
         case .skipped(let text): return .skipped(text)
         case .failed(let error): return .failed(error)
         }

@@ -156,8 +156,7 @@ struct PutRun: Sendable {
         if job.sync?.listed != nil { jobSettings.overwrite = true }
         let upload = PutUpload(
           writer: writer, settings: jobSettings, job: job, progress: progress, noFollow: noFollow)
-        let size =
-          job.source == "-" ? nil : (try? PutSource.identity(of: job.source))?.identity.size
+        let size = job.sourceSize
         progress.listed(objects: 1, bytes: size ?? 0)
         let alone = job.source == "-" || (size ?? 0) > settings.threshold
         while inFlight >= (alone ? 1 : settings.parallel), let next = try await group.next() {

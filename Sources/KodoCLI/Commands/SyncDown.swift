@@ -72,7 +72,7 @@ struct SyncDown {
     var status = stat()
     guard stat(directory, &status) == 0 else { return [:] }
     var files: [String: String] = [:]
-    for case .file(let path, let relative) in LocalTree(root: directory, followLinks: false) {
+    for case .file(let path, let relative, _) in LocalTree(root: directory, followLinks: false) {
       files[relative] = path
     }
     return files

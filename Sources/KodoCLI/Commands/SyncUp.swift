@@ -97,7 +97,7 @@ struct SyncUp {
             continue
           }
           copied += 1
-          let size = (try? PutSource.identity(of: job.source))?.identity.size
+          let size = job.sourceSize
           try syncDryRunLine("upload", "key", job.location.key, size: size, json: json, to: output)
         } catch {
           if error.kind == .outputClosed { throw error }
