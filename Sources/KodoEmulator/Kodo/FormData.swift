@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// A `multipart/form-data` body (RFC 7578), cut at bytes: the parts of a Kodo form upload.
 struct FormData {
   struct Part {
@@ -43,18 +35,19 @@ struct FormData {
   /// Parses `body`; `nil` when it is not a well-formed form with this boundary.
   init?(_ body: [UInt8], boundary: String) {
     let delimiter = Array(("--" + boundary).utf8)
-    guard var position = Self.find(delimiter, in: body, from: 0) else { return nil }
+    guard var position = ByteChunks.find(delimiter, in: body, from: 0) else { return nil }
     position += delimiter.count
     while true {
       // After a delimiter: `--` ends the form, CRLF starts a part.
       if body[position...].starts(with: [0x2D, 0x2D]) { return }
       guard body[position...].starts(with: [0x0D, 0x0A]) else { return nil }
       position += 2
-      guard let headEnd = Self.find([0x0D, 0x0A, 0x0D, 0x0A], in: body, from: position) else {
+      guard let headEnd = ByteChunks.find([0x0D, 0x0A, 0x0D, 0x0A], in: body, from: position) else {
         return nil
       }
       let contentStart = headEnd + 4
-      guard let next = Self.find([0x0D, 0x0A] + delimiter, in: body, from: contentStart) else {
+      guard let next = ByteChunks.find([0x0D, 0x0A] + delimiter, in: body, from: contentStart)
+      else {
         return nil
       }
       var part = Part(name: "", body: body[contentStart..<next])
@@ -158,26 +151,5 @@ struct FormData {
   }
 
   /// The first index at or after `start` where `needle` occurs in `haystack`.
-  /// Where `needle` next occurs in `haystack` at or after `start`: `memchr` to each candidate
-  /// first byte and `memcmp` there, not a loop over generic slices (which cost seconds for a
-  /// 9 MiB body in a debug build).
-  private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-    guard let first = needle.first, start >= 0, needle.count <= haystack.count - start else {
-      return nil
-    }
-    return haystack.withUnsafeBytes { hay in
-      needle.withUnsafeBytes { pin -> Int? in
-        guard let base = hay.baseAddress, let pinBase = pin.baseAddress else { return nil }
-        let last = hay.count - pin.count
-        var index = start
-        while index <= last {
-          guard let hit = memchr(base + index, Int32(first), last - index + 1) else { return nil }
-          index = base.distance(to: UnsafeRawPointer(hit))
-          if memcmp(base + index, pinBase, pin.count) == 0 { return index }
-          index += 1
-        }
-        return nil
-      }
-    }
-  }
+
 }

@@ -34,11 +34,7 @@ struct Reply: Sendable {
     guard case .buffer(var buffer) = body else { return }
     let bytes = Array(buffer.readableBytesView)
     let marker = Array(#""hash":""#.utf8)
-    guard bytes.count > marker.count,
-      let start = (0..<(bytes.count - marker.count)).first(where: {
-        bytes[$0..<($0 + marker.count)].elementsEqual(marker)
-      })
-    else { return }
+    guard let start = ByteChunks.find(marker, in: bytes, from: 0) else { return }
     let at = start + marker.count
     guard at < bytes.count, bytes[at] != UInt8(ascii: "\"") else { return }
     let changed: UInt8 = bytes[at] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
