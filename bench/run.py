@@ -30,6 +30,7 @@ import urllib.request
 import browse_bench
 import oss_bench
 import verbs_bench
+import write_bench
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
@@ -37,6 +38,11 @@ OUT = os.path.join(BENCH, "out")
 AK = "kodo-emulator-access-key"
 SK = "kodo-emulator-secret-key"
 TICKS = os.sysconf("SC_CLK_TCK")
+# The parts of the results file, in order; `--only` measures some and keeps the others.
+PARTS = ("main", "write", "browse")
+PART_TITLES = {"main": "Reading: listing, signing, start-up, OSS and the read verbs",
+               "write": "Writing: put, put -r, rm -r, mv -r, sync (issues 20 and 21)",
+               "browse": "The browser"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -321,47 +327,9 @@ def verdict(ok):
     return "met" if ok else "**not met**"
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--bin", required=True, help="folder with release kodo and kodo-emulator")
-    parser.add_argument("--python", required=True, help="a python with the qiniu SDK installed")
-    parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--startup-runs", type=int, default=50)
-    parser.add_argument("--objects", type=int, default=1_000_000)
-    parser.add_argument("--output", default=os.path.join(BENCH, "results.md"))
-    parser.add_argument("--compare-bin", help="another build's folder, measured side by side")
-    parser.add_argument("--no-oss", action="store_true", help="skip the OSS rows (oss2 needed)")
-    options = parser.parse_args()
-
-    # The commit the binaries were just built from (read now: edits made during the run do not
-    # change what is measured).
-    commit = git("rev-parse", "--short", "HEAD")
-    load_at_start = load_average()
-    if git("status", "--porcelain", "--untracked-files=no"):
-        commit += " (with uncommitted changes)"
-    kodo = os.path.join(options.bin, "kodo")
-    emulator_binary = os.path.join(options.bin, "kodo-emulator")
-    os.makedirs(OUT, exist_ok=True)
-    sdk_version = subprocess.run(
-        [options.python, "-c", "import qiniu; print(qiniu.__version__)"], capture_output=True,
-        text=True, check=True).stdout.strip()
-    oss2_version = "not measured" if options.no_oss else subprocess.run(
-        [options.python, "-c", "import oss2; print(oss2.__version__)"], capture_output=True,
-        text=True, check=True).stdout.strip()
-    swift_version = subprocess.run(["swift", "--version"], capture_output=True,
-                                   text=True).stdout.splitlines()[0]
-    python_version = subprocess.run([options.python, "--version"], capture_output=True,
-                                    text=True).stdout.strip()
-
-    scratch = tempfile.mkdtemp(prefix="kodo-bench-")
-    env = dict(os.environ)
-    # Neither side may find a proxy, a real config or a cached region answer.
-    for name in list(env):
-        if name.lower().endswith("_proxy") or name.startswith("QINIU_") or name.startswith("KODO_"):
-            del env[name]
-    env.update({"HOME": scratch, "XDG_CACHE_HOME": scratch, "XDG_CONFIG_HOME": scratch,
-                "NO_COLOR": "1"})
-
+def measure_main(options, kodo, emulator_binary, env, scratch):
+    """The reading rows (listing, signing, start-up, OSS, the verbs); returns (rows, checks, ok)."""
+    env = dict(env)
     progress("starting kodo-emulator with %d + 100,000 synthetic objects" % options.objects)
     main_emulator = Emulator(emulator_binary, ["--synthetic", "big=%d" % options.objects,
                                                "--synthetic", "mid=100000", "--seed", "1"])
@@ -453,9 +421,6 @@ def main():
     if oss_page:
         rows.append(oss_page_row(oss_page, per_page_ms))
     rows += oss_rows + verbs_rows
-    browse_rows, browse_checks, browse_ok = browse_bench.run(
-        progress, Emulator, emulator_binary, kodo, env, scratch, big=options.objects)
-    rows += browse_rows
     if compared:
         for label, name in (("list", "1. list, `ls -r --json`"), ("sign", "2. sign, `url --stdin`")):
             ours, theirs = compared[label]
@@ -464,13 +429,6 @@ def main():
                 rows.append(("6. this build against %s: %s, %s" % (
                     options.compare_bin, name, measure_name), "%.2f s" % mine,
                     "%.2f s (other build)" % other, mine / other, "≤ 1.05", mine / other <= 1.05))
-    lines = ["| benchmark | kodo | Python SDK | ratio | goal | |", "|---|---:|---:|---:|---|---|"]
-    for name, ours, theirs, ratio, goal, ok in rows:
-        lines.append("| %s | %s | %s | %s | %s | %s |" % (
-            name, ours, theirs, "" if ratio is None else "%.2f" % ratio, goal,
-            "" if ok is None else verdict(ok)))
-    table = "\n".join(lines)
-
     checks = [
         "kodo and the SDK script wrote byte-identical JSON Lines for 100,000 objects: %s"
         % ("yes" if same_list else "**NO**"),
@@ -484,13 +442,60 @@ def main():
         "cores)" % (kodo_list.emulator_cpu / kodo_list.wall * 100, os.cpu_count()),
         "a process that does nothing (`/bin/true`) takes %.1f ms to start from this script"
         % true_ms,
-    ] + oss_checks + verbs_checks + browse_checks
-    report = "\n".join([
-        "# kodo benchmarks",
-        "",
-        "Written by `make bench` (bench/run.py); do not edit by hand: the notes at the end come "
-        "from bench/NOTES.md.",
-        "",
+    ] + oss_checks + verbs_checks
+    ok = same_list and same_urls and same_parallel and oss_ok and verbs_ok
+    return rows, checks, ok
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bin", required=True, help="folder with release kodo and kodo-emulator")
+    parser.add_argument("--python", required=True, help="a python with the qiniu SDK installed")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--startup-runs", type=int, default=50)
+    parser.add_argument("--objects", type=int, default=1_000_000)
+    parser.add_argument("--output", default=os.path.join(BENCH, "results.md"))
+    parser.add_argument("--compare-bin", help="another build's folder, measured side by side")
+    parser.add_argument("--no-oss", action="store_true", help="skip the OSS rows (oss2 needed)")
+    parser.add_argument("--only", default=",".join(PARTS),
+                        help="the parts to measure, comma-separated, of: %s; the other parts of "
+                        "the results file are kept as they were" % ", ".join(PARTS))
+    options = parser.parse_args()
+    only = [part.strip() for part in options.only.split(",") if part.strip()]
+    unknown = [part for part in only if part not in PARTS]
+    if unknown:
+        parser.error("--only: unknown part %s (the parts: %s)" % (", ".join(unknown),
+                                                                 ", ".join(PARTS)))
+
+    # The commit the binaries were just built from (read now: edits made during the run do not
+    # change what is measured).
+    commit = git("rev-parse", "--short", "HEAD")
+    if git("status", "--porcelain", "--untracked-files=no"):
+        commit += " (with uncommitted changes)"
+    kodo = os.path.join(options.bin, "kodo")
+    emulator_binary = os.path.join(options.bin, "kodo-emulator")
+    os.makedirs(OUT, exist_ok=True)
+    sdk_version = subprocess.run(
+        [options.python, "-c", "import qiniu; print(qiniu.__version__)"], capture_output=True,
+        text=True, check=True).stdout.strip()
+    oss2_version = "not measured" if options.no_oss else subprocess.run(
+        [options.python, "-c", "import oss2; print(oss2.__version__)"], capture_output=True,
+        text=True, check=True).stdout.strip()
+    swift_version = subprocess.run(["swift", "--version"], capture_output=True,
+                                   text=True).stdout.splitlines()[0]
+    python_version = subprocess.run([options.python, "--version"], capture_output=True,
+                                    text=True).stdout.strip()
+
+    scratch = tempfile.mkdtemp(prefix="kodo-bench-")
+    env = dict(os.environ)
+    # Neither side may find a proxy, a real config or a cached region answer.
+    for name in list(env):
+        if name.lower().endswith("_proxy") or name.startswith("QINIU_") or name.startswith("KODO_"):
+            del env[name]
+    env.update({"HOME": scratch, "XDG_CACHE_HOME": scratch, "XDG_CONFIG_HOME": scratch,
+                "XDG_STATE_HOME": scratch, "NO_COLOR": "1"})
+
+    header = [
         "- date: %s" % datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "- commit: %s" % commit,
         "- machine: %s" % machine(),
@@ -498,30 +503,95 @@ def main():
                                               oss2_version),
         "- runs: median of %d (start-up: of %d); server: kodo-emulator (release build) on "
         "127.0.0.1" % (options.runs, options.startup_runs),
-        "- load average (1, 5, 15 min) at the start: %s; at the end: %s. On a busy machine "
-        "the CPU figures (user + sys) hold; wall times and the overlap row do not"
-        % (load_at_start, load_average()),
+    ]
+    measured, ok = {}, True
+    for part in only:
+        part_load = load_average()
+        if part == "main":
+            rows, checks, part_ok = measure_main(options, kodo, emulator_binary, env, scratch)
+        elif part == "write":
+            rows, checks, part_ok = write_bench.run(
+                measure, median_run, progress, Emulator, emulator_binary, kodo, options.python,
+                env, options.runs, scratch, BENCH)
+        else:
+            rows, checks, part_ok = browse_bench.run(
+                progress, Emulator, emulator_binary, kodo, env, scratch, big=options.objects)
+        load = ("- load average (1, 5, 15 min) at the start: %s; at the end: %s. On a busy "
+                "machine the CPU figures (user + sys) hold; wall times and the overlap row do not"
+                % (part_load, load_average()))
+        measured[part] = part_text(part, header + [load], rows, checks)
+        ok = ok and part_ok
+        print(table_text(rows))
+        print()
+        for check in checks:
+            print("- " + check)
+        print()
+
+    kept = read_parts(options.output)
+    report = "\n".join([
+        "# kodo benchmarks",
         "",
-        table,
+        "Written by `make bench` (bench/run.py); do not edit by hand: the notes at the end come "
+        "from bench/NOTES.md. Each part below says when, on which commit and under which load it "
+        "was measured (`--only PART` measures one part again and keeps the others).",
         "",
-        "Checks:",
-        "",
-    ] + ["- " + check for check in checks] + [""])
+    ] + [measured.get(part) or kept.get(part, "") for part in PARTS if part in measured
+         or part in kept])
     notes_path = os.path.join(BENCH, "NOTES.md")
     if os.path.exists(notes_path):
         with open(notes_path) as notes:
             report += "\n" + notes.read()
     with open(options.output, "w") as results:
         results.write(report)
-    print(table)
-    print()
-    for check in checks:
-        print("- " + check)
-    print()
     print("bench: wrote %s" % os.path.relpath(options.output, ROOT))
-    return (0 if same_list and same_urls and same_parallel and oss_ok and verbs_ok and browse_ok
-            else 1)
+    return 0 if ok else 1
 
+
+def table_text(rows):
+    lines = ["| benchmark | kodo | Python SDK | ratio | goal | |", "|---|---:|---:|---:|---|---|"]
+    for name, ours, theirs, ratio, goal, ok in rows:
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            name, ours, theirs, "" if ratio is None else "%.2f" % ratio, goal,
+            "" if ok is None else verdict(ok)))
+    return "\n".join(lines)
+
+
+def part_text(part, header, rows, checks):
+    """One part of the results file, between markers that `read_parts` finds again."""
+    return "\n".join(["<!-- part %s -->" % part, "## " + PART_TITLES[part], ""] + header + [
+        "", table_text(rows), "", "Checks:", ""] + ["- " + check for check in checks] + [
+        "", "<!-- end %s -->" % part, ""])
+
+
+def read_parts(path):
+    """The parts of an earlier results file, by name. A file written before the parts existed
+    is one table: its reading rows are kept as the main part (its browse rows are dropped:
+    they are measured again with the browse part)."""
+    try:
+        with open(path) as earlier:
+            text = earlier.read()
+    except OSError:
+        return {}
+    parts = {}
+    for part in PARTS:
+        begin, end = "<!-- part %s -->" % part, "<!-- end %s -->" % part
+        if begin in text and end in text:
+            parts[part] = text[text.index(begin):text.index(end) + len(end)] + "\n"
+    if parts or "- date:" not in text:
+        return parts
+    legacy = text[text.index("- date:"):text.index("\n## ") if "\n## " in text else len(text)]
+    kept, in_browse = [], False
+    for line in legacy.splitlines():
+        if line.startswith("| 9. browse") or line.startswith("- browse"):
+            in_browse = True
+            continue
+        if in_browse and line.startswith("| 9. …"):
+            continue
+        in_browse = False
+        kept.append(line)
+    parts["main"] = "\n".join(["<!-- part main -->", "## " + PART_TITLES["main"], ""] + kept
+                              + ["<!-- end main -->", ""])
+    return parts
 
 if __name__ == "__main__":
     sys.exit(main())
