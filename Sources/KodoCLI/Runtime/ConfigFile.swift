@@ -9,7 +9,7 @@ struct ConfigSettings: Equatable {
   var bucket: String?
   var domains: [String: String] = [:]
   var hosts = ServiceHosts()
-  /// `provider`: `kodo` or `oss`.
+  /// `provider`: a name in `ProviderRegistry`.
   var provider: String?
   /// OSS's keys.
   var oss = OSSSettings()
@@ -187,10 +187,10 @@ struct ConfigFile {
       case "bucket": settings.bucket = try string(member)
       case "provider":
         let name = try string(member)
-        guard name == "kodo" || name == "oss" else {
+        guard ProviderRegistry.named(name) != nil else {
           throw StorageError(
             .configuration,
-            "config file \(path): \"\(prefix)provider\" must be \"kodo\" or \"oss\", not \(DisplayText(quoting: name))"
+            "config file \(path): \"\(prefix)provider\" must be \(ProviderRegistry.names("or") { "\"\($0.name)\"" }), not \(DisplayText(quoting: name))"
           )
         }
         settings.provider = name
