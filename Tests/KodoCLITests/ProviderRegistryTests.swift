@@ -80,6 +80,26 @@ struct ProviderRegistryTests {
     }
   }
 
+  /// Each key belongs to one provider, and an unknown key's message lists them all.
+  @Test func configKeysAreEachProvidersOwn() throws {
+    let keys = ProviderRegistry.all.flatMap(\.configKeys)
+    #expect(Set(keys).count == keys.count)
+    let common = ["provider", "accessKey", "secretKey", "bucket", "domains", "profiles"]
+    #expect(Set(keys).isDisjoint(with: common))
+    for kind in ProviderRegistry.all {
+      let sample = try #require(Self.ownKeys[kind.name])
+      #expect(kind.configKeys.contains { sample.hasPrefix("\"\($0)\"") })
+    }
+    let directory = try ConfigDirectory(#"{"regoin": "x"}"#)
+    let error = try #require(throws: StorageError.self) {
+      _ = try Configuration.load(configFlag: directory.file, profileFlag: nil, environment: [:])
+    }
+    #expect(
+      error.message
+        == "config file \(directory.file): unknown key \"regoin\" (keys are provider, accessKey, secretKey, bucket, domains, profiles; for Kodo hosts; for OSS securityToken, region, endpoint, pathStyle, signatureVersion)"
+    )
+  }
+
   @Test(arguments: ProviderRegistryTests.names)
   func eachProviderNamesItsStorageClassesAndColumns(name: String) throws {
     let kind = try #require(ProviderRegistry.named(name))

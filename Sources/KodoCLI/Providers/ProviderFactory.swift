@@ -11,6 +11,15 @@ protocol ProviderFactory: Sendable {
   /// The service's name in messages (`Kodo`, `OSS`).
   var displayName: String { get }
 
+  /// The config file keys only this provider understands (at the top level or in a profile).
+  var configKeys: [String] { get }
+  /// Reads the file's `member`, one of `configKeys`, into `settings`, noting its full name
+  /// `key` (`profiles.p.region`) among the provider's own; `path` is the file's, for messages.
+  ///
+  /// - Throws: `StorageError(.configuration)` naming the key when its value is wrong.
+  func readSetting(
+    _ member: JSONValue.Member, key: String, path: String, into settings: inout ConfigSettings
+  ) throws(StorageError)
   /// The config file keys that only this provider understands which `configuration` sets, as
   /// the file names them (`profiles.p.region`); another provider refuses to run with them.
   func ownKeys(in configuration: Configuration) -> [String]
