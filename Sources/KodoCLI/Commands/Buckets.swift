@@ -37,8 +37,7 @@ struct Buckets: KodoCommand {
       }
     } else {
       let names = buckets.map { DisplayText(escaping: $0.name) }
-      // OSS lists its location (oss-cn-hangzhou); OSS_REGION and the config want the region
-      // ID (cn-hangzhou).
+      // The region as the user configures it (OSS lists oss-cn-hangzhou for cn-hangzhou).
       let kind = try context.providerKind()
       let regions = buckets.map { bucket in
         DisplayText(escaping: bucket.region.map { kind.configuredRegion(listed: $0) } ?? "-")
