@@ -7,7 +7,7 @@ struct DetailLine {
 }
 
 /// The detail pane: every field of the selected object's stat (or its listing entry while the
-/// stat loads), the key escaped and wrapped by cells.
+/// stat loads), `ObjectField`'s rows in `detailOrder`, the key escaped and wrapped by cells.
 func detailLines(_ state: State, width: Int) -> [DetailLine] {
   guard let row = state.selected else { return [] }
   var lines: [DetailLine] = []
@@ -33,34 +33,22 @@ func detailLines(_ state: State, width: Int) -> [DetailLine] {
     lines.append(DetailLine(text: "folder · Enter opens it", style: .dim))
   case .object(let entry):
     let details = state.details[ExactKey(entry.key)]
-    let object = details?.object ?? entry
     if details == nil && state.statLoading.map({ ExactKey.same($0.key, entry.key) }) == true {
       lines.append(DetailLine(text: "loading details …", style: .dim))
     }
-    field("size", "\(object.size) (\(Format.size(object.size)))")
-    field("type", object.mimeType)
-    field("put time", object.putTime.rfc3339)
-    field("modified", object.lastModified?.rfc3339)
-    field("class", object.storageClass.name)
-    field("status", object.status?.name)
-    field("hash", object.hash)
-    field("etag", object.etag)
-    field("md5", object.md5)
-    field("crc64", details?.crc64)
-    field("object", object.objectType)
-    field("end user", object.endUser)
-    field("restore", object.restoreStatus?.name)
-    field("parts", object.parts.map { "\($0.count)" })
-    let lifecycle: [(String, Int64?)] = [
-      ("expires", details?.expiration), ("to IA", details?.transitionToIA),
-      ("to arch IR", details?.transitionToArchiveIR), ("to archive", details?.transitionToArchive),
-      ("to deep", details?.transitionToDeepArchive),
-    ]
-    for (label, seconds) in lifecycle {
-      field(label, seconds.map { Timestamp.rfc3339(unixSeconds: $0) })
-    }
-    for (name, value) in (object.meta ?? [:]).sorted(by: { $0.key < $1.key }) {
-      field("meta", name + ": " + value)
+    let shown = details ?? ObjectDetails(object: entry)
+    for row in ObjectField.detailOrder {
+      guard let label = row.detailLabel, let value = row.value(shown) else { continue }
+      switch value {
+      case .key(let text), .text(let text): field(label, text)
+      case .byteCount(let count): field(label, "\(count) (\(Format.size(count)))")
+      case .time(let time): field(label, time.rfc3339)
+      case .unixTime(let seconds): field(label, Timestamp.rfc3339(unixSeconds: seconds))
+      case .storageClass(let storageClass): field(label, storageClass.name)
+      case .parts(let sizes): field(label, "\(sizes.count)")
+      case .metadata(let entries):
+        for entry in entries { field(label, entry.name + ": " + entry.value) }
+      }
     }
     lines.append(DetailLine(text: ""))
     lines.append(DetailLine(text: "key", style: .dim))

@@ -73,7 +73,7 @@ struct Browse: KodoCommand {
     let configured = context.configuration.domains
     let explicit = download.domain
     let runner = EffectRunner(
-      provider: provider,
+      provider: provider, kind: try context.providerKind(),
       domain: { DomainChoice(explicit: explicit, configured: configured[$0]) },
       terminal: terminal, environment: runtime.environment, expires: expiry, send: send)
     defer { runner.cancelAll() }

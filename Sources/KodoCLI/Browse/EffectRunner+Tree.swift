@@ -8,7 +8,7 @@ extension EffectRunner {
   /// cancelled (the browser quits), it stops and sends nothing more; no temporary file stays.
   func downloadTree(id: Int, bucket: String, base: String, entries: [String]) async {
     var get = RecursiveGet(
-      provider: provider, bucket: bucket, prefix: base, directory: FilePath("."),
+      provider: provider, kind: kind, bucket: bucket, prefix: base, directory: FilePath("."),
       domain: domain(bucket), parallel: 4, json: false)
     get.entries = entries
     var progress = TreeProgress()

@@ -1,6 +1,5 @@
 import Foundation
 import KodoBrowse
-import OSSCore
 import StorageCore
 
 extension EffectRunner {
@@ -27,7 +26,7 @@ extension EffectRunner {
       return send(.uploadFinished(id: id, summary))
     }
     let settings = PutSettings(
-      kind: provider is OSSClient ? .oss : .kodo, overwrite: replace,
+      kind: kind, overwrite: replace,
       stateDirectory: UploadCheckpoints.directory(environment))
     var jobs: [PutJob] = []
     for item in Self.items(bucket: bucket, plan: plan) {

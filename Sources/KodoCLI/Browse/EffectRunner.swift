@@ -9,6 +9,8 @@ import SystemPackage
 /// still arrives is dropped by `update`, which no longer waits for that id.
 final class EffectRunner: Sendable {
   let provider: any StorageProvider
+  /// The provider's factory (what `put` and `get -r` ask of it).
+  let kind: ProviderKind
   let domain: @Sendable (String) -> DomainChoice
   let terminal: Terminal
   let send: @Sendable (Message) -> Void
@@ -20,11 +22,13 @@ final class EffectRunner: Sendable {
   private let paging = BrowsePaging()
 
   init(
-    provider: any StorageProvider, domain: @escaping @Sendable (String) -> DomainChoice,
+    provider: any StorageProvider, kind: ProviderKind,
+    domain: @escaping @Sendable (String) -> DomainChoice,
     terminal: Terminal, environment: [String: String], expires: Int64,
     send: @escaping @Sendable (Message) -> Void
   ) {
     self.provider = provider
+    self.kind = kind
     self.domain = domain
     self.terminal = terminal
     self.environment = environment

@@ -37,13 +37,10 @@ struct Buckets: KodoCommand {
       }
     } else {
       let names = buckets.map { DisplayText(escaping: $0.name) }
-      // OSS lists its location (oss-cn-hangzhou); OSS_REGION and the config want the region
-      // ID (cn-hangzhou).
-      let oss = try context.providerKind() == .oss
+      // The region as the user configures it (OSS lists oss-cn-hangzhou for cn-hangzhou).
+      let kind = try context.providerKind()
       let regions = buckets.map { bucket in
-        var region = bucket.region ?? "-"
-        if oss, region.hasPrefix("oss-") { region.removeFirst(4) }
-        return DisplayText(escaping: region)
+        DisplayText(escaping: bucket.region.map { kind.configuredRegion(listed: $0) } ?? "-")
       }
       let width = max(4, names.map(\.text.count).max() ?? 0)
       let regionWidth = regions.map(\.text.count).max() ?? 0

@@ -157,7 +157,7 @@ struct Get: KodoCommand {
       let provider = try context.provider()
       try provider.validateBucketName(bucket)
       try await RecursiveGet(
-        provider: provider, bucket: bucket, prefix: prefix,
+        provider: provider, kind: try context.providerKind(), bucket: bucket, prefix: prefix,
         directory: FilePath(object.arguments[1]),
         domain: download.choice(bucket: bucket, context: context), parallel: parallel ?? 4,
         json: context.options.json, force: force

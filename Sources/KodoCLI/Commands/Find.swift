@@ -136,9 +136,9 @@ struct Find: KodoCommand {
     // A filter that cannot match on this provider is a usage error, not an empty result.
     let kind = try context.providerKind()
     filter.storageClass = try storageClass.map { try StorageClassNames.resolve($0, for: kind) }
-    if mime != nil && kind == .oss {
+    if mime != nil && !kind.longColumns.mimeTypes {
       throw ValidationError(
-        "--mime needs each object's content type, which OSS listings do not carry; filter with --name or --path (kodo stat shows one object's type)"
+        "--mime needs each object's content type, which \(kind.displayName) listings do not carry; filter with --name or --path (kodo stat shows one object's type)"
       )
     }
     let output = OutputStream.standardOutput()
@@ -147,7 +147,7 @@ struct Find: KodoCommand {
         mode: json ? .json : nulSeparated ? .nul : .text, long: long,
         humanSizes: output.isTerminal, relativeTo: nil,
         palette: Palette(terminal: output.isTerminal, environment: context.environment),
-        columns: try context.providerKind() == .oss ? .oss : .kodo),
+        columns: kind.longColumns),
       output: output, progress: Progress.forScan(), filter: filter,
       limit: limit, sorter: sorting.sorter(context: context))
     defer { search.progress.clear() }

@@ -97,7 +97,7 @@ struct List: KodoCommand {
       mode: json ? .json : nulSeparated ? .nul : .text, long: long, humanSizes: output.isTerminal,
       relativeTo: recursive ? nil : prefix,
       palette: Palette(terminal: output.isTerminal, environment: context.environment),
-      columns: try context.providerKind() == .oss ? .oss : .kodo)
+      columns: try context.providerKind().longColumns)
     let progress = Progress(enabled: recursive && !output.isTerminal && Diagnostics.isTerminal)
     defer { progress.clear() }
     var listing = Listing(

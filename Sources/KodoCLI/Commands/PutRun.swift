@@ -20,7 +20,7 @@ struct PutSettings: Sendable {
   static let defaultThreshold: Int64 = 8 << 20
 
   /// A part's size unless --part-size: 4 MiB on Kodo (its blocks), 8 MiB on OSS.
-  static func defaultPartSize(_ kind: ProviderKind) -> Int64 { kind == .kodo ? 4 << 20 : 8 << 20 }
+  static func defaultPartSize(_ kind: ProviderKind) -> Int64 { kind.defaultPartSize }
 
   /// `put`'s defaults, with `--force` when `overwrite` (the browser's `u`, which has no flags).
   init(kind: ProviderKind, overwrite: Bool, stateDirectory: String?) {
@@ -199,7 +199,7 @@ struct PutRun: Sendable {
   func abort(_ job: PutJob, quietly: Bool = false) async throws -> Bool {
     let identity = job.source == "-" ? nil : try? PutSource.identity(of: job.source)
     let key = identity.map {
-      UploadCheckpoints.Key(provider: settings.kind.rawValue, location: job.location, path: $0.path)
+      UploadCheckpoints.Key(provider: settings.kind.name, location: job.location, path: $0.path)
     }
     guard let store = settings.checkpoints, let key, let saved = store.load(key) else {
       if quietly { return false }
@@ -222,14 +222,7 @@ struct PutRun: Sendable {
     line.string("type", type)
     line.string("key", key)
     line.int("size", size)
-    if let result {
-      if settings.kind == .kodo {
-        line.string("hash", result.hash)
-      } else {
-        line.string("etag", result.etag)
-        line.string("crc64", result.crc64)
-      }
-    }
+    if let result { result.appendJSONFields(to: &line) }
     try output.write(line)
     try output.flush()
   }

@@ -185,7 +185,7 @@ struct PutUpload: Sendable {
   {
     let store = source.path == nil ? nil : settings.checkpoints
     let key = source.path.map {
-      UploadCheckpoints.Key(provider: settings.kind.rawValue, location: job.location, path: $0)
+      UploadCheckpoints.Key(provider: settings.kind.name, location: job.location, path: $0)
     }
     var resuming: UploadCheckpoint?
     if let store, let key, let saved = store.load(key) {

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import KodoCore
 import StorageCore
 import SystemPackage
 
@@ -13,6 +12,8 @@ import SystemPackage
 /// it. Each file is written as `get` writes one (a temporary file, checked, then moved in place).
 struct RecursiveGet {
   let provider: any StorageProvider
+  /// The provider's factory: its once-per-bucket domain lookup.
+  let kind: ProviderKind
   let bucket: String
   let prefix: String
   let directory: FilePath
@@ -218,7 +219,8 @@ struct RecursiveGet {
           if let domain {
             resolved = domain
           } else {
-            resolved = try await Self.resolve(self.domain, bucket, provider)
+            resolved = try await kind.fixedDownloadChoice(
+              self.domain, bucket: bucket, provider: provider)
             domain = resolved
           }
           group.addTask {
@@ -249,17 +251,6 @@ struct RecursiveGet {
       try await handle(.listingComplete)
       while let outcome = try await group.next() { try await handle(.finished(outcome)) }
     }
-  }
-
-  /// `choice` with Kodo's bound domain looked up once, so that each download does not ask for
-  /// it again (a request per object, as slow as the download itself on a far service).
-  private static func resolve(
-    _ choice: DomainChoice, _ bucket: String, _ provider: any StorageProvider
-  ) async throws -> DomainChoice {
-    guard choice.explicit == nil, choice.configured == nil, let kodo = provider as? KodoClient
-    else { return choice }
-    let domain = try await kodo.downloadDomain(bucket: bucket, choice: choice)
-    return DomainChoice(configured: domain.baseURL)
   }
 
   /// Opens (making them when missing) the folders of `segments` under `root` (DIR's

@@ -133,7 +133,7 @@ struct Remove: KodoCommand {
   private func options(_ context: Context) throws -> BatchDeleter.Options {
     BatchDeleter.Options(
       json: context.options.json, dryRun: dryRun, force: force,
-      batchReportsMissing: try context.providerKind() == .kodo)
+      batchReportsMissing: try context.providerKind().batchReportsMissing)
   }
 
   private static func writer(_ context: Context, bucket: String) throws -> (

@@ -88,7 +88,7 @@ struct Sync: KodoCommand {
   /// Whether `argument` names the local side: an existing directory, or a path that says it is
   /// one (`/`, `./`, `../`, `.`, `..`); a scheme says it is not.
   static func isLocal(_ argument: String) -> Bool {
-    if ProviderKind.allCases.contains(where: { argument.hasPrefix($0.rawValue + "://") }) {
+    if ProviderRegistry.scheme(of: argument) != nil {
       return false
     }
     if argument == "." || argument == ".." || KeySegments.startsWithSlash(argument)
@@ -141,7 +141,8 @@ struct Sync: KodoCommand {
       let provider = try context.provider()
       try provider.validateBucketName(bucket)
       try await SyncDown(
-        provider: provider, bucket: bucket, prefix: prefix, directory: destination,
+        provider: provider, kind: try context.providerKind(), bucket: bucket, prefix: prefix,
+        directory: destination,
         patterns: patterns, options: self, json: context.options.json,
         domain: download.choice(bucket: bucket, context: context)
       ).run()

@@ -15,6 +15,7 @@ import SystemPackage
 /// only when every copy succeeded. Folders are kept, even when emptied.
 struct SyncDown {
   let provider: any StorageProvider
+  let kind: ProviderKind
   let bucket: String
   let prefix: String
   let directory: String
@@ -54,7 +55,8 @@ struct SyncDown {
     if options.dryRun { return try await dryRun(objects, local, extra) }
     do {
       try await RecursiveGet(
-        provider: provider, bucket: bucket, prefix: prefix, directory: FilePath(directory),
+        provider: provider, kind: kind, bucket: bucket, prefix: prefix,
+        directory: FilePath(directory),
         domain: domain, parallel: options.parallel ?? 4, json: json, force: true,
         listed: objects, sizeOnly: options.sizeOnly, writtenType: "downloaded"
       ).run()

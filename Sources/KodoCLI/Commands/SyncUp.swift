@@ -57,7 +57,7 @@ struct SyncUp {
     let deleter = BatchDeleter(
       writer: writer, bucket: bucket,
       options: BatchDeleter.Options(
-        json: json, dryRun: false, force: true, batchReportsMissing: kind == .kodo),
+        json: json, dryRun: false, force: true, batchReportsMissing: kind.batchReportsMissing),
       checkMissing: false, provider: writer)
     for key in extra { try await deleter.add(key) }
     try await deleter.finish()

@@ -53,8 +53,8 @@ struct GlobalOptions: ParsableArguments {
   }
 
   func validate() throws {
-    if let provider, ProviderKind(rawValue: provider) == nil {
-      throw ValidationError("--provider must be kodo or oss, not \(provider)")
+    if let provider, ProviderRegistry.named(provider) == nil {
+      throw ValidationError("--provider must be \(ProviderRegistry.names("or")), not \(provider)")
     }
     if let retries, !(1...20).contains(retries) {
       throw ValidationError("--retries must be between 1 and 20")

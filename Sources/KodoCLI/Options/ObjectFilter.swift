@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import OSSCore
 import StorageCore
 
 /// The tests `find` applies to each listed object, all of which must hold. They run on what the
@@ -145,35 +144,16 @@ enum WhenText {
   }
 }
 
-/// The storage classes `find --storage-class` takes, per provider: the contract's names, and
-/// OSS's own spellings (`IA`, `ColdArchive`), in any case.
+/// The storage classes `find --storage-class` takes: each provider's (`ProviderFactory`).
 enum StorageClassNames {
-  static let kodo = [
-    "standard", "ia", "archive", "deep_archive", "archive_ir", "intelligent_tiering",
-  ]
-  static let oss = ["standard", "ia", "archive", "cold_archive", "deep_cold_archive"]
-
   /// The contract's name for `text` on `provider`.
   ///
   /// - Throws: `ValidationError` (64) for a class the provider does not have: a filter on it
   ///   could only ever match nothing.
   static func resolve(_ text: String, for provider: ProviderKind) throws -> String {
-    let lower = text.lowercased()
-    switch provider {
-    case .kodo:
-      if kodo.contains(lower) { return lower }
-      // A class this version does not name yet, by Kodo's number (as listings show it).
-      if lower.hasPrefix("type_"), let number = Int(lower.dropFirst(5)), number >= 0 {
-        return lower
-      }
-    case .oss:
-      if oss.contains(lower) { return lower }
-      let name = OSSClient.storageClass(text).name
-      if oss.contains(name) { return name }
-    }
-    let names = provider == .kodo ? kodo : oss
+    if let name = provider.storageClass(named: text) { return name }
     throw ValidationError(
-      "\(provider == .kodo ? "Kodo" : "OSS") has no storage class \(DisplayText(quoting: text)): give one of \(names.joined(separator: ", "))"
+      "\(provider.displayName) has no storage class \(DisplayText(quoting: text)): give one of \(provider.storageClassNames.joined(separator: ", "))"
     )
   }
 }

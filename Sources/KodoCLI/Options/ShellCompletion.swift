@@ -252,9 +252,8 @@ enum ShellCompletion {
 
   /// A leading `oss://` or `kodo://`, and the rest.
   private static func splitScheme(_ text: String) -> (scheme: String, rest: String) {
-    for kind in ProviderKind.allCases where text.hasPrefix(kind.rawValue + "://") {
-      let scheme = kind.rawValue + "://"
-      return (scheme, String(text.dropFirst(scheme.count)))
+    if let kind = ProviderRegistry.scheme(of: text) {
+      return (kind.scheme, String(text.dropFirst(kind.scheme.count)))
     }
     return ("", text)
   }

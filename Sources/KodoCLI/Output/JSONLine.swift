@@ -85,17 +85,28 @@ struct JSONLine {
     bytes.append(contentsOf: (value ? "true" : "false").utf8)
   }
 
-  mutating func map(_ key: StaticString, _ value: [String: String]?) {
-    guard let value else { return }
+  /// User metadata as a JSON object, its members in the order given.
+  mutating func metadata(_ key: StaticString, _ entries: [MetadataEntry]) {
     name(key)
     bytes.append(UInt8(ascii: "{"))
-    for (index, entry) in value.sorted(by: { $0.key < $1.key }).enumerated() {
+    for (index, entry) in entries.enumerated() {
       if index > 0 { bytes.append(UInt8(ascii: ",")) }
-      JSONText.appendString(entry.key, to: &bytes)
+      JSONText.appendString(entry.name, to: &bytes)
       bytes.append(UInt8(ascii: ":"))
       JSONText.appendString(entry.value, to: &bytes)
     }
     bytes.append(UInt8(ascii: "}"))
+  }
+
+  /// Numbers as a JSON array.
+  mutating func ints(_ key: StaticString, _ values: [Int64]) {
+    name(key)
+    bytes.append(UInt8(ascii: "["))
+    for (index, value) in values.enumerated() {
+      if index > 0 { bytes.append(UInt8(ascii: ",")) }
+      DecimalText.append(value, to: &bytes)
+    }
+    bytes.append(UInt8(ascii: "]"))
   }
 
   mutating func raw(_ key: StaticString, json: String) {
@@ -136,39 +147,3 @@ struct JSONLines {
 
 @available(*, unavailable)
 extension JSONLines: Sendable {}
-
-extension ObjectEntry {
-  /// The contract's object fields (without `type`), appended to a JSON line: the fields both
-  /// providers share by meaning under the same names, and each provider's own only when set.
-  func appendJSONFields(to line: inout JSONLine) {
-    line.string("key", key)
-    line.int("size", size)
-    line.string("hash", hash)
-    line.string("etag", etag)
-    line.string("mimeType", mimeType)
-    line.time("putTime", putTime)
-    line.string("storageClass", storageClass.name)
-    line.string("status", status?.name)
-    line.string("objectType", objectType)
-    line.string("md5", md5)
-    line.string("endUser", endUser)
-    line.map("meta", meta)
-    line.string("restoreStatus", restoreStatus?.name)
-    line.time("lastModified", lastModified)
-  }
-}
-
-extension ObjectDetails {
-  /// The contract's `stat` fields: the object's, then what only a stat has.
-  func appendJSONFields(to line: inout JSONLine) {
-    object.appendJSONFields(to: &line)
-    line.string("crc64", crc64)
-    line.string("expiration", expiration.map(Timestamp.rfc3339(unixSeconds:)))
-    line.string("transitionToIA", transitionToIA.map(Timestamp.rfc3339(unixSeconds:)))
-    line.string(
-      "transitionToArchiveIR", transitionToArchiveIR.map(Timestamp.rfc3339(unixSeconds:)))
-    line.string("transitionToArchive", transitionToArchive.map(Timestamp.rfc3339(unixSeconds:)))
-    line.string(
-      "transitionToDeepArchive", transitionToDeepArchive.map(Timestamp.rfc3339(unixSeconds:)))
-  }
-}

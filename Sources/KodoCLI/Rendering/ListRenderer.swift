@@ -11,13 +11,10 @@ struct ListRenderer {
 
   /// What `-l` shows after the size and the time, for what the provider's listings carry.
   struct LongColumns {
-    /// The width of the hash column: Kodo's hash (28), OSS's ETag (32).
-    var hashWidth: Int
-    /// Whether listings carry MIME types (Kodo's do; OSS's never do: no column of `-`).
-    var mimeTypes: Bool
-
-    static let kodo = LongColumns(hashWidth: 28, mimeTypes: true)
-    static let oss = LongColumns(hashWidth: 32, mimeTypes: false)
+    /// The width of the hash column (the provider's digest: Kodo's hash 28, OSS's ETag 32).
+    var hashWidth: Int = 32
+    /// Whether listings carry MIME types (when they never do, there is no column of `-`).
+    var mimeTypes: Bool = true
   }
 
   let mode: Mode
@@ -40,7 +37,7 @@ struct ListRenderer {
   /// A renderer; `relativeTo` is the listed prefix for a one-level listing (`nil`: full keys).
   init(
     mode: Mode, long: Bool, humanSizes: Bool, relativeTo prefix: String?, palette: Palette,
-    columns: LongColumns = .kodo
+    columns: LongColumns = LongColumns()
   ) {
     self.mode = mode
     self.long = long

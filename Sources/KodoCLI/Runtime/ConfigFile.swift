@@ -9,11 +9,12 @@ struct ConfigSettings: Equatable {
   var bucket: String?
   var domains: [String: String] = [:]
   var hosts = ServiceHosts()
-  /// `provider`: `kodo` or `oss`.
+  /// `provider`: a name in `ProviderRegistry`.
   var provider: String?
-  /// OSS's keys.
+  /// OSS's keys (read by `OSSFactory`).
   var oss = OSSSettings()
-  /// The keys set that only Kodo understands (`hosts`), as the file names them.
+  /// The keys set that only Kodo understands (`hosts`, read by `KodoFactory`), as the file
+  /// names them.
   var kodoOnlyKeys: [String] = []
 
   func overridden(by other: ConfigSettings) -> ConfigSettings {
@@ -26,24 +27,6 @@ struct ConfigSettings: Equatable {
     merged.oss = oss.overridden(by: other.oss)
     merged.kodoOnlyKeys = kodoOnlyKeys + other.kodoOnlyKeys
     return merged
-  }
-}
-
-/// The keys of the file that only OSS understands.
-struct OSSSettings: Equatable {
-  var securityToken: String?
-  var region: String?
-  var endpoint: String?
-  var pathStyle: Bool?
-  var signatureVersion: String?
-  /// The keys set, as the file names them.
-  var keys: [String] = []
-
-  func overridden(by other: OSSSettings) -> OSSSettings {
-    OSSSettings(
-      securityToken: other.securityToken ?? securityToken, region: other.region ?? region,
-      endpoint: other.endpoint ?? endpoint, pathStyle: other.pathStyle ?? pathStyle,
-      signatureVersion: other.signatureVersion ?? signatureVersion, keys: keys + other.keys)
   }
 }
 
@@ -174,11 +157,7 @@ struct ConfigFile {
   {
     var settings = ConfigSettings()
     func string(_ member: JSONValue.Member) throws(StorageError) -> String {
-      guard case .string(let text) = member.value else {
-        throw StorageError(
-          .configuration, "config file \(path): \"\(prefix)\(member.name)\" must be a string")
-      }
-      return text
+      try Self.string(member.value, key: prefix + member.name, path: path)
     }
     for member in members {
       switch member.name {
@@ -187,39 +166,13 @@ struct ConfigFile {
       case "bucket": settings.bucket = try string(member)
       case "provider":
         let name = try string(member)
-        guard name == "kodo" || name == "oss" else {
+        guard ProviderRegistry.named(name) != nil else {
           throw StorageError(
             .configuration,
-            "config file \(path): \"\(prefix)provider\" must be \"kodo\" or \"oss\", not \(DisplayText(quoting: name))"
+            "config file \(path): \"\(prefix)provider\" must be \(ProviderRegistry.names("or") { "\"\($0.name)\"" }), not \(DisplayText(quoting: name))"
           )
         }
         settings.provider = name
-      case "securityToken":
-        settings.oss.securityToken = try string(member)
-        settings.oss.keys.append(prefix + member.name)
-      case "region":
-        settings.oss.region = try string(member)
-        settings.oss.keys.append(prefix + member.name)
-      case "endpoint":
-        settings.oss.endpoint = try string(member)
-        settings.oss.keys.append(prefix + member.name)
-      case "signatureVersion":
-        let version = try string(member)
-        guard version == "v1" || version == "v4" else {
-          throw StorageError(
-            .configuration,
-            "config file \(path): \"\(prefix)signatureVersion\" must be \"v4\" or \"v1\", not \(DisplayText(quoting: version))"
-          )
-        }
-        settings.oss.signatureVersion = version
-        settings.oss.keys.append(prefix + member.name)
-      case "pathStyle":
-        guard case .bool(let flag) = member.value else {
-          throw StorageError(
-            .configuration, "config file \(path): \"\(prefix)pathStyle\" must be true or false")
-        }
-        settings.oss.pathStyle = flag
-        settings.oss.keys.append(prefix + member.name)
       case "domains":
         guard let domains = member.value.objectMembers else {
           throw StorageError(
@@ -234,43 +187,33 @@ struct ConfigFile {
           try requireBaseURL(url, key: "\(prefix)domains.\(domain.name)", path: path)
           settings.domains[domain.name] = url
         }
-      case "hosts":
-        settings.kodoOnlyKeys.append(prefix + member.name)
-        guard let hosts = member.value.objectMembers else {
-          throw StorageError(
-            .configuration, "config file \(path): \"\(prefix)hosts\" must be an object")
-        }
-        for host in hosts {
-          guard case .string(let url) = host.value else {
-            throw StorageError(
-              .configuration,
-              "config file \(path): \"\(prefix)hosts.\(host.name)\" must be a string")
-          }
-          try requireBaseURL(url, key: "\(prefix)hosts.\(host.name)", path: path)
-          switch host.name {
-          case "uc": settings.hosts.uc = url
-          case "rs": settings.hosts.rs = url
-          case "rsf": settings.hosts.rsf = url
-          case "api": settings.hosts.api = url
-          default:
-            throw StorageError(
-              .configuration,
-              "config file \(path): unknown key \"\(prefix)hosts.\(DisplayText(escaping: host.name))\" (hosts are uc, rs, rsf, api)"
-            )
-          }
-        }
       default:
-        throw StorageError(
-          .configuration,
-          "config file \(path): unknown key \"\(prefix)\(DisplayText(escaping: member.name))\" (keys are provider, accessKey, secretKey, bucket, domains, profiles; for Kodo hosts; for OSS securityToken, region, endpoint, pathStyle, signatureVersion)"
-        )
+        guard let kind = ProviderRegistry.all.first(where: { $0.configKeys.contains(member.name) })
+        else {
+          let own = ProviderRegistry.all.map {
+            "; for \($0.displayName) \($0.configKeys.joined(separator: ", "))"
+          }
+          throw StorageError(
+            .configuration,
+            "config file \(path): unknown key \"\(prefix)\(DisplayText(escaping: member.name))\" (keys are provider, accessKey, secretKey, bucket, domains, profiles\(own.joined()))"
+          )
+        }
+        try kind.readSetting(member, key: prefix + member.name, path: path, into: &settings)
       }
     }
     return settings
   }
 
-  private static func requireBaseURL(_ url: String, key: String, path: String) throws(StorageError)
-  {
+  /// `value` as a string; the file's `key` must be one.
+  static func string(_ value: JSONValue, key: String, path: String) throws(StorageError) -> String {
+    guard case .string(let text) = value else {
+      throw StorageError(.configuration, "config file \(path): \"\(key)\" must be a string")
+    }
+    return text
+  }
+
+  /// Throws `.configuration` naming the file's `key` unless `url` is an http(s) base URL.
+  static func requireBaseURL(_ url: String, key: String, path: String) throws(StorageError) {
     try requireBaseURL(url, named: "config file \(path): \"\(key)\"")
   }
 

@@ -121,7 +121,9 @@ struct Configuration: Sendable {
                   ? " (it defines no profiles)" : " (profiles: \(known.joined(separator: ", ")))"))
           }
           var base = settings
-          if let provider = profile.provider, provider != (base.provider ?? "kodo") {
+          if let provider = profile.provider,
+            provider != (base.provider ?? ProviderRegistry.standard.name)
+          {
             // A profile for the other service: the top level's keys of its own service are
             // not the profile's mistake.
             base.oss.keys = []

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import KodoCore
 import StorageCore
 
 /// What a command runs with: the merged options, the configuration, the runtime, and the
@@ -25,19 +24,6 @@ struct Context: Sendable {
         "config file \(file) can be read by other users and holds a secret key; run: chmod 600 \(file)"
       )
     }
-  }
-
-  /// The Kodo client with the configured credentials, hosts, retries and timeouts.
-  func kodoClient() throws(StorageError) -> KodoClient {
-    let credentials = try configuration.requireCredentials()
-    let cacheDirectory =
-      (environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-      ?? environment["HOME"].map { $0 + "/.cache" }).map { $0 + "/kodo" }
-    return KodoClient(
-      credentials: credentials, transport: CurlTransport(configuration: transportConfiguration),
-      options: KodoClient.Options(
-        hosts: configuration.hosts, retry: retryPolicy, regionCacheDirectory: cacheDirectory,
-        observer: observer))
   }
 
   var transportConfiguration: CurlTransport.Configuration {

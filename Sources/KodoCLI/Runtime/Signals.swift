@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import KodoCore
 import StorageCore
 import Synchronization
 
