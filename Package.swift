@@ -86,12 +86,19 @@ let package = Package(
       ],
       swiftSettings: strict
     ),
-    .executableTarget(
-      name: "kodo-emulator",
+    .target(
+      name: "KodoEmulatorCLI",
       dependencies: [
+        "StorageCore",
+        "KodoCore",
         "KodoEmulator",
         .product(name: "ArgumentParser", package: "swift-argument-parser"),
       ],
+      swiftSettings: strict
+    ),
+    .executableTarget(
+      name: "kodo-emulator",
+      dependencies: ["KodoEmulatorCLI"],
       swiftSettings: strict
     ),
     .target(
@@ -138,7 +145,9 @@ let package = Package(
     ),
     .testTarget(
       name: "KodoEmulatorTests",
-      dependencies: ["StorageCore", "KodoCore", "OSSCore", "KodoEmulator", "KodoTestSupport"],
+      dependencies: [
+        "StorageCore", "KodoCore", "OSSCore", "KodoEmulator", "KodoEmulatorCLI", "KodoTestSupport",
+      ],
       swiftSettings: strict
     ),
     .testTarget(

@@ -32,13 +32,13 @@ enum SecretKeySource: Equatable {
   }
 
   /// The secret key: the flag's value, the file's first line, or the variable's value.
-  func read(flag: String?) throws(Failure) -> String {
+  func read(flag: String?, environment: [String: String]) throws(Failure) -> String {
     let value: String
     switch self {
     case .flag:
       value = flag ?? ""
     case .environment:
-      value = ProcessInfo.processInfo.environment[Self.environmentVariable] ?? ""
+      value = environment[Self.environmentVariable] ?? ""
     case .file(let path):
       guard let handle = FileHandle(forReadingAtPath: path) else {
         throw Failure(message: "--secret-key-file: cannot read \(path)", status: 66)

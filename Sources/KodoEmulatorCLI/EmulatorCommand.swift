@@ -1,21 +1,11 @@
 import ArgumentParser
-import Foundation
 import KodoCore
 import KodoEmulator
 import StorageCore
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
-/// `kodo-emulator`: parses the flags, starts an `EmulatorServer`, prints where it listens, and
-/// serves until SIGINT or SIGTERM.
-@main
-struct KodoEmulatorCommand: AsyncParsableCommand {
+/// `kodo-emulator`'s flags and what they mean: the checks that need nothing but the flags, and the
+/// `EmulatorConfiguration` they make. `EmulatorMain` runs it.
+struct EmulatorCommand: ParsableCommand {
   static let configuration = CommandConfiguration(
     commandName: "kodo-emulator",
     abstract: "A local Kodo- or OSS-compatible server for demos and for testing scripts.",
@@ -136,17 +126,6 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     guard secretKey == nil || secretKeyFile == nil else {
       throw ValidationError("Give --secret-key or --secret-key-file, not both.")
     }
-    let secretSource = secretKeySource
-    if accessKey == nil, let secretSource {
-      throw ValidationError(
-        "A secret key comes from \(secretSource.name): give --access-key with it"
-          + (secretSource == .environment ? " (or unset KODO_EMULATOR_SECRET_KEY)." : "."))
-    }
-    guard accessKey == nil || secretSource != nil else {
-      throw ValidationError(
-        "Give --access-key with a secret key (--secret-key, --secret-key-file or "
-          + "KODO_EMULATOR_SECRET_KEY), or neither.")
-    }
     guard (0...EmulatorServer.maximumLatencyMilliseconds).contains(latencyMs) else {
       throw ValidationError(
         "--latency-ms must be between 0 and \(EmulatorServer.maximumLatencyMilliseconds).")
@@ -235,17 +214,33 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
   }
 
   /// Where the secret key comes from, if not the default.
-  var secretKeySource: SecretKeySource? {
+  func secretKeySource(environment: [String: String]) -> SecretKeySource? {
     if secretKey != nil { return .flag }
     if let secretKeyFile { return .file(secretKeyFile) }
-    if ProcessInfo.processInfo.environment[SecretKeySource.environmentVariable] != nil {
-      return .environment
-    }
+    if environment[SecretKeySource.environmentVariable] != nil { return .environment }
     return nil
   }
 
-  func run() async throws {
-    signal(SIGPIPE, SIG_IGN)
+  /// The checks that also read the environment (`KODO_EMULATOR_SECRET_KEY`): a secret key needs
+  /// an access key, and an access key a secret key.
+  func validateCredentials(environment: [String: String]) throws {
+    let secretSource = secretKeySource(environment: environment)
+    if accessKey == nil, let secretSource {
+      throw ValidationError(
+        "A secret key comes from \(secretSource.name): give --access-key with it"
+          + (secretSource == .environment ? " (or unset KODO_EMULATOR_SECRET_KEY)." : "."))
+    }
+    guard accessKey == nil || secretSource != nil else {
+      throw ValidationError(
+        "Give --access-key with a secret key (--secret-key, --secret-key-file or "
+          + "KODO_EMULATOR_SECRET_KEY), or neither.")
+    }
+  }
+
+  /// The server's configuration; the secret key read from where the flags say.
+  ///
+  /// - Throws: `SecretKeySource.Failure` when the secret key cannot be read.
+  func configuration(environment: [String: String]) throws -> EmulatorConfiguration {
     var configuration = EmulatorConfiguration(
       host: host, port: port, buckets: try buckets(), privateBuckets: Set(privateBuckets),
       latencyMilliseconds: latencyMs, failRate: failRate, seed: seed)
@@ -256,34 +251,15 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
     configuration.writableBuckets = Set(writableBuckets)
     configuration.uploadTTLSeconds = uploadTtl
     configuration.memoryLimit = memoryLimit << 20
-    let source = secretKeySource
-    if let accessKey, let source {
-      let secret: String
-      do {
-        secret = try source.read(flag: secretKey)
-      } catch {
-        Self.printError(error.message)
-        throw ExitCode(error.status)
-      }
+    if let accessKey, let source = secretKeySource(environment: environment) {
+      let secret = try source.read(flag: secretKey, environment: environment)
       configuration.credentials = Credentials(accessKey: accessKey, secretKey: secret)
     }
-    // From here on SIGINT and SIGTERM stop the server cleanly instead of killing the process.
-    let stop = TerminationSignals()
-    let server: EmulatorServer
-    do {
-      server = try await EmulatorServer.start(configuration)
-    } catch {
-      Self.printError("\(error)")
-      throw ExitCode(Self.status(for: error))
-    }
-    let lines = StartupOutput.lines(server: server, secretKeySource: source)
-    FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
-
-    _ = await stop.wait()
-    try await server.shutdown()
+    return configuration
   }
 
-  private static func status(for error: EmulatorError) -> Int32 {
+  /// The exit status for a server that could not start.
+  static func status(for error: EmulatorError) -> Int32 {
     switch error {
     case .directoryNotFound, .notADirectory, .unreadableDirectory, .unreadableFile: 66
     case .bindFailed: 69
@@ -291,33 +267,5 @@ struct KodoEmulatorCommand: AsyncParsableCommand {
       .invalidConfiguration, .notAWritableBucket:
       64
     }
-  }
-
-  /// Parses, validates and runs; every error, ArgumentParser's included, is one
-  /// `kodo-emulator: error: …` line on stderr.
-  static func main() async {
-    do {
-      var command = try parseAsRoot()
-      if var command = command as? any AsyncParsableCommand {
-        try await command.run()
-      } else {
-        try command.run()
-      }
-    } catch let code as ExitCode {
-      Foundation.exit(code.rawValue)  // already reported
-    } catch {
-      let code = exitCode(for: error)
-      guard code != .success else {
-        // --help, --version.
-        FileHandle.standardOutput.write(Data((fullMessage(for: error) + "\n").utf8))
-        Foundation.exit(0)
-      }
-      printError(message(for: error) + "\nSee 'kodo-emulator --help'.")
-      Foundation.exit(code.rawValue)
-    }
-  }
-
-  static func printError(_ message: String) {
-    FileHandle.standardError.write(Data(("kodo-emulator: error: " + message + "\n").utf8))
   }
 }
