@@ -11,7 +11,7 @@ struct PutUpload: Sendable {
   /// Open the file without following a symbolic link (`put -r` without `--follow-symlinks`).
   var noFollow = false
   /// Told, in an upload in parts, the bytes of the parts the service holds after each new one
-  /// (the browser's transfer queue; `put` has its own progress).
+  /// (the browser's transfer queue; `put` has `progress`, told the bytes on the wire).
   var partsHeld: (@Sendable (Int64) -> Void)?
 
   func run() async throws(StorageError) -> PutOutcome {
@@ -206,6 +206,7 @@ struct PutUpload: Sendable {
     let planned = Mutex<Int64>(settings.partSize)
     let location = job.location
     let partsHeld = self.partsHeld
+    let progress = self.progress
     let engine = MultipartUpload(
       options: MultipartUpload.Options(partSize: settings.partSize, parallel: settings.parallel))
     do {
@@ -224,6 +225,7 @@ struct PutUpload: Sendable {
             Diagnostics.note("\(location): \(DisplayText(escaping: reason)); starting again")
           case .sessionForgotten:
             Diagnostics.note("the service forgot the upload to \(location); starting again")
+          case .progress(let bytesDone, _): progress?.underWay(bytes: bytesDone)
           default: break
           }
         })

@@ -76,8 +76,8 @@ struct RecursiveGet {
     let output = OutputStream.standardOutput()
     var tally = Tally()
     let json = self.json
-    // A bar on the terminal, unless JSON lines go to the same terminal.
-    let progress = TransferProgress(enabled: Diagnostics.isTerminal && !(json && output.isTerminal))
+    // A bar on the terminal (unless JSON lines go to the same terminal), else plain lines.
+    let progress = TransferProgress.forTransfer(json: json, output: output)
     defer { progress.clear() }
     func hint(_ tally: Tally) -> DisplayText {
       "interrupted: \(tally.written) written, \(tally.kept) already there; run the same command again to finish"
