@@ -324,6 +324,20 @@ struct RecursiveGet {
     return try? check.compute("/proc/self/fd/\(raw)")
   }
 
+  /// What the listing shows of the regular file `name` in `parent` (opened without following
+  /// a link) against `object`, or `nil` when it is not one or cannot be read.
+  private static func listedVerdict(
+    _ object: ObjectEntry, _ name: String, _ parent: Int32, _ provider: any StorageProvider
+  ) -> ListedContent.Verdict? {
+    let raw = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    guard raw >= 0 else { return nil }
+    defer { _ = Glibc.close(raw) }
+    var status = stat()
+    guard fstat(raw, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+    return try? ListedContent.compare(
+      object, fileAt: "/proc/self/fd/\(raw)", size: Int64(status.st_size), provider: provider)
+  }
+
   /// Downloads one object unless a file with its size and hash (only its size: `sizeOnly`) is
   /// already there; a differing file there is kept (`.exists`) unless `force`.
   private static func fetch(
@@ -340,9 +354,18 @@ struct RecursiveGet {
         key: object.key, path: destination.string, size: object.size, digest: nil, field: "hash")
     }
     var details = ObjectDetails(object: object)
-    // The listing has no hash to check against (OSS gives none; an ETag is not always an MD5):
-    // the object's details do (OSS's CRC-64).
+    // The listing has no hash to check a download against (OSS gives none; an ETag is not
+    // always an MD5): the object's details do (OSS's CRC-64). A file already there that the
+    // listing shows to be the same (its MD5 ETag) is kept without asking.
     if provider.integrityCheck(for: details) == nil {
+      if fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0,
+        existing.st_mode & S_IFMT == S_IFREG, Int64(existing.st_size) == object.size,
+        case .same(let digest, let field)? = listedVerdict(object, name, parent, provider)
+      {
+        return .kept(
+          key: object.key, path: destination.string, size: object.size, digest: digest,
+          field: field)
+      }
       details = try await provider.stat(bucket: bucket, key: object.key)
     }
     let size = details.object.size
