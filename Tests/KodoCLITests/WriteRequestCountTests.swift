@@ -77,6 +77,30 @@ import Testing
     }
   }
 
+  @Test(arguments: PutTreeTests.wires)
+  func syncDownWithSizeOnlySaysOnlyTheSizeWasCompared(_ wire: EmulatorProtocol) async throws {
+    try await PutBench.with(wire) { bench in
+      let root = try Self.tree(bench, count: 3)
+      #expect(try await bench.run(["sync", root, "mem/s/"]).status == 0)
+      let back = bench.home + "/back"
+      #expect(try await bench.run(["sync", "mem/s/", back]).status == 0)
+      // Same size, other bytes: --size-only keeps it, and says what it compared.
+      try Data("Z".utf8).write(to: URL(fileURLWithPath: back + "/f0.txt"))
+      let sizes = try await bench.run(["sync", "--size-only", "mem/s/", back])
+      #expect(sizes.status == 0, "\(sizes)")
+      #expect(
+        sizes.stderr.contains("0 written, 3 already there with the same size, 0 failed"),
+        "\(sizes)")
+      #expect(try String(contentsOfFile: back + "/f0.txt", encoding: .utf8) == "Z")
+      let hashes = try await bench.run(["sync", "mem/s/", back])
+      #expect(hashes.status == 0, "\(hashes)")
+      #expect(
+        hashes.stderr.contains("1 written, 2 already there with the same size and hash, 0 failed"),
+        "\(hashes)")
+      #expect(try String(contentsOfFile: back + "/f0.txt", encoding: .utf8) == "A")
+    }
+  }
+
   @Test func ossMoveOfAFolderIsOneRequestPerObjectAndTheBatchedDelete() async throws {
     let keys = MoveRecursiveTests.numbered("p/", 30)
     try await MoveRecursiveTests.with(.oss, keys: keys) { emulator, environment in
@@ -94,6 +118,41 @@ import Testing
       for key in keys {
         #expect(contents["q/" + key.dropFirst(2)] == key, "\(key)")
       }
+    }
+  }
+}
+
+/// An insert-only write whose answer is lost after the service did it is sent again (it is
+/// retry-safe, `docs/write-engine.md`): the repeat is refused as existing (Kodo 614, OSS
+/// `FileAlreadyExists`), and the client, finding exactly the bytes it sent (or copied) there,
+/// counts it a success. Kodo: a form upload with `insertOnly`; OSS: CopyObject with
+/// `x-oss-forbid-overwrite` (PutObject's answer has no body to stall in).
+@Suite struct InsertOnlyRetryTests {
+  @Test(arguments: PutTreeTests.wires)
+  func aRepeatOfAWriteThatLandedSucceeds(_ wire: EmulatorProtocol) async throws {
+    try await PutBench.with(wire) { bench in
+      let file = try bench.file("one.txt", Array("landed once".utf8))
+      let endpoint: EmulatorFault.Endpoint = wire == .kodo ? .upload : .write
+      var arguments = ["put", "--timeout", "1", file, "mem/one.txt"]
+      if wire == .oss {
+        let first = try await bench.run(["put", file, "mem/source.txt"])
+        #expect(first.status == 0, "\(first)")
+        arguments = ["cp", "--timeout", "1", "mem/source.txt", "mem/one.txt"]
+      }
+      bench.emulator.server.scheduleFault(
+        EmulatorFault(endpoint: endpoint, mode: .stallAfterHeaders, count: 1))
+      bench.emulator.server.resetStats()
+      let written = try await bench.run(arguments)
+      #expect(written.status == 0, "\(written)")
+      // The stalled attempt and its repeat.
+      let stats = bench.emulator.server.stats
+      #expect((wire == .kodo ? stats.upload : stats.write) == 2, "\(stats)")
+      #expect(try await bench.content("one.txt") == Array("landed once".utf8))
+      // Other bytes under the same key are still refused.
+      let other = try bench.file("other.txt", Array("other bytes".utf8))
+      let refused = try await bench.run(["put", other, "mem/one.txt"])
+      #expect(refused.status == 73, "\(refused)")
+      #expect(try await bench.content("one.txt") == Array("landed once".utf8))
     }
   }
 }

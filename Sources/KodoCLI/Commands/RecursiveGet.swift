@@ -62,8 +62,10 @@ struct RecursiveGet {
     var interrupted = false
     var firstFailure: Int32?
 
-    var summary: DisplayText {
-      "\(written) written, \(kept) already there with the same size and hash, \(failed) failed"
+    /// "2 written, 3 already there with the same size and hash, 0 failed" (with `sizeOnly`,
+    /// only the size was compared, and the summary says so).
+    func summary(sizeOnly: Bool) -> DisplayText {
+      "\(written) written, \(kept) already there with the same size\(sizeOnly ? "" : " and hash"), \(failed) failed"
     }
 
     mutating func fail(_ code: Int32) {
@@ -145,7 +147,7 @@ struct RecursiveGet {
       throw CommandFailure(
         error: StorageError(.cancelled, "interrupted"), notes: [hint(tally)])
     }
-    if !json { Diagnostics.note(tally.summary) }
+    if !json { Diagnostics.note(tally.summary(sizeOnly: sizeOnly)) }
     if let code = tally.firstFailure { throw ExitCode(code) }
   }
 
