@@ -189,8 +189,10 @@ struct Get: KodoCommand {
     let details = try await NotFoundAdvice.stat(
       provider, bucket: bucket, key: key, arguments: object.arguments)
     try DownloadFile.makeDirectories(destination.removingLastComponent())
-    // M11: a large download shows its progress on a terminal, as get -r does.
-    let progress = TransferProgress(enabled: Diagnostics.isTerminal && !context.options.json)
+    // M11: a large download shows its progress (a bar on a terminal, else a plain line every
+    // 10 s), as get -r does.
+    let progress = TransferProgress.forTransfer(
+      json: context.options.json, output: OutputStream.standardOutput())
     progress.expecting(objects: 1, bytes: details.object.size)
     defer { progress.clear() }
     let digest = try await DownloadFile.fetch(

@@ -55,7 +55,7 @@ struct FolderTransfer {
       destination: ObjectLocation(
         bucket: destinationBucket,
         key: destinationPrefix + String(decoding: relative, as: UTF8.self)),
-      overwrite: overwrite, sourceSize: entry.size)
+      overwrite: overwrite, sourceSize: entry.size, sourceETag: entry.etag)
   }
 
   /// Lists the folder and copies or moves each object, calling `report` with every object's

@@ -29,14 +29,52 @@ extension RemoteTransferOptions {
       }
     }
     let reporter = TransferReporter(
-      json: context.options.json, dryRun: dryRun, verb: verb, type: type)
+      json: context.options.json, dryRun: dryRun, verb: verb, type: type,
+      holdRefusals: mayAskToReplace)
     let progress = Progress.forScan()
     defer { progress.clear() }
     let seen = try await transfer.run(
       dryRun: dryRun, listed: { progress.add($0) }, report: { try reporter.report($0) })
     progress.clear()
     if seen == 0 { throw nothing }
+    try await replaceRefused(reporter, transfer: transfer)
     try reporter.finish(seen: seen, from: folder.place, to: transfer.destinationPlace)
+  }
+
+  /// Asks once about the objects the service refused as existing at the destination (held by
+  /// `reporter`), and on a yes does them again with `--force`; declined, they are reported
+  /// as refused (73).
+  private func replaceRefused(_ reporter: TransferReporter, transfer: FolderTransfer)
+    async throws
+  {
+    let refused = reporter.takeHeld()
+    guard !refused.isEmpty else { return }
+    let question: DisplayText =
+      refused.count == 1
+      ? "\(refused[0].request.destination) exists; replace?"
+      : "\(refused.count) objects already exist under " + transfer.destinationPlace
+        + "; replace them?"
+    guard try Confirm.ask(question, answer: .yes, refusal: "replacing existing objects") else {
+      for outcome in refused { try reporter.report(outcome) }
+      return
+    }
+    var splitter = BatchSplitter<CopyRequest>(limit: transfer.writer.transferBatchLimit)
+    func send(_ batch: [CopyRequest]) async throws {
+      let outcomes: [TransferOutcome]
+      do {
+        outcomes = try await transfer.writer.transferBatch(batch, move: transfer.move)
+      } catch {
+        if error.kind == .cancelled { throw error }
+        outcomes = batch.map { TransferOutcome(request: $0, error: error) }
+      }
+      for outcome in outcomes { try reporter.report(outcome) }
+    }
+    for outcome in refused {
+      var request = outcome.request
+      request.overwrite = true
+      if let batch = splitter.add(request) { try await send(batch) }
+    }
+    if let batch = splitter.finish() { try await send(batch) }
   }
 }
 
@@ -53,17 +91,37 @@ final class TransferReporter {
   private var existing = 0
   private var failed = 0
   private var firstFailure: Int32?
+  /// Whether refusals of an existing destination are held for one question at the end
+  /// (`takeHeld`) rather than reported as they come.
+  private var holdRefusals: Bool
+  private var held: [TransferOutcome] = []
 
-  init(json: Bool, dryRun: Bool, verb: String, type: String) {
+  /// The most refusals held for the question; those beyond are reported as they come, so
+  /// that memory stays bounded whatever the folder's size.
+  static let heldLimit = 10_000
+
+  init(json: Bool, dryRun: Bool, verb: String, type: String, holdRefusals: Bool = false) {
     self.json = json
     self.dryRun = dryRun
     self.verb = verb
     self.type = type
+    self.holdRefusals = holdRefusals
+  }
+
+  /// The refusals held so far; from now on every outcome is reported as it comes.
+  func takeHeld() -> [TransferOutcome] {
+    holdRefusals = false
+    defer { held = [] }
+    return held
   }
 
   func report(_ outcome: TransferOutcome) throws {
     let from = outcome.request.source.bucket + "/" + outcome.request.source.key
     let to = outcome.request.destination.bucket + "/" + outcome.request.destination.key
+    if holdRefusals, outcome.error?.kind == .exists, held.count < Self.heldLimit {
+      held.append(outcome)
+      return
+    }
     if let error = outcome.error {
       try output.flush()
       if error.kind == .exists { existing += 1 } else { failed += 1 }

@@ -15,7 +15,9 @@ struct RemoteTransferOptions: ParsableArguments {
   @Flag(help: "Print what would be done; change nothing.")
   var dryRun = false
 
-  @Flag(name: [.customShort("y"), .long], help: "With -r, go ahead without asking.")
+  @Flag(
+    name: [.customShort("y"), .long],
+    help: "Go ahead without asking (with -r); an existing DEST is then refused, not offered.")
   var yes = false
 
   @Argument(
@@ -86,6 +88,11 @@ struct RemoteTransferOptions: ParsableArguments {
     }
   }
 
+  /// Whether a destination the service refused as existing may be offered for replacing: on
+  /// a terminal, when the user gave neither `--force`, `--yes` (go ahead without asking) nor
+  /// `--dry-run`.
+  var mayAskToReplace: Bool { !force && !yes && !dryRun && Confirm.hasTerminal() }
+
   /// Runs `transfer` on one object and reports it as `type` (`moved` or `copied`).
   func run(
     _ context: Context, verb: String, type: String,
@@ -104,7 +111,23 @@ struct RemoteTransferOptions: ParsableArguments {
       try output.line("would \(verb) \(source) to \(destination)")
       return try output.flush()
     }
-    try await transfer(writer, request)
+    var refused: StorageError?
+    do {
+      try await transfer(writer, request)
+    } catch {
+      guard error.kind == .exists, mayAskToReplace else { throw error }
+      refused = error
+    }
+    if let refused {
+      // The service refused: ask, and a yes stands for --force (never a stat beforehand).
+      guard
+        try Confirm.ask(
+          "\(destination) exists; replace?", answer: .yes, refusal: "replacing \(destination)")
+      else { throw refused }
+      var forced = request
+      forced.overwrite = true
+      try await transfer(writer, forced)
+    }
     if context.options.json {
       var line = JSONLine()
       line.string("type", type)
@@ -122,7 +145,9 @@ struct Move: KodoCommand {
     commandName: "mv",
     abstract: "Move (rename) an object on the service; nothing is downloaded.",
     discussion: """
-      An existing object at DEST is kept and the move refused (exit 73) unless --force. Kodo \
+      An existing object at DEST is kept and the move refused (exit 73) unless --force; on a \
+      terminal (without --yes) kodo asks instead when the service refuses, and a yes replaces \
+      it as --force would. Kodo \
       moves in one request; on OSS the object is copied, the copy checked (size and CRC-64 or \
       ETag), and only then is the source deleted. --json writes \
       {"type":"moved","from":"BUCKET/KEY","to":"BUCKET/KEY"}.
@@ -130,7 +155,8 @@ struct Move: KodoCommand {
       -r moves every object under the folder SRC (PREFIX means PREFIX/, never PREFIX-other/) \
       into the folder DEST: keys are DEST followed by the path under SRC. Moves go in batches \
       while the listing streams; each existing object at DEST is refused on its own (exit 73 \
-      at the end) and the others go on. It is confirmed on a terminal as rm -r is; without one \
+      at the end) and the others go on; on a terminal one question at the end offers to \
+      replace them all. It is confirmed on a terminal as rm -r is; without one \
       kodo refuses unless --yes. An interrupted mv -r finishes when run again: an object \
       already at DEST with the same content counts as moved and its source is deleted.
 
@@ -166,7 +192,8 @@ struct Copy: KodoCommand {
     commandName: "cp",
     abstract: "Copy an object on the service; nothing is downloaded.",
     discussion: """
-      An existing object at DEST is kept and the copy refused (exit 73) unless --force. \
+      An existing object at DEST is kept and the copy refused (exit 73) unless --force; on a \
+      terminal (without --yes) kodo asks instead, and a yes replaces it as --force would. \
       Across buckets of the same service too. To download, use kodo get. --json writes \
       {"type":"copied","from":"BUCKET/KEY","to":"BUCKET/KEY"}.
 
@@ -192,7 +219,7 @@ struct Copy: KodoCommand {
     }
     try await options.run(context, verb: "copy", type: "copied") {
       (writer, request) throws(StorageError) in
-      try await writer.copy(request)
+      _ = try await writer.copy(request)
     }
   }
 }

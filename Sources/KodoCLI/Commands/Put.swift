@@ -157,7 +157,23 @@ struct Put: KodoCommand {
         }
         return
       }
-      try await run.run(items)
+      guard skipSame else { return try await run.run(items) }
+      // One listing of the folder up front instead of a request per file; the service
+      // still refuses an object that appeared since.
+      var listed: [String: ObjectEntry] = [:]
+      try await RecursiveScan(
+        provider: writer, bucket: bucket, prefix: folder, pageSize: 1000, parallel: nil
+      ).run { objects, _ in
+        for object in objects { listed[object.key] = object }
+        return !Task.isCancelled
+      }
+      let known = listed
+      try await run.run(
+        items.lazy.map { item in
+          guard case .job(var job) = item else { return item }
+          job.destinationListing = DestinationListing(object: known[job.location.key])
+          return .job(job)
+        })
       return
     }
     let folder = key == nil && (target.isEmpty || KeySegments.endsWithSlash(target))
@@ -192,12 +208,21 @@ struct PutJob: Sendable {
   var sync: SyncTarget? = nil
   /// The file's size as a walk of its tree found it (`nil`: not looked at yet).
   var size: Int64? = nil
+  /// For `put -r --skip-same`: what the destination folder's listing, read before the
+  /// uploads, held at the key (`nil`: not listed; compare with the object's details).
+  var destinationListing: DestinationListing? = nil
 
   /// The source's size: as the walk found it, else from a `stat` (`nil` for stdin, or a file
   /// that cannot be read: its upload says why).
   var sourceSize: Int64? {
     source == "-" ? nil : size ?? (try? PutSource.identity(of: source))?.identity.size
   }
+}
+
+/// What a listing of the destination held at a job's key, read before the job ran: the object,
+/// or `nil` for none (an object that appeared since is still refused by the service).
+struct DestinationListing: Sendable {
+  var object: ObjectEntry?
 }
 
 /// What `put` is given to do, one at a time: a source to upload, or what a walk of a local tree

@@ -96,8 +96,7 @@ struct PutRun: Sendable {
 
   func run(_ items: some Sequence<PutItem>) async throws {
     let output = OutputStream.standardOutput()
-    let progress = TransferProgress(
-      enabled: Diagnostics.isTerminal && !(json && output.isTerminal))
+    let progress = TransferProgress.forTransfer(json: json, output: output)
     defer { progress.clear() }
     var tally = Tally()
     func hint() -> DisplayText {
@@ -118,6 +117,7 @@ struct PutRun: Sendable {
         try write("skipped", key, size, nil, to: output)
         Signals.setResumeHint(hint())
       case .failure(let error):
+        progress.underWay(bytes: 0)
         progress.clear()
         if error.kind == .cancelled || Task.isCancelled {
           throw CommandFailure(error: StorageError(.cancelled, "interrupted"), notes: [hint()])

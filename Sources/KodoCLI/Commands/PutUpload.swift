@@ -11,7 +11,7 @@ struct PutUpload: Sendable {
   /// Open the file without following a symbolic link (`put -r` without `--follow-symlinks`).
   var noFollow = false
   /// Told, in an upload in parts, the bytes of the parts the service holds after each new one
-  /// (the browser's transfer queue; `put` has its own progress).
+  /// (the browser's transfer queue; `put` has `progress`, told the bytes on the wire).
   var partsHeld: (@Sendable (Int64) -> Void)?
 
   func run() async throws(StorageError) -> PutOutcome {
@@ -35,7 +35,7 @@ struct PutUpload: Sendable {
     var before: Stored?
     do throws(StorageError) {
       if settings.skipSame, source.path != nil {
-        before = try await stored(source)
+        before = try await stored(source, listing: job.destinationListing)
         if before == .same { return .skipped(key: job.location.key, size: size) }
       }
       if let listed = job.sync?.listed, source.path != nil,
@@ -84,8 +84,22 @@ struct PutUpload: Sendable {
   }
 
   /// The object at the job's location compared with the file (size, then the provider's
-  /// check: Kodo's hash, OSS's CRC-64).
-  private func stored(_ source: PutSource) async throws(StorageError) -> Stored {
+  /// check: Kodo's hash, OSS's CRC-64): from the destination's listing when the job carries
+  /// one and it can tell (`ListedContent`), else from the object's details.
+  private func stored(_ source: PutSource, listing: DestinationListing? = nil)
+    async throws(StorageError) -> Stored
+  {
+    if let listing {
+      guard let object = listing.object else { return .absent }
+      switch try ListedContent.compare(
+        object, fileAt: "/proc/self/fd/\(source.descriptor)", size: source.identity.size,
+        provider: writer)
+      {
+      case .same: return .same
+      case .different: return .different
+      case .unknown: break
+      }
+    }
     let details: ObjectDetails
     do {
       details = try await writer.stat(bucket: job.location.bucket, key: job.location.key)
@@ -114,15 +128,14 @@ struct PutUpload: Sendable {
   }
 
   /// Whether `listed` (the object `sync` listed at the key) has the file's size and, unless
-  /// `sizeOnly`, its content hash: from the listing when it carries one (Kodo's hash), else
-  /// from the object's details (OSS's CRC-64).
+  /// `sizeOnly`, its content: from the listing when it tells (Kodo's hash, OSS's MD5 ETag),
+  /// else from the object's details (OSS's CRC-64).
   private func matches(_ listed: ObjectEntry, _ source: PutSource, sizeOnly: Bool)
     async throws(StorageError) -> Bool
   {
     guard listed.size == source.identity.size else { return false }
     if sizeOnly { return true }
-    if let same = try sameContent(ObjectDetails(object: listed), source) { return same }
-    return try await stored(source) == .same
+    return try await stored(source, listing: DestinationListing(object: listed)) == .same
   }
 
   private func contentType(_ source: PutSource) -> String? {
@@ -206,6 +219,7 @@ struct PutUpload: Sendable {
     let planned = Mutex<Int64>(settings.partSize)
     let location = job.location
     let partsHeld = self.partsHeld
+    let progress = self.progress
     let engine = MultipartUpload(
       options: MultipartUpload.Options(partSize: settings.partSize, parallel: settings.parallel))
     do {
@@ -224,6 +238,7 @@ struct PutUpload: Sendable {
             Diagnostics.note("\(location): \(DisplayText(escaping: reason)); starting again")
           case .sessionForgotten:
             Diagnostics.note("the service forgot the upload to \(location); starting again")
+          case .progress(let bytesDone, _): progress?.underWay(bytes: bytesDone)
           default: break
           }
         })

@@ -63,8 +63,10 @@ struct RecursiveGet {
     var interrupted = false
     var firstFailure: Int32?
 
-    var summary: DisplayText {
-      "\(written) written, \(kept) already there with the same size and hash, \(failed) failed"
+    /// "2 written, 3 already there with the same size and hash, 0 failed" (with `sizeOnly`,
+    /// only the size was compared, and the summary says so).
+    func summary(sizeOnly: Bool) -> DisplayText {
+      "\(written) written, \(kept) already there with the same size\(sizeOnly ? "" : " and hash"), \(failed) failed"
     }
 
     mutating func fail(_ code: Int32) {
@@ -77,8 +79,8 @@ struct RecursiveGet {
     let output = OutputStream.standardOutput()
     var tally = Tally()
     let json = self.json
-    // A bar on the terminal, unless JSON lines go to the same terminal.
-    let progress = TransferProgress(enabled: Diagnostics.isTerminal && !(json && output.isTerminal))
+    // A bar on the terminal (unless JSON lines go to the same terminal), else plain lines.
+    let progress = TransferProgress.forTransfer(json: json, output: output)
     defer { progress.clear() }
     func hint(_ tally: Tally) -> DisplayText {
       "interrupted: \(tally.written) written, \(tally.kept) already there; run the same command again to finish"
@@ -146,7 +148,7 @@ struct RecursiveGet {
       throw CommandFailure(
         error: StorageError(.cancelled, "interrupted"), notes: [hint(tally)])
     }
-    if !json { Diagnostics.note(tally.summary) }
+    if !json { Diagnostics.note(tally.summary(sizeOnly: sizeOnly)) }
     if let code = tally.firstFailure { throw ExitCode(code) }
   }
 
@@ -315,6 +317,20 @@ struct RecursiveGet {
     return try? check.compute("/proc/self/fd/\(raw)")
   }
 
+  /// What the listing shows of the regular file `name` in `parent` (opened without following
+  /// a link) against `object`, or `nil` when it is not one or cannot be read.
+  private static func listedVerdict(
+    _ object: ObjectEntry, _ name: String, _ parent: Int32, _ provider: any StorageProvider
+  ) -> ListedContent.Verdict? {
+    let raw = openat(parent, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    guard raw >= 0 else { return nil }
+    defer { _ = Glibc.close(raw) }
+    var status = stat()
+    guard fstat(raw, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
+    return try? ListedContent.compare(
+      object, fileAt: "/proc/self/fd/\(raw)", size: Int64(status.st_size), provider: provider)
+  }
+
   /// Downloads one object unless a file with its size and hash (only its size: `sizeOnly`) is
   /// already there; a differing file there is kept (`.exists`) unless `force`.
   private static func fetch(
@@ -331,9 +347,18 @@ struct RecursiveGet {
         key: object.key, path: destination.string, size: object.size, digest: nil, field: "hash")
     }
     var details = ObjectDetails(object: object)
-    // The listing has no hash to check against (OSS gives none; an ETag is not always an MD5):
-    // the object's details do (OSS's CRC-64).
+    // The listing has no hash to check a download against (OSS gives none; an ETag is not
+    // always an MD5): the object's details do (OSS's CRC-64). A file already there that the
+    // listing shows to be the same (its MD5 ETag) is kept without asking.
     if provider.integrityCheck(for: details) == nil {
+      if fstatat(parent, name, &existing, AT_SYMLINK_NOFOLLOW) == 0,
+        existing.st_mode & S_IFMT == S_IFREG, Int64(existing.st_size) == object.size,
+        case .same(let digest, let field)? = listedVerdict(object, name, parent, provider)
+      {
+        return .kept(
+          key: object.key, path: destination.string, size: object.size, digest: digest,
+          field: field)
+      }
       details = try await provider.stat(bucket: bucket, key: object.key)
     }
     let size = details.object.size

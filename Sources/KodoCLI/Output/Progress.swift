@@ -9,7 +9,7 @@ import Synchronization
 /// says it is alive without filling the log.
 final class Progress: Sendable {
   /// How progress is shown.
-  enum Mode: Sendable {
+  enum Mode: Sendable, Equatable {
     /// Not at all.
     case off
     /// One line redrawn in place with `\r` (stderr is a terminal).

@@ -1,13 +1,16 @@
 import StorageCore
 import Synchronization
 
-/// `get -r`'s (and a single `get`'s) progress bar on a terminal: objects and bytes done of those listed so far, the
-/// transfer rate and, once the listing is complete, the time left.
+/// The progress of a transfer of files (`get -r`, `get`, `put`, `put -r`, `sync`): objects and
+/// bytes done of those listed so far, the transfer rate and, once the listing is complete, the
+/// time left.
 ///
-/// "[#######-------------]  12/40 objects  3.1 MiB/10.2 MiB  1.2 MiB/s  ETA 6s", redrawn in place
-/// at most four times a second; while the listing still runs the bar reads "listing…" and the
-/// totals read "≥". Objects
-/// already there (kept) count as done but not toward the rate.
+/// On a terminal: "[#######-------------]  12/40 objects  3.1 MiB/10.2 MiB  1.2 MiB/s  ETA 6s",
+/// redrawn in place at most four times a second; while the listing still runs the bar reads
+/// "listing…" and the totals read "≥". Elsewhere (a log file, a pipe) the same figures without
+/// the bar, as a plain `kodo: …` line every `Progress.lineInterval`, so that a long transfer in
+/// a script or a cron job says it is alive without filling the log. Objects already there
+/// (kept) count as done but not toward the rate.
 final class TransferProgress: Sendable {
   /// What the line shows.
   struct Counts: Sendable, Equatable {
@@ -18,11 +21,15 @@ final class TransferProgress: Sendable {
     /// Bytes that were downloaded (not kept), for the rate.
     var bytesTransferred: Int64 = 0
     var listingComplete = false
+    /// Bytes of the one object in parts under way (an upload's parts held by the service),
+    /// counted as done and transferred until the object is finished.
+    var bytesUnderWay: Int64 = 0
   }
 
-  private let enabled: Bool
-  private let started = ContinuousClock.now
-  private let state = Mutex(State())
+  let mode: Progress.Mode
+  private let now: @Sendable () -> ContinuousClock.Instant
+  private let started: ContinuousClock.Instant
+  private let state: Mutex<State>
 
   private struct State {
     var counts = Counts()
@@ -30,7 +37,42 @@ final class TransferProgress: Sendable {
     var drawn = false
   }
 
-  init(enabled: Bool) { self.enabled = enabled }
+  /// Progress shown as `mode` says, with the time from `now` (a test's clock).
+  init(
+    mode: Progress.Mode,
+    now: @escaping @Sendable () -> ContinuousClock.Instant = { ContinuousClock.now }
+  ) {
+    self.mode = mode
+    self.now = now
+    let started = now()
+    self.started = started
+    // Plain lines start one interval after the start; the bar at once.
+    var state = State()
+    if case .lines = mode { state.lastDraw = started }
+    self.state = Mutex(state)
+  }
+
+  convenience init(enabled: Bool) { self.init(mode: enabled ? .terminal : .off) }
+
+  /// A transfer's progress: the bar when stderr is a terminal (unless `json` lines also go to
+  /// a terminal on stdout), plain lines every `Progress.lineInterval` when stderr is a file or
+  /// a pipe and the output is not `--json` (a script reading JSON wants no prose on stderr
+  /// but errors), nothing when a browser owns the diagnostics.
+  static func forTransfer(json: Bool, output: OutputStream) -> TransferProgress {
+    TransferProgress(
+      mode: mode(
+        stderrIsTerminal: Diagnostics.isTerminal, stdoutIsTerminal: output.isTerminal, json: json,
+        sinkOwnsDiagnostics: Runtime.current.diagnosticsSink != nil))
+  }
+
+  /// The mode `forTransfer` chooses.
+  static func mode(
+    stderrIsTerminal: Bool, stdoutIsTerminal: Bool, json: Bool, sinkOwnsDiagnostics: Bool
+  ) -> Progress.Mode {
+    if sinkOwnsDiagnostics { return .off }
+    if stderrIsTerminal { return json && stdoutIsTerminal ? .off : .terminal }
+    return json ? .off : .lines(every: Progress.lineInterval)
+  }
 
   /// `count` objects of `bytes` in all were listed.
   func listed(objects count: Int, bytes: Int64) {
@@ -47,6 +89,7 @@ final class TransferProgress: Sendable {
   func finished(bytes: Int64, transferred: Bool) {
     update { counts in
       counts.objectsDone += 1
+      counts.bytesUnderWay = 0
       counts.bytesDone = counts.bytesDone.addingClamped(bytes)
       if transferred { counts.bytesTransferred = counts.bytesTransferred.addingClamped(bytes) }
     }
@@ -69,9 +112,13 @@ final class TransferProgress: Sendable {
     }
   }
 
-  /// Erases the line (before other diagnostics, and at the end).
+  /// The one object in parts under way (an upload) has `bytes` of it on the service so far;
+  /// `finished` ends it.
+  func underWay(bytes: Int64) { update { $0.bytesUnderWay = max(0, bytes) } }
+
+  /// Erases the bar (before other diagnostics, and at the end).
   func clear() {
-    guard enabled else { return }
+    guard case .terminal = mode else { return }
     let drawn = state.withLock { state -> Bool in
       defer { state.drawn = false }
       return state.drawn
@@ -80,20 +127,34 @@ final class TransferProgress: Sendable {
   }
 
   private func update(_ change: (inout Counts) -> Void) {
-    guard enabled else { return }
+    let interval: Duration
+    let terminal: Bool
+    switch mode {
+    case .off: return
+    case .terminal: (interval, terminal) = (.milliseconds(250), true)
+    case .lines(let every): (interval, terminal) = (every, false)
+    }
     let line = state.withLock { state -> DisplayText? in
       change(&state.counts)
-      let now = ContinuousClock.now
-      if let last = state.lastDraw, now - last < .milliseconds(250) { return nil }
+      let now = self.now()
+      if let last = state.lastDraw, now - last < interval { return nil }
       state.lastDraw = now
-      state.drawn = true
-      return Self.line(state.counts, elapsed: Progress.seconds(now - started))
+      state.drawn = terminal
+      var shown = state.counts
+      shown.bytesDone = shown.bytesDone.addingClamped(shown.bytesUnderWay)
+      shown.bytesTransferred = shown.bytesTransferred.addingClamped(shown.bytesUnderWay)
+      return Self.line(shown, elapsed: Progress.seconds(now - started), bar: terminal)
     }
-    if let line { Diagnostics.progress("\r\u{1B}[K" + line) }
+    guard let line else { return }
+    if terminal {
+      Diagnostics.progress("\r\u{1B}[K" + line)
+    } else {
+      Diagnostics.note(line)
+    }
   }
 
-  /// The progress line for `counts` after `elapsed` seconds.
-  static func line(_ counts: Counts, elapsed: Double) -> DisplayText {
+  /// The progress line for `counts` after `elapsed` seconds, with the bar or without.
+  static func line(_ counts: Counts, elapsed: Double, bar drawsBar: Bool = true) -> DisplayText {
     let atLeast = counts.listingComplete ? "" : "≥"
     let width = 20
     var filled = 0
@@ -109,8 +170,9 @@ final class TransferProgress: Sendable {
       counts.listingComplete
       ? String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
       : "listing…" + String(repeating: " ", count: width - 8)
-    var text =
-      "[" + bar + "]  \(counts.objectsDone)/\(atLeast)\(counts.objectsListed) objects  "
+    var text = drawsBar ? "[" + bar + "]  " : ""
+    text +=
+      "\(counts.objectsDone)/\(atLeast)\(counts.objectsListed) objects  "
       + ByteSize.text(counts.bytesDone, wholeFrom100: true) + "/" + atLeast
       + ByteSize.text(counts.bytesListed, wholeFrom100: true)
     let rate = elapsed > 0 ? Double(counts.bytesTransferred) / elapsed : 0

@@ -116,10 +116,13 @@ extension KodoClient: ServerSideMoving {
     }
   }
 
-  /// `/copy` with `force` when overwriting is allowed (else 614 → `.exists`).
-  public func copy(_ request: CopyRequest) async throws(StorageError) {
+  /// `/copy` with `force` when overwriting is allowed (else 614 → `.exists`); Kodo's answer
+  /// carries nothing of the copy.
+  @discardableResult
+  public func copy(_ request: CopyRequest) async throws(StorageError) -> WriteResult {
     try BucketName.validate(request.destination.bucket)
     try await perform(.copy(request.source, to: request.destination, force: request.overwrite))
+    return WriteResult()
   }
 
   /// `/move`, Kodo's own (across buckets of one region too).

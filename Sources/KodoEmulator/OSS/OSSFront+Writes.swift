@@ -235,7 +235,10 @@ extension OSSFront {
       let digests = ContentDigests.of([bytes])
       metadata.crc64 = digests.crc64
       metadata.hash = digests.hash
-      if metadata.ossETag == nil { metadata.ossETag = digests.md5.uppercased() }
+      // The copy keeps the source's ETag, as OSS's does (whatever made the source).
+      if metadata.ossETag == nil {
+        metadata.ossETag = self.etag(of: source, key: sourceKey, index: index)
+      }
       try put(store, key: key, chunks: [bytes], metadata: metadata, forbidOverwrite: forbid)
     }
     var writer = XMLWriter()

@@ -102,8 +102,10 @@ extension OSSClient: ObjectWriting {
 
   /// CopyObject (metadata copied), or above 1 GiB UploadPartCopy in 64 MiB parts. Without
   /// `overwrite`, an existing destination is `.exists` unless it already holds the source's
-  /// content.
-  public func copy(_ request: CopyRequest) async throws(StorageError) {
+  /// content. Answers CopyObject's ETag and `x-oss-hash-crc64ecma` (nothing for a copy in
+  /// parts, or a destination found to hold the content already).
+  @discardableResult
+  public func copy(_ request: CopyRequest) async throws(StorageError) -> WriteResult {
     try OSSWriteChecks.validate(request.source)
     try OSSWriteChecks.validate(request.destination)
     let size: Int64
@@ -115,7 +117,7 @@ extension OSSClient: ObjectWriting {
     do {
       if size > OSSWriteChecks.copyObjectLimit {
         try await multipartCopy(request, size: size)
-        return
+        return WriteResult()
       }
       var headers: HTTPHeaders = ["x-oss-metadata-directive": "COPY"]
       if !request.overwrite { headers.add("x-oss-forbid-overwrite", "true") }
@@ -125,14 +127,17 @@ extension OSSClient: ObjectWriting {
           key: request.destination.key, headers: headers),
         what: "the copy of \(request.source) to \(request.destination)",
         key: request.source.key)
-      _ = try OSSAnswers.resultETag(
-        response.body, root: "CopyObjectResult",
-        requestID: response.headers[OSSErrors.requestIDHeader])
+      let requestID = response.headers[OSSErrors.requestIDHeader]
+      let etag = try OSSAnswers.resultETag(
+        response.body, root: "CopyObjectResult", requestID: requestID)
+      return WriteResult(
+        etag: etag, crc64: response.headers["x-oss-hash-crc64ecma"], requestID: requestID)
     } catch  where error.kind == .exists {
       let source = try await stat(bucket: request.source.bucket, key: request.source.key)
       let existing = try await stat(
         bucket: request.destination.bucket, key: request.destination.key)
       guard ObjectMoveCheck.sameContent(source, existing) != nil else { throw error }
+      return WriteResult(etag: existing.object.etag, crc64: existing.crc64)
     }
   }
 

@@ -80,7 +80,8 @@ extension ObjectWriting {
 
   /// Copies each request, up to `transferConcurrency` at once (an existing destination that
   /// already holds the source's content counts as copied); for a move, each copy is then
-  /// checked against its source.
+  /// checked against its source: by the copy's answer where it carries the listed source's
+  /// ETag (one request per object), else by reading both objects' details.
   private func copyEach(_ requests: [CopyRequest], move: Bool) async throws(StorageError)
     -> [TransferOutcome]
   {
@@ -95,8 +96,8 @@ extension ObjectWriting {
         next += 1
         group.addTask {
           do throws(StorageError) {
-            try await self.copyOrFindCopied(request)
-            if move, !(try await self.holdsSource(request)) {
+            let shown = try await self.copyOrFindCopied(request)
+            if move, !shown, !(try await self.holdsSource(request)) {
               throw StorageError(
                 .protocolError,
                 "the copy \(request.destination) cannot be shown to hold the content of \(request.source) (size, CRC-64, hash or ETag differ or are missing); the source was kept"
@@ -121,12 +122,20 @@ extension ObjectWriting {
   }
 
   /// Copies `request`; an existing destination that may not be replaced but already holds the
-  /// source's content counts as copied.
-  private func copyOrFindCopied(_ request: CopyRequest) async throws(StorageError) {
+  /// source's content counts as copied. Answers whether the copy is shown to hold the source's
+  /// content already: the service's answer carries the ETag the listing gave the source
+  /// (`sourceETag`; the service copies the ETag with the content), or the destination was
+  /// compared with the source. Otherwise a move must compare them (`holdsSource`).
+  private func copyOrFindCopied(_ request: CopyRequest) async throws(StorageError) -> Bool {
     do {
-      try await copy(request)
+      let copied = try await copy(request)
+      guard let listed = request.sourceETag, !listed.isEmpty, let etag = copied.etag else {
+        return false
+      }
+      return etag == listed
     } catch  where error.kind == .exists && !request.overwrite {
       guard try await holdsSource(request) else { throw error }
+      return true
     }
   }
 

@@ -22,8 +22,10 @@ public protocol ObjectWriting: StorageProvider {
   /// request as a whole failed.
   func deleteBatch(bucket: String, keys: [String]) async throws(StorageError) -> [DeleteOutcome]
 
-  /// Copies an object on the service (nothing is downloaded).
-  func copy(_ request: CopyRequest) async throws(StorageError)
+  /// Copies an object on the service (nothing is downloaded), answering what the service said
+  /// of the copy (OSS: its ETag and CRC-64; Kodo says nothing).
+  @discardableResult
+  func copy(_ request: CopyRequest) async throws(StorageError) -> WriteResult
 
   /// Changes the content type and sets the named metadata entries, keeping the others.
   func changeMetadata(_ object: ObjectLocation, _ change: MetadataChange) async throws(StorageError)
@@ -143,16 +145,21 @@ public struct CopyRequest: Sendable, Equatable {
   /// The source's size when already known (from a listing): a provider that copies large
   /// objects another way (OSS above 1 GiB) then need not ask.
   public var sourceSize: Int64?
+  /// The source's ETag (without quotes) when already known (from an OSS listing): a copy
+  /// whose answer carries the same ETag is shown to hold the source's content without
+  /// reading either object's details.
+  public var sourceETag: String?
 
   /// A request from its parts.
   public init(
     source: ObjectLocation, destination: ObjectLocation, overwrite: Bool = false,
-    sourceSize: Int64? = nil
+    sourceSize: Int64? = nil, sourceETag: String? = nil
   ) {
     self.source = source
     self.destination = destination
     self.overwrite = overwrite
     self.sourceSize = sourceSize
+    self.sourceETag = sourceETag
   }
 }
 

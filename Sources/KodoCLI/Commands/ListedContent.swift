@@ -1,0 +1,82 @@
+import StorageCore
+import SystemPackage
+
+/// Whether a local file holds an object's content, judged from what a listing said of the
+/// object, without a request per object: `put -r --skip-same`, `sync` both ways and `get -r`
+/// compare a whole folder this way after listing it once.
+///
+/// Kodo's listing carries each object's hash (the qetag), which settles it. OSS's carries no
+/// CRC-64, but an ETag that is the content's MD5 (32 hex digits) for a `Normal` object made by
+/// one PutObject or CopyObject: a file with that MD5 is the same. An ETag that is not an MD5
+/// (a multipart or appendable object's) says nothing, and neither does a different one (an
+/// ETag may look like an MD5 without being one, as with some server-side encryption): then
+/// only the object's details (one request: OSS's CRC-64) can tell.
+enum ListedContent {
+  /// What the listing shows.
+  enum Verdict {
+    /// The same content: `digest`, named `field` (`hash`, `md5`) in JSON lines.
+    case same(digest: String, field: StaticString)
+    /// Another size, or another hash where the listing's hash settles it.
+    case different
+    /// The listing cannot tell: ask for the object's details.
+    case unknown
+  }
+
+  /// Compares the file readable at `path` (of `size` bytes) with `object` as listed.
+  ///
+  /// - Throws: `.localIO` when the file cannot be read.
+  static func compare(
+    _ object: ObjectEntry, fileAt path: String, size: Int64, provider: any StorageProvider
+  ) throws(StorageError) -> Verdict {
+    guard object.size == size else { return .different }
+    if let check = provider.integrityCheck(for: ObjectDetails(object: object)) {
+      return try check.compute(path) == check.expected
+        ? .same(digest: check.expected, field: "hash") : .different
+    }
+    guard let md5 = contentMD5(object) else { return .unknown }
+    return try fileMD5(path) == md5 ? .same(digest: md5, field: "md5") : .unknown
+  }
+
+  /// The content's MD5 (lower-case hex) that the listing shows: OSS's ETag of a `Normal`
+  /// object when it has the form of one.
+  static func contentMD5(_ object: ObjectEntry) -> String? {
+    if let md5 = object.md5, md5.utf8.count == 32 { return md5.lowercased() }
+    guard object.objectType == "normal", let etag = object.etag, etag.utf8.count == 32,
+      etag.utf8.allSatisfy(isHexDigit)
+    else { return nil }
+    return etag.lowercased()
+  }
+
+  private static func isHexDigit(_ byte: UInt8) -> Bool {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
+      UInt8(ascii: "A")...UInt8(ascii: "F"):
+      true
+    default: false
+    }
+  }
+
+  /// The MD5 (lower-case hex) of the file at `path`, read in 1 MiB chunks.
+  static func fileMD5(_ path: String) throws(StorageError) -> String {
+    let file: FileDescriptor
+    do {
+      file = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec])
+    } catch {
+      throw StorageError(.localIO, "cannot open \(DisplayText.quoted(path)): \(error)")
+    }
+    defer { try? file.close() }
+    let digest = MD5Digest()
+    var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    while true {
+      let count: Int
+      do {
+        count = try buffer.withUnsafeMutableBytes { try file.read(into: $0) }
+      } catch {
+        throw StorageError(.localIO, "cannot read \(DisplayText.quoted(path)): \(error)")
+      }
+      guard count > 0 else { break }
+      buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+    }
+    return digest.text
+  }
+}
