@@ -52,7 +52,7 @@ final class WritableDirectory: Sendable {
   final class PendingFile {
     private let folder: DirectoryHandle
     let name: String
-    private var descriptor: Int32
+    private(set) var descriptor: Int32
     private(set) var size: Int64 = 0
 
     fileprivate init(folder: DirectoryHandle) throws(Failure) {
@@ -83,6 +83,11 @@ final class WritableDirectory: Sendable {
         offset += written
       }
       size += Int64(bytes.count)
+    }
+
+    /// Counts `count` bytes written to `descriptor` by someone else (a kernel copy).
+    func grew(by count: Int64) {
+      size += count
     }
 
     func append(_ bytes: [UInt8]) throws(Failure) {
