@@ -129,8 +129,8 @@ struct DigestPass: Sendable {
     static let crc64 = Options(rawValue: 2)
     /// The SHA-1 of each 4 MiB block.
     static let blocks = Options(rawValue: 4)
-    /// The SHA-1 of everything (only when longer than a block; it is the first block's SHA-1
-    /// otherwise).
+    /// The SHA-1 of everything (with `.blocks`: for content of one block, it is that block's
+    /// SHA-1, and is not computed twice).
     static let wholeSHA1 = Options(rawValue: 8)
 
     static let all: Options = [.md5, .crc64, .blocks]
@@ -145,9 +145,21 @@ struct DigestPass: Sendable {
   private var inBlock = 0
   private var whole = RunningHash(.sha1)
 
-  init(_ options: Options = .all) {
+  /// A pass computing `options`; `expectedSize`, when known, spares the whole content's SHA-1
+  /// for content of one block (it is the block's).
+  init(_ options: Options = .all, expectedSize: Int64? = nil) {
+    var options = options
+    if options.contains(.wholeSHA1), options.contains(.blocks),
+      let expectedSize, expectedSize <= Int64(QETag.blockSize)
+    {
+      options.remove(.wholeSHA1)
+      wholeIsFirstBlock = true
+    }
     self.options = options
   }
+
+  /// The whole content's SHA-1 is asked for and is its one block's.
+  private var wholeIsFirstBlock = false
 
   mutating func update(_ bytes: UnsafeRawBufferPointer) {
     size += Int64(bytes.count)
@@ -179,7 +191,9 @@ struct DigestPass: Sendable {
       if inBlock > 0 || blocks.isEmpty { result.blocks.append(block.bytes) }
     }
     if options.contains(.wholeSHA1) {
-      result.sha1 = size > Int64(QETag.blockSize) ? whole.bytes : result.blocks.first ?? []
+      result.sha1 = whole.bytes
+    } else if wholeIsFirstBlock {
+      result.sha1 = result.blocks.first ?? []
     }
     return result
   }
@@ -188,7 +202,7 @@ struct DigestPass: Sendable {
   static func of(_ payload: Payload, _ options: Options = .all) throws(StoreFailure)
     -> PartDigests
   {
-    var pass = DigestPass(options)
+    var pass = DigestPass(options, expectedSize: payload.count)
     try payload.forEachChunk { pass.update($0) }
     return pass.digests
   }
