@@ -107,7 +107,12 @@ import Testing
         #expect(get.body == body, "\(bucket)")
       }
       #expect(try Self.record(tree, key: "big.bin")["hash"]?.stringValue == QETag.hash(of: body))
-      // The in-memory bucket's object is the one spool file left; deleting it removes it.
+      // The in-memory bucket's object is the one spool file left; overwriting it replaces the
+      // file, deleting it removes it.
+      #expect(try await Self.eventually { emulator.server.spoolFileCount == 1 })
+      let again = try await client.send(
+        OSSRequest(method: "PUT", bucket: "mem", key: "big.bin"), body: body.reversed())
+      #expect(again.status == 200)
       #expect(try await Self.eventually { emulator.server.spoolFileCount == 1 })
       let deleted = try await client.send(
         OSSRequest(method: "DELETE", bucket: "mem", key: "big.bin"))
@@ -328,6 +333,32 @@ import Testing
         let get = try await client.send(OSSRequest(bucket: bucket, key: "c\(index)"))
         #expect(get.body == body)
       }
+    }
+  }
+
+  @Test func anExpiredUploadLeavesNoSpoolFile() async throws {
+    var configuration = EmulatorConfiguration(buckets: [.memory("mem")])
+    configuration.uploadTTLSeconds = 1
+    let clock = MutableClock(1_900_000_000)
+    configuration.clock = WallClock { Date(timeIntervalSince1970: TimeInterval(clock.value)) }
+    try await EmulatorHarness.with(configuration) { emulator in
+      let token = KodoWriteTests.token(emulator, "\"scope\":\"mem:k\"", deadline: 2_000_000_000)
+      let base = "/buckets/mem/objects/\(URLSafeBase64.encode("k"))/uploads"
+      let headers = [("Host", emulator.hostHeader), ("Authorization", "UpToken " + token)]
+      let initiated = try await emulator.response(
+        to: RawHTTPRequest(method: "POST", target: base, headers: headers))
+      let id = try #require(try initiated.json()["uploadId"]?.stringValue)
+      let part = try await emulator.response(
+        to: RawHTTPRequest(
+          method: "PUT", target: "\(base)/\(id)/1", headers: headers,
+          body: Self.content(2 << 20, seed: 50)))
+      #expect(part.status == 200, "\(part.text)")
+      #expect(emulator.server.spoolFileCount == 1)
+      clock.value += 5
+      let listed = try await emulator.response(
+        to: RawHTTPRequest(method: "GET", target: "\(base)/\(id)", headers: headers))
+      #expect(listed.status == 612)
+      #expect(try await Self.eventually { emulator.server.spoolFileCount == 0 })
     }
   }
 
