@@ -88,11 +88,14 @@ package struct EmulatorLimits: Sendable {
   /// The largest request body; a longer one gets 413 at once and a close. API and control bodies
   /// are a few hundred bytes.
   package var maximumBodySize = 64 * 1_024
-  /// The largest body of a write (an upload, a part, a batch): the services' part limits are
-  /// far larger, but the emulator holds a body in memory until it is stored.
+  /// The largest body of a write (an upload, a part, a batch). An upload's body past
+  /// `Payload.inMemorySize` is written to the spool folder as it arrives; other bodies stay in
+  /// memory, up to `maximumBodyInMemory`.
   package var maximumWriteBodySize = 64 * 1_024 * 1_024
-  /// What the bodies being received on every connection may hold together, so that many
-  /// connections sending large bodies cannot exhaust memory.
+  /// The most of any one body held in memory: a body that is not spooled and is longer gets 413.
+  package var maximumBodyInMemory = 64 * 1_024 * 1_024
+  /// What the bodies being received on every connection may hold in memory together, so that
+  /// many connections sending large bodies cannot exhaust memory.
   package var maximumBodiesInFlight: Int64 = 256 * 1_024 * 1_024
 
   /// The defaults.

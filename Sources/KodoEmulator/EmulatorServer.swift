@@ -57,12 +57,20 @@ public final class EmulatorServer: Sendable {
   public static func start(_ configuration: EmulatorConfiguration) async throws(EmulatorError)
     -> EmulatorServer
   {
-    let memory = MemoryBudget(limit: configuration.memoryLimit)
-    let stores = try loadBuckets(configuration, memory: memory)
     guard (0...65_535).contains(configuration.port) else {
       throw .invalidConfiguration("port \(configuration.port) is outside 0...65535")
     }
-    let service = EmulatorService(configuration: configuration, buckets: stores, memory: memory)
+    let memory = MemoryBudget(limit: configuration.memoryLimit)
+    let spool = try SpoolDirectory()
+    let stores: [BucketStore]
+    do {
+      stores = try loadBuckets(configuration, memory: memory, spool: spool)
+    } catch {
+      spool.remove()
+      throw error
+    }
+    let service = EmulatorService(
+      configuration: configuration, buckets: stores, memory: memory, spool: spool)
     let front: any EmulatorFront =
       switch configuration.wireProtocol {
       case .kodo: service
@@ -99,12 +107,14 @@ public final class EmulatorServer: Sendable {
     do {
       listener = try await bootstrap.bind(host: configuration.host, port: configuration.port).get()
     } catch {
+      spool.remove()
       throw .bindFailed(
         address: authority(host: configuration.host, port: configuration.port),
         reason: ConnectionLimit.reason(error))
     }
     guard let port = listener.localAddress?.port else {
       try? await listener.close()
+      spool.remove()
       throw .bindFailed(address: configuration.host, reason: "no local port after binding")
     }
     service.setPort(port)
@@ -121,7 +131,7 @@ public final class EmulatorServer: Sendable {
   }
 
   private static func loadBuckets(
-    _ configuration: EmulatorConfiguration, memory: MemoryBudget
+    _ configuration: EmulatorConfiguration, memory: MemoryBudget, spool: SpoolDirectory
   ) throws(EmulatorError)
     -> [BucketStore]
   {
@@ -187,13 +197,13 @@ public final class EmulatorServer: Sendable {
               count: count, seed: configuration.seed, flat: bucket.source.isFlat),
             summary: "synthetic, seed \(configuration.seed)"))
       case .objects(let objects):
-        let store = try BucketLoading.memoryStore(objects, memory: memory)
+        let store = try BucketLoading.memoryStore(objects, memory: memory, spool: spool)
         stores.append(
           BucketStore(
             name: bucket.name, isPrivate: isPrivate, ctime: startSeconds,
             objects: .writable(store), summary: "in memory"))
       case .memory:
-        let store = try BucketLoading.memoryStore([], memory: memory)
+        let store = try BucketLoading.memoryStore([], memory: memory, spool: spool)
         stores.append(
           BucketStore(
             name: bucket.name, isPrivate: isPrivate, ctime: startSeconds,
@@ -275,11 +285,22 @@ public final class EmulatorServer: Sendable {
   /// The scheduled faults, with their remaining counts.
   public var pendingFaults: [EmulatorFault] { service.pendingFaults }
 
-  /// Stops listening and closes every connection (including hanging ones).
+  /// Stops listening, closes every connection (including hanging ones) and removes the spool
+  /// folder.
   public func shutdown() async throws {
     try? await listener.close()
     for channel in connections.channels {
       try? await channel.close()
     }
+    service.spool.remove()
   }
+
+  /// The spool folder (bodies past the in-memory size, parts, large in-memory objects).
+  package var spoolPath: String { service.spool.path }
+
+  /// How many spool files exist now.
+  package var spoolFileCount: Int { service.spool.fileCount }
+
+  /// The bytes of request bodies held in memory now, and the most ever held at once.
+  package var bodyMemory: (used: Int64, peak: Int64) { service.bodyBudget.usage }
 }

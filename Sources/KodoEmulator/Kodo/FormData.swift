@@ -1,11 +1,22 @@
 /// A `multipart/form-data` body (RFC 7578), cut at bytes: the parts of a Kodo form upload.
+///
+/// The body may be a spool file: it is scanned a chunk at a time for the delimiters, each
+/// part's head is read on its own, and a part's content stays a range of the body (the file's
+/// bytes are never held in memory).
 struct FormData {
   struct Part {
     var name: String
     var fileName: String?
     var contentType: String?
-    var body: ArraySlice<UInt8>
+    var body: Payload
   }
+
+  /// The most parts a form may have.
+  static let maximumParts = 1_000
+  /// The longest head of a part (its `Content-Disposition` and `Content-Type` lines).
+  static let maximumHeadSize = 16 * 1_024
+  /// The longest text field read.
+  static let maximumFieldSize = 64 * 1_024
 
   var parts: [Part] = []
 
@@ -14,7 +25,8 @@ struct FormData {
 
   /// The first text field named `name`, as UTF-8.
   func field(_ name: String) -> String? {
-    part(name).flatMap { String(validating: $0.body, as: UTF8.self) }
+    part(name).flatMap { $0.body.bytes(limit: Self.maximumFieldSize) }
+      .flatMap { String(validating: $0, as: UTF8.self) }
   }
 
   /// The boundary of a `multipart/form-data; boundary=…` content type.
@@ -33,25 +45,29 @@ struct FormData {
   }
 
   /// Parses `body`; `nil` when it is not a well-formed form with this boundary.
-  init?(_ body: [UInt8], boundary: String) {
-    let delimiter = Array(("--" + boundary).utf8)
-    guard var position = ByteChunks.find(delimiter, in: body, from: 0) else { return nil }
-    position += delimiter.count
-    while true {
+  init?(_ body: Payload, boundary: String) {
+    // Every delimiter is CRLF "--" boundary; the first may open the body without its CRLF.
+    let delimiter = Array(("\r\n--" + boundary).utf8)
+    guard let found = Self.occurrences(of: delimiter, in: body) else { return nil }
+    let length = body.count
+    for (index, start) in found.enumerated() {
+      var position = start + Int64(delimiter.count)
       // After a delimiter: `--` ends the form, CRLF starts a part.
-      if body[position...].starts(with: [0x2D, 0x2D]) { return }
-      guard body[position...].starts(with: [0x0D, 0x0A]) else { return nil }
+      guard let after = body.slice(position, min(2, length - position)).bytes() else {
+        return nil
+      }
+      if after == [0x2D, 0x2D] { return }
+      guard after == [0x0D, 0x0A], index + 1 < found.count else { return nil }
       position += 2
-      guard let headEnd = ByteChunks.find([0x0D, 0x0A, 0x0D, 0x0A], in: body, from: position) else {
-        return nil
-      }
-      let contentStart = headEnd + 4
-      guard let next = ByteChunks.find([0x0D, 0x0A] + delimiter, in: body, from: contentStart)
-      else {
-        return nil
-      }
-      var part = Part(name: "", body: body[contentStart..<next])
-      for line in Self.lines(Array(body[position..<headEnd])) {
+      let next = found[index + 1]
+      guard next >= position,
+        let head = body.slice(position, min(Int64(Self.maximumHeadSize), next - position))
+          .bytes(limit: Self.maximumHeadSize),
+        let headEnd = ByteChunks.find([0x0D, 0x0A, 0x0D, 0x0A], in: head, from: 0)
+      else { return nil }
+      let contentStart = position + Int64(headEnd + 4)
+      var part = Part(name: "", body: body.slice(contentStart, next - contentStart))
+      for line in Self.lines(Array(head[..<headEnd])) {
         guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
         let name = Self.lowercased(Array(line[..<colon]))
         let value = Array(line[(colon + 1)...])
@@ -68,8 +84,41 @@ struct FormData {
         }
       }
       parts.append(part)
-      position = next + 2 + delimiter.count
     }
+    return nil
+  }
+
+  /// Where `delimiter` (which starts with CRLF) occurs in `body` read as if a CRLF preceded it
+  /// (offsets in the body, so the first may be -2), scanning a chunk at a time; `nil` when there
+  /// is none or more than the parts allowed.
+  private static func occurrences(of delimiter: [UInt8], in body: Payload) -> [Int64]? {
+    var found = [Int64]()
+    // The window: the tail of what was read (shorter than the delimiter) and the next chunk;
+    // `windowStart` is the body offset of its first byte.
+    var window: [UInt8] = [0x0D, 0x0A]
+    var windowStart: Int64 = -2
+    var tooMany = false
+    do throws(StoreFailure) {
+      try body.forEachChunk { chunk in
+        guard !tooMany else { return }
+        window.append(contentsOf: chunk)
+        var from = 0
+        while let hit = ByteChunks.find(delimiter, in: window, from: from) {
+          found.append(windowStart + Int64(hit))
+          from = hit + delimiter.count
+          if found.count > maximumParts + 1 {
+            tooMany = true
+            return
+          }
+        }
+        let keep = min(window.count - from, delimiter.count - 1)
+        windowStart += Int64(window.count - keep)
+        window.removeFirst(window.count - keep)
+      }
+    } catch {
+      return nil
+    }
+    return found.isEmpty || tooMany ? nil : found
   }
 
   // MARK: Header text, cut at bytes (a delimiter before a combining mark is still a delimiter)

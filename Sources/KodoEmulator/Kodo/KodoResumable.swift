@@ -74,8 +74,15 @@ extension EmulatorService {
     guard let number = Int(numberText), (1...10_000).contains(number) else {
       return error(400, "invalid partNumber", reqid: reqid)
     }
-    let bytes = request.body
-    let md5 = Digest.md5(bytes)
+    // The part's digests as it is read once: its MD5 and qetag for the answer, its CRC-64 and
+    // SHA-1 for the object's, combined at completion without reading the part again.
+    let digests: PartDigests
+    do throws(StoreFailure) {
+      digests = try DigestPass.of(request.content, [.md5, .crc64, .blocks, .wholeSHA1])
+    } catch {
+      return storeError(error, reqid: reqid)
+    }
+    let md5 = digests.md5
     if let given = request.head.headers.first(name: "Content-MD5") {
       // Hex, as the SDKs send it; base64 is tolerated.
       let matches =
@@ -85,9 +92,9 @@ extension EmulatorService {
           == md5
       guard matches else { return error(400, "Content-MD5 mismatch", reqid: reqid) }
     }
-    let etag = QETag.hash(of: bytes)
+    let etag = digests.qetag
     let part = UploadSessions.Part(
-      number: number, bytes: bytes, etag: etag, md5: md5, crc64: 0,
+      number: number, data: request.content, digests: digests, etag: etag,
       putTime: configuration.clock.unixSeconds)
     do throws(UploadSessions.Failure) {
       try uploads.put(part, in: session.id, bucket: session.bucket, now: part.putTime)
@@ -128,7 +135,7 @@ extension EmulatorService {
     for (position, part) in page.enumerated() {
       if position > 0 { body.writeStaticString(",") }
       body.writeStaticString("{\"size\":")
-      body.writeDecimal(part.bytes.count)
+      body.writeDecimal(part.size)
       body.writeStaticString(",\"etag\":")
       body.writeJSONString(part.etag)
       body.writeStaticString(",\"partNumber\":")
@@ -178,13 +185,17 @@ extension EmulatorService {
       }
       chosen.append(part)
     }
-    for part in chosen.dropLast() where part.bytes.count < 1 << 20 {
+    for part in chosen.dropLast() where part.size < 1 << 20 {
       return error(400, "part \(part.number) is smaller than 1 MiB", reqid: reqid)
     }
-    var content = UploadContent(chunks: chosen.map(\.bytes))
+    // The hash follows the parts (at 4 MiB parts, exactly the qetag), combined from the parts'
+    // own digests as the CRC-64 is; the parts are joined by file copies.
+    guard let digests = ContentDigests.combining(chosen.map(\.digests), boundaries: .parts) else {
+      return error(400, "invalid parts", reqid: reqid)
+    }
+    var content = UploadContent(payloads: chosen.map(\.data), digests: digests)
+    content.ossETag = Self.multipartETag(chosen)
     content.askedKey = key
-    // The hash follows the parts (at 4 MiB parts, exactly the qetag).
-    content.boundaries = .parts
     if case .string(let name)? = fields["fname"] { content.fileName = name }
     if case .string(let mime)? = fields["mimeType"] { content.mimeType = mime }
     if case .object(let meta)? = fields["metadata"] {
@@ -203,5 +214,11 @@ extension EmulatorService {
     let reply = store(content, policy: policy, reqid: reqid)
     if reply.status.code == 200 { uploads.remove(session.id) }
     return reply
+  }
+
+  /// The ETag OSS gives an object joined from `parts`: the MD5 of their MD5s, `-N`.
+  static func multipartETag(_ parts: [UploadSessions.Part]) -> String {
+    Hex.encode(Digest.md5(Array(parts.map(\.digests.md5).joined()))).uppercased() + "-"
+      + String(parts.count)
   }
 }

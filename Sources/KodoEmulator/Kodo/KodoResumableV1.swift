@@ -23,25 +23,27 @@ extension EmulatorService {
     switch segments.first {
     case "mkblk":
       guard segments.count == 2, let size = Int(segments.dropFirst().first ?? ""),
-        (1...QETag.blockSize).contains(size), request.body.count <= size
+        (1...QETag.blockSize).contains(size), request.content.count <= Int64(size)
       else { return error(400, "invalid block size", reqid: reqid) }
-      // The block's announced size rides in the session's metadata.
-      let block = ObjectMetadata(fsize: Int64(size), hash: "", mimeType: "", putTime: 0)
-      let session = uploads.create(bucket: policy.bucket, key: nil, now: now, metadata: block)
-      return append(request.body, to: session, at: 0, reqid: reqid)
+      let session: UploadSessions.Session
+      do throws(UploadSessions.Failure) {
+        session = try uploads.createBlock(
+          bucket: policy.bucket, size: Int64(size), spool: spool, now: now)
+      } catch .memoryFull {
+        return error(413, "the emulator's memory limit is reached", reqid: reqid)
+      } catch {
+        return storeError(.io, reqid: reqid)
+      }
+      return append(request.content, to: session, at: 0, reqid: reqid)
     case "bput":
       let arguments = Array(segments.dropFirst())
-      guard arguments.count == 2, let offset = Int(arguments[1]) else {
+      guard arguments.count == 2, let offset = Int64(arguments[1]) else {
         return error(400, "invalid argument", reqid: reqid)
       }
       guard let session = uploads.session(String(arguments[0]), bucket: policy.bucket, now: now),
-        session.key == nil, let block = session.metadata
+        session.key == nil, session.block != nil
       else { return error(701, "invalid context", reqid: reqid) }
-      let held = session.parts[1]?.bytes ?? []
-      guard offset == held.count, held.count + request.body.count <= Int(block.fsize) else {
-        return error(400, "invalid offset", reqid: reqid)
-      }
-      return append(request.body, to: session, at: offset, reqid: reqid)
+      return append(request.content, to: session, at: offset, reqid: reqid)
     case "mkfile":
       return makeFile(Array(segments.dropFirst()), policy: policy, request: request, reqid: reqid)
     default:
@@ -51,28 +53,26 @@ extension EmulatorService {
 
   /// Adds a chunk to a block and answers as `mkblk` and `bput` do.
   private func append(
-    _ chunk: [UInt8], to session: UploadSessions.Session, at offset: Int, reqid: String
+    _ chunk: Payload, to session: UploadSessions.Session, at offset: Int64, reqid: String
   ) -> Reply {
-    let bytes = (session.parts[1]?.bytes ?? []) + chunk
-    let now = configuration.clock.unixSeconds
-    let part = UploadSessions.Part(
-      number: 1, bytes: bytes, etag: "", md5: [], crc64: 0, putTime: now)
-    do throws(UploadSessions.Failure) {
-      try uploads.put(part, in: session.id, bucket: session.bucket, now: now)
-    } catch .memoryFull {
-      return error(413, "the emulator's memory limit is reached", reqid: reqid)
+    guard let block = session.block else { return error(701, "invalid context", reqid: reqid) }
+    let progress: KodoBlock.Progress
+    do throws(StoreFailure) {
+      progress = try block.append(chunk, at: offset)
+    } catch .noSuchKey {
+      return error(400, "invalid offset", reqid: reqid)
     } catch {
-      return self.error(701, "invalid context", reqid: reqid)
+      return storeError(error, reqid: reqid)
     }
     var body = ByteBuffer()
     body.writeStaticString("{\"ctx\":")
     body.writeJSONString(session.id)
     body.writeStaticString(",\"checksum\":")
-    body.writeJSONString(URLSafeBase64.encode(Digest.sha1(bytes)))
+    body.writeJSONString(URLSafeBase64.encode(progress.sha1))
     body.writeStaticString(",\"crc32\":")
-    body.writeDecimal(Int64(CRC32.checksum(chunk)))
+    body.writeDecimal(Int64(progress.crc32))
     body.writeStaticString(",\"offset\":")
-    body.writeDecimal(bytes.count)
+    body.writeDecimal(progress.size)
     body.writeStaticString(",\"host\":")
     body.writeJSONString(baseURL)
     body.writeStaticString(",\"expired_at\":")
@@ -89,7 +89,7 @@ extension EmulatorService {
     guard let sizeText = arguments.first, let size = Int64(sizeText),
       arguments.count % 2 == 1
     else { return error(400, "invalid argument", reqid: reqid) }
-    var content = UploadContent(chunks: [])
+    var content = UploadContent(payloads: [], digests: ContentDigests(PartDigests()))
     var index = 1
     while index < arguments.count {
       guard let bytes = URLSafeBase64.decode(String(arguments[index + 1])),
@@ -113,17 +113,28 @@ extension EmulatorService {
       .map { String(decoding: $0, as: UTF8.self) }
     let now = configuration.clock.unixSeconds
     var sessions = [UploadSessions.Session]()
+    var blocks = [(data: Payload, digests: PartDigests)]()
     for context in contexts {
       guard let session = uploads.session(context, bucket: policy.bucket, now: now),
-        session.key == nil, let block = session.metadata,
-        Int64(session.parts[1]?.bytes.count ?? -1) == block.fsize
+        session.key == nil, let block = session.block?.finished
       else { return error(701, "invalid context", reqid: reqid) }
       sessions.append(session)
+      blocks.append(block)
     }
-    content.chunks = sessions.map { $0.parts[1]?.bytes ?? [] }
-    guard content.chunks.reduce(0, { $0 + Int64($1.count) }) == size else {
+    guard blocks.reduce(0, { $0 + $1.data.count }) == size else {
       return error(400, "the file size does not match the blocks", reqid: reqid)
     }
+    // With every block but the last 4 MiB (the SDKs' blocks are the qetag's) the object's digests
+    // combine the blocks' own; the blocks are joined by file copies.
+    do throws(StoreFailure) {
+      content.digests = try ContentDigests.joining(blocks)
+    } catch {
+      return storeError(error, reqid: reqid)
+    }
+    content.payloads = blocks.map(\.data)
+    content.ossETag =
+      Hex.encode(Digest.md5(Array(blocks.map(\.digests.md5).joined()))).uppercased() + "-"
+      + String(blocks.count)
     // With v1, a whole-bucket scope overwrites unless `insertOnly` is set.
     var effective = policy
     if policy.scopeKey == nil && !policy.insertOnly { effective.overwritesWholeBucket = true }

@@ -9,14 +9,18 @@ struct RefusedRequest: Error {
 
 /// A finished upload's content and what the request said about it.
 struct UploadContent {
-  var chunks: [[UInt8]]
+  /// The bytes, in order (a form's file part, or the parts or blocks of a resumable upload).
+  var payloads: [Payload]
+  /// Their digests, computed as they arrived.
+  var digests: ContentDigests
+  /// The ETag OSS would report, when not the content's MD5 (an object joined from parts).
+  var ossETag: String?
   var askedKey: String?
   var fileName: String?
   /// The MIME type the client asserted, if any.
   var mimeType: String?
   var meta: [MetaMember] = []
   var variables: [(String, String)] = []
-  var boundaries = ContentDigests.HashBoundaries.blocks
   /// Form uploads: the object's `md5` (Kodo reports it for them).
   var recordsMD5 = false
 }
@@ -68,7 +72,7 @@ extension EmulatorService {
     guard
       let boundary = FormData.boundary(
         contentType: request.head.headers.first(name: "Content-Type")),
-      let form = FormData(request.body, boundary: boundary)
+      let form = FormData(request.content, boundary: boundary)
     else { return error(400, "invalid multipart form", reqid: reqid) }
     let policy: UploadPolicy
     switch uploadPolicy(form.field("token"), reqid: reqid) {
@@ -78,19 +82,34 @@ extension EmulatorService {
     guard let file = form.part("file") else {
       return error(400, "file not specified", reqid: reqid)
     }
-    let bytes = Array(file.body)
+    // The file's digests, and its CRC-32 when the form gives one, in one read.
+    var pass = DigestPass()
+    var crc32: UInt32 = 0
+    do throws(StoreFailure) {
+      try file.body.forEachChunk { chunk in
+        pass.update(chunk)
+        crc32 = CRC32.checksum(chunk, continuing: crc32)
+      }
+    } catch {
+      return storeError(error, reqid: reqid)
+    }
     if let text = form.field("crc32") {
-      guard let expected = UInt32(text), expected == CRC32.checksum(bytes) else {
+      guard let expected = UInt32(text), expected == crc32 else {
         return error(406, "crc32 not match", reqid: reqid)
       }
     }
-    var content = UploadContent(chunks: [bytes])
-    content.askedKey = form.part("key").map { String(decoding: $0.body, as: UTF8.self) }
+    var content = UploadContent(payloads: [file.body], digests: ContentDigests(pass.digests))
+    content.askedKey = form.part("key")
+      .flatMap { $0.body.bytes(limit: FormData.maximumFieldSize) }
+      .map { String(decoding: $0, as: UTF8.self) }
     content.fileName = file.fileName
     content.mimeType = file.contentType
     content.recordsMD5 = true
-    for part in form.parts {
-      let value = String(decoding: part.body, as: UTF8.self)
+    for part in form.parts where part.name.hasPrefix("x-qn-meta-") || part.name.hasPrefix("x:") {
+      guard let bytes = part.body.bytes(limit: FormData.maximumFieldSize) else {
+        return error(400, "invalid multipart form", reqid: reqid)
+      }
+      let value = String(decoding: bytes, as: UTF8.self)
       if part.name.hasPrefix("x-qn-meta-") {
         content.meta.append(MetaMember(name: String(part.name.dropFirst(10)), value: value))
       } else if part.name.hasPrefix("x:") {
@@ -102,7 +121,7 @@ extension EmulatorService {
 
   /// Stores a finished upload under the policy's rules and answers with its `returnBody`.
   func store(_ content: UploadContent, policy: UploadPolicy, reqid: String) -> Reply {
-    let digests = ContentDigests.of(content.chunks, boundaries: content.boundaries)
+    let digests = content.digests
     guard let key = policy.key(asked: content.askedKey, hash: digests.hash) else {
       return error(403, "key doesn't match with scope", reqid: reqid)
     }
@@ -127,11 +146,12 @@ extension EmulatorService {
     metadata.type = policy.fileType ?? 0
     metadata.meta = content.meta.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
     metadata.crc64 = digests.crc64
-    metadata.ossETag = digests.md5.uppercased()
+    metadata.ossETag = content.ossETag ?? digests.md5?.uppercased()
     if content.recordsMD5 { metadata.md5 = digests.md5 }
     let mayOverwrite = policy.mayOverwrite
     do throws(StoreFailure) {
-      try store.put(key: Array(key.utf8), chunks: content.chunks, metadata: metadata) {
+      let prepared = try store.prepare(content.payloads)
+      try store.put(key: Array(key.utf8), content: prepared.content, metadata: metadata) {
         (existing) throws(StoreFailure) in
         guard let existing, !mayOverwrite else { return .write }
         // Insert-only: the same content again is a success (the object stays as it was), other
@@ -140,8 +160,7 @@ extension EmulatorService {
         return .keepExisting
       }
     } catch {
-      let result = OperationResult.store(error)
-      return self.error(result.code, result.message ?? "", reqid: reqid)
+      return storeError(error, reqid: reqid)
     }
     var body = ByteBuffer()
     body.writeBytes(
@@ -149,5 +168,11 @@ extension EmulatorService {
         key: key, hash: digests.hash, fsize: digests.fsize, mimeType: mimeType,
         fileName: content.fileName, variables: content.variables))
     return json(200, body, reqid: reqid)
+  }
+
+  /// A store's refusal in Kodo's words.
+  func storeError(_ failure: StoreFailure, reqid: String) -> Reply {
+    let result = OperationResult.store(failure)
+    return error(result.code, result.message ?? "", reqid: reqid)
   }
 }

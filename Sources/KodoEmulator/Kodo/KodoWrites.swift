@@ -172,12 +172,17 @@ extension EmulatorService {
     case .success(let store): targetStore = store
     }
     if move && sourceBucket.writable == nil { return .store(.readOnly) }
-    guard let bytes = Self.content(of: snapshot, at: index) else { return .store(.noSuchKey) }
+    guard let body = snapshot.body(at: index) else { return .store(.noSuchKey) }
     var metadata = snapshot.metadata(at: index)
     metadata.putTime = putTimeNow
-    if metadata.crc64 == nil { metadata.crc64 = ContentDigests.of([bytes]).crc64 }
     do throws(StoreFailure) {
-      try targetStore.put(key: Array(target.key.utf8), chunks: [bytes], metadata: metadata) {
+      // Copied a chunk at a time; the CRC-64 computed on the way when the source has none.
+      let prepared = try targetStore.prepare(
+        [.whole(body)], digests: metadata.crc64 == nil ? .crc64 : [])
+      if metadata.crc64 == nil { metadata.crc64 = prepared.digests.crc64 }
+      try targetStore.put(
+        key: Array(target.key.utf8), content: prepared.content, metadata: metadata
+      ) {
         (existing) throws(StoreFailure) in
         if existing != nil && !force { throw .exists }
         return .write
@@ -187,16 +192,6 @@ extension EmulatorService {
     } catch {
       return .store(error)
     }
-  }
-
-  /// The whole content of the object at `index` of `source`.
-  static func content(of source: any ObjectSource, at index: Int) -> [UInt8]? {
-    guard let body = source.body(at: index) else { return nil }
-    var buffer = ByteBuffer()
-    guard (try? body.read(0, Int(body.length), &buffer)) != nil,
-      buffer.readableBytes == Int(body.length)
-    else { return nil }
-    return Array(buffer.readableBytesView)
   }
 
   /// `chgm`: `mime/<b64>` and `x-qn-meta-NAME/<b64>` pairs (a meta entry set, the others kept);

@@ -75,29 +75,37 @@ extension OSSFront {
     }
     let session = try session(store, key: key, context)
     let headers = context.incoming.headers
-    var bytes = request.body
+    var payload = request.content
     let isCopy = headers["x-oss-copy-source"] != nil
     if isCopy {
       let (source, sourceKey, index) = try copySource(headers)
-      guard let content = EmulatorService.content(of: source, at: index) else {
+      guard let body = source.body(at: index) else {
         throw Self.failure(.noSuchKey, key: sourceKey)
       }
-      bytes = content
+      payload = .whole(body)
       if let range = headers["x-oss-copy-source-range"] {
-        guard case .range(let first, let last) = ByteRange.parse(range, length: Int64(bytes.count))
+        guard case .range(let first, let last) = ByteRange.parse(range, length: body.length)
         else {
           throw OSSFailure(
             status: 416, code: "InvalidRange", message: "The requested range is not satisfiable.")
         }
-        bytes = Array(bytes[Int(first)...Int(last)])
+        payload = payload.slice(first, last - first + 1)
       }
     }
-    let md5 = Digest.md5(bytes)
+    // The part's MD5, CRC-64 and qetag blocks as it is read (a copied range is copied into the
+    // spool in the same pass): completion combines them, never reading the part again.
+    let held: (data: Payload, digests: PartDigests)
+    do throws(StoreFailure) {
+      held = try payload.held(digests: .all, spool: service.spool)
+    } catch {
+      throw Self.failure(error, key: key)
+    }
+    let md5 = held.digests.md5
     if !isCopy { try Self.checkContentMD5(headers["Content-MD5"], md5) }
     let etag = Hex.encode(md5).uppercased()
-    let crc = CRC64.checksum(bytes)
+    let crc = held.digests.crc64
     let part = UploadSessions.Part(
-      number: number, bytes: bytes, etag: etag, md5: md5, crc64: crc, putTime: context.now)
+      number: number, data: held.data, digests: held.digests, etag: etag, putTime: context.now)
     do throws(UploadSessions.Failure) {
       try service.uploads.put(part, in: session.id, bucket: store.name, now: context.now)
     } catch .memoryFull {
@@ -156,15 +164,22 @@ extension OSSFront {
       }
       chosen.append(part)
     }
-    for part in chosen.dropLast() where part.bytes.count < 100 * 1_024 {
+    for part in chosen.dropLast() where part.size < 100 * 1_024 {
       throw OSSFailure(
         status: 400, code: "EntityTooSmall",
         message: "Your proposed upload is smaller than the minimum allowed size.",
         ec: "0042-00000213",
-        fields: ["PartNumber": String(part.number), "ProposedSize": String(part.bytes.count)])
+        fields: ["PartNumber": String(part.number), "ProposedSize": String(part.size)])
     }
-    let chunks = chosen.map(\.bytes)
-    let digests = ContentDigests.of(chunks)
+    let forbidden = try Self.forbidOverwrite(headers)
+    let forbid = session.forbidOverwrite || forbidden
+    // The parts are joined by file copies; the digests come from the parts' own, and only the
+    // qetag's blocks are hashed while joining, when the parts are not whole blocks.
+    let combined = ContentDigests.combining(chosen.map(\.digests), boundaries: .blocks)
+    let prepared = try prepare(
+      store, chosen.map(\.data), key: key, digests: combined == nil ? .blocks : [])
+    var digests = combined ?? ContentDigests(prepared.digests)
+    digests.crc64 = CRC64.combine(chosen.map { (crc: $0.digests.crc64, size: $0.size) })
     var metadata =
       session.metadata
       ?? ObjectMetadata(fsize: 0, hash: "", mimeType: MimeTypes.forKey(key), putTime: 0)
@@ -174,11 +189,10 @@ extension OSSFront {
     metadata.putTime = service.putTimeNow
     metadata.isMultipart = true
     metadata.ossETag =
-      Hex.encode(Digest.md5(Array(chosen.map(\.md5).joined()))).uppercased() + "-"
+      Hex.encode(Digest.md5(Array(chosen.map(\.digests.md5).joined()))).uppercased() + "-"
       + String(chosen.count)
-    let forbidden = try Self.forbidOverwrite(headers)
-    let forbid = session.forbidOverwrite || forbidden
-    try put(store, key: key, chunks: chunks, metadata: metadata, forbidOverwrite: forbid)
+    try put(
+      store, key: key, content: prepared.content, metadata: metadata, forbidOverwrite: forbid)
     service.uploads.remove(session.id)
     var writer = XMLWriter()
     writer.open("CompleteMultipartUploadResult")
@@ -249,8 +263,8 @@ extension OSSFront {
       writer.element("PartNumber", String(part.number))
       writer.element("LastModified", OSSTime.iso8601(Timestamp(unixSeconds: part.putTime)))
       writer.element("ETag", "\"" + part.etag + "\"")
-      writer.element("HashCrc64ecma", String(part.crc64))
-      writer.element("Size", String(part.bytes.count))
+      writer.element("HashCrc64ecma", String(part.digests.crc64))
+      writer.element("Size", String(part.size))
       writer.close("Part")
     }
     writer.close("ListPartsResult")

@@ -50,37 +50,62 @@ extension OSSFront {
   ) throws(OSSFailure) -> Reply {
     try Self.validate(key: key)
     let headers = context.incoming.headers
-    let body = request.body
-    let md5 = Digest.md5(body)
-    try Self.checkContentMD5(headers["Content-MD5"], md5)
+    let body = request.content
+    let read = try Self.digests(of: body, key: key)
+    try Self.checkContentMD5(headers["Content-MD5"], read.md5)
     let forbid = try Self.forbidOverwrite(headers)
     var metadata = try objectMetadata(headers, key: key)
-    let digests = ContentDigests.of([body])
+    let digests = ContentDigests(read)
+    let md5 = Hex.encode(read.md5).uppercased()
     metadata.fsize = digests.fsize
     metadata.hash = digests.hash
     metadata.md5 = digests.md5
     metadata.crc64 = digests.crc64
-    metadata.ossETag = digests.md5.uppercased()
-    try put(store, key: key, chunks: [body], metadata: metadata, forbidOverwrite: forbid)
+    metadata.ossETag = md5
+    let prepared = try prepare(store, [body], key: key)
+    try put(store, key: key, content: prepared.content, metadata: metadata, forbidOverwrite: forbid)
     var answer = empty(200, context)
     answer.headers += [
-      ("ETag", "\"" + digests.md5.uppercased() + "\""),
+      ("ETag", "\"" + md5 + "\""),
       ("x-oss-hash-crc64ecma", String(digests.crc64)),
-      ("Content-MD5", Data(md5).base64EncodedString()),
+      ("Content-MD5", Data(read.md5).base64EncodedString()),
     ]
     return answer
   }
 
+  /// The MD5, CRC-64 and qetag blocks of `payload`, read once.
+  static func digests(of payload: Payload, key: String) throws(OSSFailure) -> PartDigests {
+    do throws(StoreFailure) {
+      return try DigestPass.of(payload)
+    } catch {
+      throw failure(error, key: key)
+    }
+  }
+
+  /// `payloads` joined into content `store` can take (see `ObjectStore.prepare`).
+  func prepare(
+    _ store: BucketStore, _ payloads: [Payload], key: String, digests: DigestPass.Options = []
+  ) throws(OSSFailure) -> (content: PreparedContent, digests: PartDigests) {
+    guard let writable = store.writable else {
+      throw OSSFailure(status: 403, code: "AccessDenied", message: "The bucket is read-only.")
+    }
+    do throws(StoreFailure) {
+      return try writable.prepare(payloads, digests: digests)
+    } catch {
+      throw Self.failure(error, key: key)
+    }
+  }
+
   /// Stores an object, refusing with `FileAlreadyExists` when `forbidOverwrite` and it exists.
   func put(
-    _ store: BucketStore, key: String, chunks: [[UInt8]], metadata: ObjectMetadata,
+    _ store: BucketStore, key: String, content: PreparedContent, metadata: ObjectMetadata,
     forbidOverwrite: Bool
   ) throws(OSSFailure) {
     guard let writable = store.writable else {
       throw OSSFailure(status: 403, code: "AccessDenied", message: "The bucket is read-only.")
     }
     do throws(StoreFailure) {
-      try writable.put(key: Array(key.utf8), chunks: chunks, metadata: metadata) {
+      try writable.put(key: Array(key.utf8), content: content, metadata: metadata) {
         (existing) throws(StoreFailure) in
         if existing != nil && forbidOverwrite { throw .exists }
         return .write
@@ -229,17 +254,20 @@ extension OSSFront {
         throw Self.failure(error, key: key)
       }
     } else {
-      guard let bytes = EmulatorService.content(of: source, at: index) else {
+      guard let body = source.body(at: index) else {
         throw Self.failure(.noSuchKey, key: sourceKey)
       }
-      let digests = ContentDigests.of([bytes])
+      // The copy's digests as its bytes are copied, each read once.
+      let prepared = try prepare(store, [.whole(body)], key: sourceKey, digests: .all)
+      let digests = ContentDigests(prepared.digests)
       metadata.crc64 = digests.crc64
       metadata.hash = digests.hash
       // The copy keeps the source's ETag, as OSS's does (whatever made the source).
       if metadata.ossETag == nil {
         metadata.ossETag = self.etag(of: source, key: sourceKey, index: index)
       }
-      try put(store, key: key, chunks: [bytes], metadata: metadata, forbidOverwrite: forbid)
+      try put(
+        store, key: key, content: prepared.content, metadata: metadata, forbidOverwrite: forbid)
     }
     var writer = XMLWriter()
     writer.open("CopyObjectResult")

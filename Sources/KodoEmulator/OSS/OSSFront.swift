@@ -159,6 +159,20 @@ final class OSSFront: EmulatorFront {
       ? configuration.limits.maximumWriteBodySize : configuration.limits.maximumBodySize
   }
 
+  var spool: SpoolDirectory { service.spool }
+
+  /// PutObject and UploadPart bodies (an UploadPartCopy has none).
+  func spoolsBody(for head: HTTPRequestHead) -> Bool {
+    head.method == .PUT
+  }
+
+  func unstorableBodyReply() -> Reply {
+    _ = service.admit(.unknown)
+    return reply(
+      Self.failure(.io, key: ""), requestID: nextRequestID(),
+      now: configuration.clock.unixSeconds, isHEAD: false)
+  }
+
   func bodyTooLargeReply() -> Reply {
     _ = service.admit(.unknown)
     let failure = OSSFailure(

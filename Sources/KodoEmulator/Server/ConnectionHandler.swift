@@ -11,28 +11,46 @@ import NIOPosix
 /// closed, and a body over the limit gets 413 and a close at once. It reports its activity to
 /// the connection registry, which closes the idlest connection when the cap is reached. Work
 /// that reads files (directory buckets) runs on NIO's thread pool, never on the event loop.
-final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
+final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
   typealias InboundIn = HTTPServerRequestPart
+  typealias OutboundIn = HTTPServerResponsePart
   typealias OutboundOut = HTTPServerResponsePart
 
   /// Object bodies are sent in chunks of this size, each after the previous one was written.
   private static let chunkSize = 256 * 1024
 
-  private let service: any EmulatorFront
-  private let limits: EmulatorLimits
+  let service: any EmulatorFront
+  let limits: EmulatorLimits
   /// This connection in the registry: told when bytes arrive and when answers start and end.
   private let connection: ConnectionRegistry.Entry
-  private var head: HTTPRequestHead?
-  private var body: [UInt8] = []
+  var head: HTTPRequestHead?
+  /// The body under way: what is in memory (all of it, or what is not yet in the spool file).
+  var body: [UInt8] = []
+  /// Bytes of the body received so far.
+  var received = 0
   /// The largest body the front end takes for the request under way (writes take more).
-  private var bodyLimit = 0
+  var bodyLimit = 0
+  /// Whether the body under way goes to a spool file past `Payload.inMemorySize`.
+  var spools = false
+  /// The spool file of the body under way, once it has one.
+  var spoolFile: SpoolFile?
+  /// A write of the body to its spool file is under way on the thread pool.
+  var spoolWriting = false
+  /// The request's end arrived; it is handled once the spool file has every byte.
+  var bodyEnded = false
+  /// Reading from the socket is held until the spool file catches up (back-pressure).
+  var readsHeld = false
+  /// A read was asked for while reads were held.
+  var readWanted = false
   /// Bytes of the body under way taken from the front end's budget of bodies in flight.
-  private var reserved = 0
+  var reserved = 0
+  /// Counts bodies, so that a spool write finishing after its body was dropped is ignored.
+  var bodyGeneration = 0
   /// The request was refused before its end (413); what is left of it is ignored.
-  private var discarding = false
+  var discarding = false
   /// A response was started and has not ended (or never will: hang, stall). A connection being
   /// answered is never reaped for another.
-  private var responding = false {
+  var responding = false {
     didSet { connection.setAnswering(responding) }
   }
   /// Closes the connection when no complete request arrives in time.
@@ -53,6 +71,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
   func channelInactive(context: ChannelHandlerContext) {
     releaseBody()
+    resetBody()
     cancelDeadlines()
     context.fireChannelInactive()
   }
@@ -64,8 +83,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       headDeadline?.cancel()
       headDeadline = nil
       guard !discarding, !responding else { return }
-      body.removeAll(keepingCapacity: true)
-      bodyLimit = service.maximumBodySize(for: head)
+      startBody(for: head)
       if let declared = head.headers.first(name: "Content-Length").flatMap({ Int($0) }),
         declared > bodyLimit
       {
@@ -75,42 +93,55 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       self.head = head
     case .body(let buffer):
       guard !discarding, head != nil else { return }
-      guard buffer.readableBytes <= bodyLimit - body.count,
-        service.bodyBudget.take(Int64(buffer.readableBytes))
-      else {
-        refuseBody(context: context)
-        return
-      }
-      reserved += buffer.readableBytes
-      body.append(contentsOf: buffer.readableBytesView)
+      receive(buffer, context: context)
     case .end:
-      guard !discarding, let head else { return }
-      self.head = nil
+      guard !discarding, head != nil else { return }
+      bodyEnded = true
       cancelDeadlines()
-      responding = true
-      let request = IncomingRequest(head: head, body: body)
-      body = []
-      // The body's share of the budget goes back once the request is handled.
-      let held = Int64(reserved)
-      reserved = 0
-      let keepAlive = head.isKeepAlive
-      guard service.mayReadFiles(request) else {
-        let decision = service.handle(request)
-        service.bodyBudget.give(held)
-        schedule(decision, context: context, keepAlive: keepAlive)
-        return
+      if spoolFile != nil || spoolWriting {
+        flushToSpool(context: context)
+      } else {
+        dispatch(content: .bytes(body), context: context)
       }
-      let service = self.service
-      BlockingWork.pool.runIfActive(eventLoop: context.eventLoop) {
-        defer { service.bodyBudget.give(held) }
-        return service.handle(request)
-      }.assumeIsolated().whenComplete { result in
-        switch result {
-        case .success(let decision):
-          self.schedule(decision, context: context, keepAlive: keepAlive)
-        case .failure:
-          context.close(promise: nil)
-        }
+    }
+  }
+
+  func read(context: ChannelHandlerContext) {
+    if readsHeld {
+      readWanted = true
+    } else {
+      context.read()
+    }
+  }
+
+  /// Hands the complete request to the front end: in place, or on the thread pool when it may
+  /// read files.
+  func dispatch(content: Payload, context: ChannelHandlerContext) {
+    guard let head else { return }
+    self.head = nil
+    responding = true
+    let request = IncomingRequest(head: head, content: content)
+    resetBody()
+    // The body's share of the budget goes back once the request is handled.
+    let held = Int64(reserved)
+    reserved = 0
+    let keepAlive = head.isKeepAlive
+    guard service.mayReadFiles(request) else {
+      let decision = service.handle(request)
+      service.bodyBudget.give(held)
+      schedule(decision, context: context, keepAlive: keepAlive)
+      return
+    }
+    let service = self.service
+    BlockingWork.pool.runIfActive(eventLoop: context.eventLoop) {
+      defer { service.bodyBudget.give(held) }
+      return service.handle(request)
+    }.assumeIsolated().whenComplete { result in
+      switch result {
+      case .success(let decision):
+        self.schedule(decision, context: context, keepAlive: keepAlive)
+      case .failure:
+        context.close(promise: nil)
       }
     }
   }
@@ -129,10 +160,10 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
 
   /// Answers 413 before the body has arrived, then closes: reading a body that will be refused
   /// would only hold memory and the connection.
-  private func refuseBody(context: ChannelHandlerContext) {
+  func refuseBody(context: ChannelHandlerContext, reply: Reply? = nil) {
     discarding = true
     head = nil
-    body = []
+    resetBody()
     releaseBody()
     cancelDeadlines()
     guard !responding else {
@@ -140,11 +171,12 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
       return
     }
     responding = true
-    write(service.bodyTooLargeReply(), context: context, keepAlive: false, delivery: .normal)
+    write(
+      reply ?? service.bodyTooLargeReply(), context: context, keepAlive: false, delivery: .normal)
   }
 
   /// Gives back what the body under way took from the budget of bodies in flight.
-  private func releaseBody() {
+  func releaseBody() {
     guard reserved > 0 else { return }
     service.bodyBudget.give(Int64(reserved))
     reserved = 0
@@ -171,14 +203,14 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
   }
 
-  private func cancelDeadlines() {
+  func cancelDeadlines() {
     requestDeadline?.cancel()
     requestDeadline = nil
     headDeadline?.cancel()
     headDeadline = nil
   }
 
-  private func schedule(_ decision: Decision, context: ChannelHandlerContext, keepAlive: Bool) {
+  func schedule(_ decision: Decision, context: ChannelHandlerContext, keepAlive: Bool) {
     if decision.delayMilliseconds > 0 {
       context.eventLoop.assumeIsolated().scheduleTask(
         in: .milliseconds(Int64(decision.delayMilliseconds))
@@ -201,7 +233,7 @@ final class ConnectionHandler: ChannelInboundHandler, RemovableChannelHandler {
     }
   }
 
-  private func write(
+  func write(
     _ reply: Reply, context: ChannelHandlerContext, keepAlive: Bool, delivery: Delivery
   ) {
     let fullLength = reply.body.length

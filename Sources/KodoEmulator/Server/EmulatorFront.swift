@@ -18,6 +18,13 @@ protocol EmulatorFront: Sendable {
   /// The largest body `head`'s request may carry: `EmulatorLimits.maximumBodySize`, or for a
   /// write (an upload, a part, a batch) `maximumWriteBodySize`.
   func maximumBodySize(for head: HTTPRequestHead) -> Int
+  /// Whether `head`'s body goes to a spool file past `Payload.inMemorySize` (an upload's: a
+  /// form, a part, a block, an object) rather than staying in memory.
+  func spoolsBody(for head: HTTPRequestHead) -> Bool
+  /// The answer to a request whose body could not be written to the spool folder.
+  func unstorableBodyReply() -> Reply
+  /// The private folder of spooled bodies, parts and large in-memory objects.
+  var spool: SpoolDirectory { get }
   /// What the request bodies being received on every connection may hold together
   /// (`EmulatorLimits.maximumBodiesInFlight`): a body that would pass it gets 413.
   var bodyBudget: MemoryBudget { get }

@@ -8,7 +8,25 @@ import Synchronization
 /// One request, complete.
 struct IncomingRequest: Sendable {
   var head: HTTPRequestHead
-  var body: [UInt8]
+  /// The body: in memory, or for an upload past `Payload.inMemorySize` a spool file (only
+  /// requests the front's `spoolsBody` names are spooled).
+  var content: Payload
+
+  init(head: HTTPRequestHead, content: Payload) {
+    self.head = head
+    self.content = content
+  }
+
+  init(head: HTTPRequestHead, body: [UInt8]) {
+    self.init(head: head, content: .bytes(body))
+  }
+
+  /// The body of a request whose body stays in memory (every one but an upload's); a spooled
+  /// body is read by chunks through `content`, never here.
+  var body: [UInt8] {
+    if case .bytes(let bytes) = content { return bytes }
+    return []
+  }
 }
 
 /// The emulator's request handling, independent of the network: a request in, a decision out.
@@ -43,9 +61,14 @@ final class EmulatorService: Sendable {
   let uploads: UploadSessions
   /// The request bodies being received, on every connection and both fronts.
   let bodyBudget: MemoryBudget
+  let spool: SpoolDirectory
 
-  init(configuration: EmulatorConfiguration, buckets: [BucketStore], memory: MemoryBudget) {
+  init(
+    configuration: EmulatorConfiguration, buckets: [BucketStore], memory: MemoryBudget,
+    spool: SpoolDirectory
+  ) {
     self.configuration = configuration
+    self.spool = spool
     uploads = UploadSessions(memory: memory, ttlSeconds: configuration.uploadTTLSeconds)
     bodyBudget = MemoryBudget(limit: configuration.limits.maximumBodiesInFlight)
     var table = [String: BucketStore]()
@@ -73,6 +96,16 @@ final class EmulatorService: Sendable {
     switch Route(path: RequestTarget(head.uri).path) {
     case .formUpload, .upload, .write: configuration.limits.maximumWriteBodySize
     default: configuration.limits.maximumBodySize
+    }
+  }
+
+  func spoolsBody(for head: HTTPRequestHead) -> Bool {
+    switch Route(path: RequestTarget(head.uri).path) {
+    case .formUpload: true
+    // A v2 part, a v1 block's chunk.
+    case .upload(let path):
+      head.method == .PUT || path.hasPrefix("/mkblk/") || path.hasPrefix("/bput/")
+    default: false
     }
   }
 
@@ -339,5 +372,11 @@ final class EmulatorService: Sendable {
   func bodyTooLargeReply() -> Reply {
     _ = admit(.unknown)
     return error(413, "request entity too large", reqid: nextReqid())
+  }
+
+  func unstorableBodyReply() -> Reply {
+    _ = admit(.unknown)
+    let result = OperationResult.store(.io)
+    return error(result.code, result.message ?? "", reqid: nextReqid())
   }
 }

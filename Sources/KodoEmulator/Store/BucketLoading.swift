@@ -5,9 +5,9 @@ import StorageCore
 /// Builds the writable stores at start-up.
 enum BucketLoading {
   /// An in-memory bucket holding `objects` (none for `--bucket NAME`).
-  static func memoryStore(_ objects: [EmulatorObject], memory: MemoryBudget)
-    throws(EmulatorError) -> ObjectStore
-  {
+  static func memoryStore(
+    _ objects: [EmulatorObject], memory: MemoryBudget, spool: SpoolDirectory
+  ) throws(EmulatorError) -> ObjectStore {
     let source = try MemorySource(objects: objects)
     var stored = [StoredObject]()
     stored.reserveCapacity(objects.count)
@@ -23,7 +23,7 @@ enum BucketLoading {
     guard memory.take(size) else {
       throw .invalidConfiguration("the in-memory objects are larger than the memory limit")
     }
-    return ObjectStore(objects: stored, memory: memory)
+    return ObjectStore(objects: stored, memory: memory, spool: spool)
   }
 
   /// A `--writable` directory bucket: the scan's files, with the metadata recorded in

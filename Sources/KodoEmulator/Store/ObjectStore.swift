@@ -35,10 +35,13 @@ final class ObjectStore: Sendable {
   private let writer = Mutex(())
   let directory: WritableDirectory?
   private let memory: MemoryBudget
+  /// Where an in-memory bucket keeps its large objects.
+  let spool: SpoolDirectory?
 
   /// An empty in-memory bucket, or one with `objects` (sorted, unique keys).
-  init(objects: [StoredObject], memory: MemoryBudget) {
+  init(objects: [StoredObject], memory: MemoryBudget, spool: SpoolDirectory) {
     directory = nil
+    self.spool = spool
     self.memory = memory
     var initial = State()
     initial.objects = objects
@@ -50,6 +53,7 @@ final class ObjectStore: Sendable {
   init(directory: WritableDirectory, objects: [StoredObject], memory: MemoryBudget) {
     self.directory = directory
     self.memory = memory
+    spool = nil
     var initial = State()
     initial.objects = objects
     state = Mutex(initial)
@@ -76,23 +80,24 @@ final class ObjectStore: Sendable {
     case keepExisting
   }
 
-  /// Stores `chunks` (one content, in order) under `key`. `admit` sees the object the key now
+  /// Stores `content` (made by `prepare`) under `key`. `admit` sees the object the key now
   /// holds (if any) and throws to refuse the write (insert-only, forbid-overwrite); it runs with
-  /// the bucket's writers held off, so nothing changes between its check and the write.
+  /// the bucket's writers held off, so nothing changes between its check and the write. In a
+  /// directory the file and its folder are flushed to the disk before this returns.
   @discardableResult
   func put(
-    key: [UInt8], chunks: [[UInt8]], metadata: ObjectMetadata,
+    key: [UInt8], content: PreparedContent, metadata: ObjectMetadata,
     admit: (StoredObject?) throws(StoreFailure) -> Admission = { _ in .write }
   ) throws(StoreFailure) -> StoredObject {
     try writer.withLock { _ throws(StoreFailure) in
       let existing = object(key)
       if try admit(existing) == .keepExisting, let existing { return existing }
       var stored = StoredObject(key: key, metadata: metadata, content: .bytes([]))
-      if let directory {
+      switch content {
+      case .pending(let file):
+        guard let directory else { throw .io }
         guard let components = DirectoryHandle.components(ofKey: key) else { throw .keyNotAPath }
         do throws(WritableDirectory.Failure) {
-          let file = try directory.pendingFile()
-          for chunk in chunks { try file.append(chunk) }
           let modified = try directory.commit(file, to: components)
           stored.content = .file(components)
           try saveRecord(stored, modified: modified)
@@ -100,11 +105,15 @@ final class ObjectStore: Sendable {
           throw Self.failure(error)
         }
         replace(stored, memoryDelta: 0)
-      } else {
-        let size = chunks.reduce(0) { $0 + Int64($1.count) }
-        let delta = size - (existing?.metadata.fsize ?? 0)
+      case .bytes, .spooled:
+        guard directory == nil else { throw .io }
+        let delta = metadata.fsize - (existing?.metadata.fsize ?? 0)
         guard memory.take(delta) else { throw .memoryFull }
-        stored.content = .bytes(ByteChunks.concatenated(chunks))
+        if case .spooled(let file) = content {
+          stored.content = .spooled(file)
+        } else if case .bytes(let bytes) = content {
+          stored.content = .bytes(bytes)
+        }
         replace(stored, memoryDelta: delta)
       }
       return stored
@@ -155,17 +164,6 @@ final class ObjectStore: Sendable {
     }
   }
 
-  /// The bytes of `object` (read whole: copies are bounded by the request body limit for
-  /// in-memory buckets, and a directory's file is read in blocks by the caller's limit).
-  static func bytes(of object: StoredObject, in snapshot: StoreSnapshot) -> [UInt8]? {
-    guard let index = snapshot.index(of: object.key), let body = snapshot.body(at: index) else {
-      return nil
-    }
-    var buffer = ByteBuffer()
-    guard (try? body.read(0, Int(body.length), &buffer)) != nil else { return nil }
-    return Array(buffer.readableBytesView)
-  }
-
   // MARK: Helpers
 
   /// Where `key` is in `objects`, through a snapshot released before the caller changes them.
@@ -213,10 +211,16 @@ final class ObjectStore: Sendable {
   }
 }
 
-/// The bytes in-memory buckets and pending uploads may hold together (`--memory-limit`).
+/// A count of bytes held against a limit: what in-memory buckets and unfinished uploads hold
+/// (`--memory-limit`), or what request bodies being received hold in memory.
 final class MemoryBudget: Sendable {
+  private struct Count {
+    var used: Int64 = 0
+    var peak: Int64 = 0
+  }
+
   let limit: Int64
-  private let used = Mutex<Int64>(0)
+  private let count = Mutex(Count())
 
   init(limit: Int64) {
     self.limit = limit
@@ -224,14 +228,20 @@ final class MemoryBudget: Sendable {
 
   /// Takes `bytes` (a negative count gives back); `false`, taking nothing, when over the limit.
   func take(_ bytes: Int64) -> Bool {
-    used.withLock { used in
-      guard bytes <= 0 || used + bytes <= limit else { return false }
-      used = max(0, used + bytes)
+    count.withLock { count in
+      guard bytes <= 0 || count.used + bytes <= limit else { return false }
+      count.used = max(0, count.used + bytes)
+      count.peak = max(count.peak, count.used)
       return true
     }
   }
 
   func give(_ bytes: Int64) {
     _ = take(-bytes)
+  }
+
+  /// The bytes held now, and the most ever held at once.
+  var usage: (used: Int64, peak: Int64) {
+    count.withLock { ($0.used, $0.peak) }
   }
 }

@@ -7,8 +7,10 @@ import StorageCore
 struct StoredObject: Sendable {
   /// Where an object's bytes are.
   enum Content: Sendable {
-    /// In memory (an in-memory bucket).
+    /// In memory (a small object of an in-memory bucket).
     case bytes([UInt8])
+    /// A spool file (a large object of an in-memory bucket), removed when the object goes.
+    case spooled(SpoolFile)
     /// A file below the bucket's directory, one name a folder.
     case file([String])
   }
@@ -32,6 +34,8 @@ struct StoreSnapshot: ObjectSource {
 
   func metadata(at index: Int) -> ObjectMetadata { objects[index].metadata }
 
+  /// Whether reading may block on files: a directory, or an object in the spool. Reads of a
+  /// body say so for themselves (`ObjectBody.readsFiles`).
   var readsFiles: Bool { directory != nil }
 
   func body(at index: Int) -> ObjectBody? {
@@ -41,6 +45,13 @@ struct StoreSnapshot: ObjectSource {
       return ObjectBody(length: Int64(body.count)) { offset, count, buffer in
         let start = Int(offset)
         buffer.writeBytes(body[start..<start + count])
+      }
+    case .spooled(let file):
+      return ObjectBody(length: file.size, readsFiles: true) { offset, count, buffer in
+        let got = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: count) { raw in
+          try file.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<count]))
+        }
+        guard got == count else { throw EmulatorError.unreadableFile(file.name) }
       }
     case .file(let components):
       guard let directory,
@@ -60,7 +71,7 @@ struct StoreSnapshot: ObjectSource {
   }
 }
 
-/// The digests a write computes over the bytes it stores, in one pass.
+/// The digests of a stored content: its size, Kodo hash, MD5 (when known) and CRC-64.
 struct ContentDigests {
   /// How the Kodo hash is cut: the qetag's 4 MiB blocks, or (a resumable v2 upload with parts of
   /// another size) the parts' own boundaries, combined as the qetag combines blocks.
@@ -71,48 +82,53 @@ struct ContentDigests {
 
   var fsize: Int64
   var hash: String
-  var md5: String
+  /// Lower-case hex; `nil` for a content combined from parts (its MD5 is never read again).
+  var md5: String?
   var crc64: UInt64
 
-  /// The digests of `chunks` taken in order as one content: CRC-64, MD5 and the SHA-1 of each
-  /// block (or part) fed from the same bytes, with no copy of them.
-  static func of(_ chunks: [[UInt8]], boundaries: HashBoundaries = .blocks) -> ContentDigests {
-    var crc = CRC64()
-    var md5 = RunningHash(.md5)
-    var size: Int64 = 0
-    var blockDigests = [[UInt8]]()
-    var block = RunningHash(.sha1)
-    var inBlock = 0
-    for chunk in chunks {
-      chunk.withUnsafeBytes { bytes in
-        crc.update(bytes)
-        md5.update(bytes)
-        switch boundaries {
-        case .parts:
-          var part = RunningHash(.sha1)
-          part.update(bytes)
-          blockDigests.append(part.bytes)
-        case .blocks:
-          var start = 0
-          while start < bytes.count {
-            let take = min(QETag.blockSize - inBlock, bytes.count - start)
-            block.update(UnsafeRawBufferPointer(rebasing: bytes[start..<start + take]))
-            start += take
-            inBlock += take
-            if inBlock == QETag.blockSize {
-              blockDigests.append(block.bytes)
-              block = RunningHash(.sha1)
-              inBlock = 0
-            }
-          }
-        }
+  /// The digests of one content read in one pass.
+  init(_ digests: PartDigests) {
+    fsize = digests.size
+    hash = digests.qetag
+    md5 = digests.md5.isEmpty ? nil : Hex.encode(digests.md5)
+    crc64 = digests.crc64
+  }
+
+  /// The digests of `parts` joined in order, from each part's own: the CRC-64s combined, the
+  /// hash from the parts' SHA-1s (`.parts`) or their 4 MiB blocks (`.blocks`). `nil` for
+  /// `.blocks` when a part but the last is not a whole number of blocks (its blocks do not
+  /// line up with the content's): the caller hashes the blocks as it joins the parts.
+  static func combining(_ parts: [PartDigests], boundaries: HashBoundaries) -> ContentDigests? {
+    let size = parts.reduce(0) { $0 + $1.size }
+    let crc = CRC64.combine(parts.map { (crc: $0.crc64, size: $0.size) })
+    let hash: String
+    switch boundaries {
+    case .parts:
+      hash = QETag.hash(blockDigests: parts.map(\.sha1))
+    case .blocks:
+      guard parts.dropLast().allSatisfy({ $0.size % Int64(QETag.blockSize) == 0 }) else {
+        return nil
       }
-      size += Int64(chunk.count)
+      var blocks = [[UInt8]]()
+      for part in parts where part.size > 0 || parts.count == 1 { blocks += part.blocks }
+      hash = QETag.hash(blockDigests: blocks)
     }
-    if case .blocks = boundaries, inBlock > 0 || blockDigests.isEmpty {
-      blockDigests.append(block.bytes)
-    }
-    return ContentDigests(
-      fsize: size, hash: QETag.hash(blockDigests: blockDigests), md5: md5.text, crc64: crc.value)
+    var combined = ContentDigests(PartDigests(size: size, crc64: crc))
+    combined.hash = hash
+    combined.md5 = nil
+    return combined
+  }
+
+  /// The digests of `parts` joined in order: combined from their own, and when their blocks do
+  /// not line up, the qetag's blocks read once more across the parts.
+  static func joining(_ parts: [(data: Payload, digests: PartDigests)]) throws(StoreFailure)
+    -> ContentDigests
+  {
+    if let combined = combining(parts.map(\.digests), boundaries: .blocks) { return combined }
+    var pass = DigestPass(.blocks)
+    for part in parts { try part.data.forEachChunk { pass.update($0) } }
+    var digests = ContentDigests(pass.digests)
+    digests.crc64 = CRC64.combine(parts.map { (crc: $0.digests.crc64, size: $0.digests.size) })
+    return digests
   }
 }

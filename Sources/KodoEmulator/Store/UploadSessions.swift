@@ -1,19 +1,22 @@
+import KodoCore
 import StorageCore
 import Synchronization
 
-/// Unfinished multipart uploads (Kodo resumable v2, OSS multipart): their parts are held in
-/// memory, counted against the memory budget, until completed or aborted, or until they expire
-/// (`--upload-ttl`).
+/// Unfinished multipart uploads (Kodo resumable v1 and v2, OSS multipart): their parts are
+/// held (small ones in memory, others as spool files), counted against the memory budget, until
+/// completed or aborted, or until they expire (`--upload-ttl`).
 final class UploadSessions: Sendable {
   struct Part: Sendable {
     var number: Int
-    var bytes: [UInt8]
+    var data: Payload
+    /// The digests computed as the part arrived (which ones depends on the protocol).
+    var digests: PartDigests
     /// The ETag the part's answer gave (without quotes).
     var etag: String
-    var md5: [UInt8]
-    var crc64: UInt64
     /// Unix seconds.
     var putTime: Int64
+
+    var size: Int64 { data.count }
   }
 
   struct Session: Sendable {
@@ -28,6 +31,8 @@ final class UploadSessions: Sendable {
     /// What the initiation asked for (OSS headers: content type, meta, storage class, …).
     var metadata: ObjectMetadata?
     var forbidOverwrite = false
+    /// A Kodo v1 block being filled (`mkblk`, `bput`).
+    var block: KodoBlock?
 
     var sortedParts: [Part] { parts.values.sorted { $0.number < $1.number } }
   }
@@ -36,6 +41,8 @@ final class UploadSessions: Sendable {
   enum Failure: Error {
     case noSuchUpload
     case memoryFull
+    /// The spool folder refused a file.
+    case unstorable
   }
 
   private let sessions = Mutex([String: Session]())
@@ -86,18 +93,44 @@ final class UploadSessions: Sendable {
   /// Stores (or replaces) a part.
   func put(_ part: Part, in id: String, bucket: String, now: Int64) throws(Failure) {
     guard session(id, bucket: bucket, now: now) != nil else { throw .noSuchUpload }
-    guard memory.take(Int64(part.bytes.count)) else { throw .memoryFull }
+    guard memory.take(part.size) else { throw .memoryFull }
     let replaced = sessions.withLock { table -> Int64? in
       guard table[id] != nil else { return nil }
-      let old = table[id]?.parts[part.number].map { Int64($0.bytes.count) } ?? 0
+      let old = table[id]?.parts[part.number]?.size ?? 0
       table[id]?.parts[part.number] = part
       return old
     }
     guard let replaced else {
-      memory.give(Int64(part.bytes.count))
+      memory.give(part.size)
       throw .noSuchUpload
     }
     memory.give(replaced)
+  }
+
+  /// A new session for a Kodo v1 block of `size` bytes, its size taken from the budget at once.
+  func createBlock(bucket: String, size: Int64, spool: SpoolDirectory, now: Int64)
+    throws(Failure) -> Session
+  {
+    let file: SpoolFile
+    do throws(SpoolDirectory.Failure) {
+      file = try spool.newFile()
+    } catch {
+      throw .unstorable
+    }
+    guard memory.take(size) else { throw .memoryFull }
+    var session = create(bucket: bucket, key: nil, now: now)
+    session.block = KodoBlock(file: file, declaredSize: size)
+    let stored = session
+    let live = sessions.withLock { table -> Bool in
+      guard table[stored.id] != nil else { return false }
+      table[stored.id] = stored
+      return true
+    }
+    guard live else {
+      memory.give(size)
+      throw .noSuchUpload
+    }
+    return session
   }
 
   /// Ends the session (completed or aborted), giving its memory back.
@@ -118,6 +151,55 @@ final class UploadSessions: Sendable {
   }
 
   private static func size(of session: Session) -> Int64 {
-    session.parts.values.reduce(0) { $0 + Int64($1.bytes.count) }
+    session.parts.values.reduce(session.block?.declaredSize ?? 0) { $0 + $1.size }
+  }
+}
+
+/// A Kodo v1 block being filled chunk by chunk (`mkblk`, then `bput`s): its bytes in a spool
+/// file, its digests kept running, so that each chunk is read once and never the block again.
+final class KodoBlock: Sendable {
+  /// What a chunk's answer reports.
+  struct Progress {
+    var size: Int64
+    /// The SHA-1 of the block so far (its one qetag block).
+    var sha1: [UInt8]
+    var crc32: UInt32
+  }
+
+  let file: SpoolFile
+  /// The size `mkblk` announced.
+  let declaredSize: Int64
+  private let pass = Mutex(DigestPass([.md5, .crc64, .blocks]))
+
+  init(file: SpoolFile, declaredSize: Int64) {
+    self.file = file
+    self.declaredSize = declaredSize
+  }
+
+  /// Appends `chunk` where the block now ends, which must be `offset`; chunks of one block are
+  /// taken one at a time.
+  func append(_ chunk: Payload, at offset: Int64) throws(StoreFailure) -> Progress {
+    try pass.withLock { (pass: inout DigestPass) throws(StoreFailure) -> Progress in
+      guard offset == file.size, offset + chunk.count <= declaredSize else { throw .noSuchKey }
+      var crc: UInt32 = 0
+      try chunk.forEachChunk { (bytes) throws(StoreFailure) in
+        do throws(SpoolDirectory.Failure) {
+          try file.append(bytes)
+        } catch {
+          throw .io
+        }
+        pass.update(bytes)
+        crc = CRC32.checksum(bytes, continuing: crc)
+      }
+      return Progress(size: file.size, sha1: pass.digests.blocks.first ?? [], crc32: crc)
+    }
+  }
+
+  /// The finished block's contents and digests, when it holds as many bytes as announced.
+  var finished: (data: Payload, digests: PartDigests)? {
+    pass.withLock { pass in
+      guard file.size == declaredSize else { return nil }
+      return (Payload.file(file), pass.digests)
+    }
   }
 }

@@ -38,9 +38,15 @@ final class WritableDirectory: Sendable {
     records = DirectoryHandle(descriptor: try Self.folder("objects", in: state))
   }
 
-  /// Opens (creating it if missing) the folder `name` in `parent`, refusing a link.
+  /// Opens (creating it if missing) the folder `name` in `parent`, refusing a link. A folder it
+  /// creates has its entry flushed to the disk in `parent`, so a write answered below it
+  /// survives a crash with the path that leads to it.
   static func folder(_ name: String, in parent: Int32) throws(Failure) -> Int32 {
-    if mkdirat(parent, name, 0o755) != 0 && errno != EEXIST { throw .io(errno) }
+    if mkdirat(parent, name, 0o755) == 0 {
+      _ = fsync(parent)
+    } else if errno != EEXIST {
+      throw .io(errno)
+    }
     let descriptor = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
     guard descriptor >= 0 else {
       throw errno == ENOTDIR || errno == ELOOP ? .pathConflict : .io(errno)
@@ -52,7 +58,7 @@ final class WritableDirectory: Sendable {
   final class PendingFile {
     private let folder: DirectoryHandle
     let name: String
-    private var descriptor: Int32
+    private(set) var descriptor: Int32
     private(set) var size: Int64 = 0
 
     fileprivate init(folder: DirectoryHandle) throws(Failure) {
@@ -83,6 +89,11 @@ final class WritableDirectory: Sendable {
         offset += written
       }
       size += Int64(bytes.count)
+    }
+
+    /// Counts `count` bytes written to `descriptor` by someone else (a kernel copy).
+    func grew(by count: Int64) {
+      size += count
     }
 
     func append(_ bytes: [UInt8]) throws(Failure) {

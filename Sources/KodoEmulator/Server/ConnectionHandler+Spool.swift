@@ -1,0 +1,106 @@
+import NIOCore
+import NIOHTTP1
+
+/// How a connection takes a request body: in memory, or (an upload past
+/// `Payload.inMemorySize`) written to a spool file as it arrives, a chunk at a time on the
+/// thread pool, with reading from the socket held while the disk is behind by `heldBehind`.
+extension ConnectionHandler {
+  /// Bytes gathered before a write to the spool file is started.
+  static let spoolChunk = 1 << 20
+  /// Reading from the socket stops while this much waits for the spool file.
+  static let heldBehind = 4 << 20
+
+  /// Gets ready for the body of `head`.
+  func startBody(for head: HTTPRequestHead) {
+    resetBody()
+    spools = service.spoolsBody(for: head)
+    bodyLimit = service.maximumBodySize(for: head)
+    // A body that stays in memory stays under the in-memory cap, whatever the request limit.
+    if !spools { bodyLimit = min(bodyLimit, limits.maximumBodyInMemory) }
+  }
+
+  /// Forgets the body under way (its spool file goes with its last reference).
+  func resetBody() {
+    body = []
+    received = 0
+    spools = false
+    spoolFile = nil
+    spoolWriting = false
+    bodyEnded = false
+    bodyGeneration &+= 1
+  }
+
+  /// Takes one piece of the body: refused past the request's limit or the budget of bodies in
+  /// memory, else kept, and written out when the body spools.
+  func receive(_ buffer: ByteBuffer, context: ChannelHandlerContext) {
+    let count = buffer.readableBytes
+    guard count <= bodyLimit - received, service.bodyBudget.take(Int64(count)) else {
+      refuseBody(context: context)
+      return
+    }
+    reserved += count
+    received += count
+    body.append(contentsOf: buffer.readableBytesView)
+    guard spools, spoolFile != nil || spoolWriting || body.count > Payload.inMemorySize else {
+      return
+    }
+    flushToSpool(context: context)
+    if spoolWriting && body.count >= Self.heldBehind { readsHeld = true }
+  }
+
+  /// Starts writing what is in memory to the spool file when there is a chunk's worth (or the
+  /// body has ended); once the body has ended and every byte is written, hands the request on.
+  func flushToSpool(context: ChannelHandlerContext) {
+    guard !spoolWriting, !discarding else { return }
+    guard !body.isEmpty else {
+      if bodyEnded, let file = spoolFile { dispatch(content: .file(file), context: context) }
+      return
+    }
+    guard bodyEnded || body.count >= Self.spoolChunk else { return }
+    let chunk = body
+    body = []
+    spoolWriting = true
+    let generation = bodyGeneration
+    let existing = spoolFile
+    let spool = service.spool
+    BlockingWork.pool.runIfActive(eventLoop: context.eventLoop) {
+      try Self.write(chunk, to: existing, in: spool)
+    }.assumeIsolated().whenComplete { result in
+      // A body refused or abandoned meanwhile gave its whole share back already.
+      guard generation == self.bodyGeneration, !self.discarding else { return }
+      self.spoolWriting = false
+      self.service.bodyBudget.give(Int64(chunk.count))
+      self.reserved -= chunk.count
+      guard case .success(let file) = result else {
+        self.refuseBody(context: context, reply: self.service.unstorableBodyReply())
+        return
+      }
+      self.spoolFile = file
+      self.flushToSpool(context: context)
+      if self.readsHeld && (self.body.count < Self.heldBehind || self.bodyEnded) {
+        self.readsHeld = false
+        if self.readWanted {
+          self.readWanted = false
+          context.read()
+        }
+      }
+    }
+  }
+
+  /// Appends `chunk` to `file` (a new file in `spool` when `nil`); returns the file.
+  private static func write(_ chunk: [UInt8], to file: SpoolFile?, in spool: SpoolDirectory)
+    throws(SpoolDirectory.Failure) -> SpoolFile
+  {
+    let target: SpoolFile
+    if let file {
+      target = file
+    } else {
+      target = try spool.newFile()
+    }
+    let outcome = chunk.withUnsafeBytes { raw in
+      Result { () throws(SpoolDirectory.Failure) in try target.append(raw) }
+    }
+    try outcome.get()
+    return target
+  }
+}
