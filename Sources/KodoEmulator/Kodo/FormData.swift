@@ -1,3 +1,5 @@
+import StorageCore
+
 /// A `multipart/form-data` body (RFC 7578), cut at bytes: the parts of a Kodo form upload.
 struct FormData {
   struct Part {
@@ -10,7 +12,7 @@ struct FormData {
   var parts: [Part] = []
 
   /// The first part named `name`.
-  func part(_ name: String) -> Part? { parts.first { $0.name == name } }
+  func part(_ name: String) -> Part? { parts.first { ExactKey.same($0.name, name) } }
 
   /// The first text field named `name`, as UTF-8.
   func field(_ name: String) -> String? {

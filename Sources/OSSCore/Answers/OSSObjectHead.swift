@@ -123,9 +123,10 @@ extension OSSAnswers {
     head.contentEncoding = headers["Content-Encoding"]
     head.expires = headers["Expires"]
     for field in headers {
-      let name = field.name.lowercased()
-      guard name.hasPrefix("x-oss-meta-"), name.count > 11 else { continue }
-      head.meta[String(name.dropFirst(11))] = field.value
+      let name = WireText.asciiLowercased(field.name)
+      guard let metaName = WireText.dropping(prefix: "x-oss-meta-", from: name), !metaName.isEmpty
+      else { continue }
+      head.meta[String(metaName)] = field.value
     }
     return head
   }

@@ -43,7 +43,8 @@ public protocol ServerSideMoving: ObjectWriting {
   func moveOnService(_ request: CopyRequest) async throws(StorageError)
 }
 
-/// A bucket and a key.
+/// A bucket and a key, compared and hashed by their bytes: `caf\u{E9}` and `cafe\u{301}` are two
+/// objects (see `ExactKey`).
 public struct ObjectLocation: Sendable, Hashable, CustomStringConvertible {
   /// The bucket.
   public var bucket: String
@@ -58,6 +59,15 @@ public struct ObjectLocation: Sendable, Hashable, CustomStringConvertible {
 
   /// `bucket/key`, escaped for messages.
   public var description: String { DisplayText.quoted(bucket + "/" + key) }
+
+  public static func == (lhs: ObjectLocation, rhs: ObjectLocation) -> Bool {
+    ExactKey.same(lhs.bucket, rhs.bucket) && ExactKey.same(lhs.key, rhs.key)
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(ExactKey(bucket))
+    hasher.combine(ExactKey(key))
+  }
 }
 
 /// One user metadata entry, byte-exact: two names that differ only in Unicode normalisation are

@@ -50,7 +50,7 @@ package enum RedirectPolicy {
     }
     if !sameOrigin(from, to) {
       next.headers = HTTPHeaders(
-        request.headers.fields.filter { portableFields.contains($0.name.lowercased()) }
+        request.headers.fields.filter { portableFields.contains(WireText.asciiLowercased($0.name)) }
           .map { ($0.name, $0.value) })
     }
     return next
@@ -58,7 +58,8 @@ package enum RedirectPolicy {
 
   /// Whether two URLs share scheme, host (any case) and port.
   static func sameOrigin(_ first: URLParts, _ second: URLParts) -> Bool {
-    first.scheme == second.scheme && first.host.lowercased() == second.host.lowercased()
+    WireText.same(first.scheme, second.scheme)
+      && WireText.sameIgnoringASCIICase(first.host, second.host)
       && first.port == second.port
   }
 
