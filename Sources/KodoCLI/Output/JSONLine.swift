@@ -85,11 +85,11 @@ struct JSONLine {
     bytes.append(contentsOf: (value ? "true" : "false").utf8)
   }
 
-  mutating func map(_ key: StaticString, _ value: [String: String]?) {
+  mutating func map(_ key: StaticString, _ value: UserMetadata?) {
     guard let value else { return }
     name(key)
     bytes.append(UInt8(ascii: "{"))
-    for (index, entry) in value.sorted(by: { $0.key < $1.key }).enumerated() {
+    for (index, entry) in value.enumerated() {
       if index > 0 { bytes.append(UInt8(ascii: ",")) }
       JSONText.appendString(entry.key, to: &bytes)
       bytes.append(UInt8(ascii: ":"))

@@ -1,10 +1,15 @@
 import NIOCore
 import StorageCore
 
-/// One `x-qn-meta` member.
+/// One `x-qn-meta` member, compared by its bytes (two names that differ only by Unicode
+/// normalisation are two members, as on the services).
 struct MetaMember: Sendable, Equatable {
   var name: String
   var value: String
+
+  static func == (lhs: MetaMember, rhs: MetaMember) -> Bool {
+    ExactKey.same(lhs.name, rhs.name) && ExactKey.same(lhs.value, rhs.value)
+  }
 }
 
 extension MetaMember {

@@ -71,8 +71,8 @@ public struct ObjectLocation: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One user metadata entry, byte-exact: two names that differ only in Unicode normalisation are
-/// two entries.
-public struct MetadataEntry: Sendable, Equatable {
+/// two entries (compared and hashed by their bytes).
+public struct MetadataEntry: Sendable, Hashable {
   /// The name without the service's prefix (`x-qn-meta-`, `x-oss-meta-`).
   public var name: String
   /// The value.
@@ -82,6 +82,21 @@ public struct MetadataEntry: Sendable, Equatable {
   public init(_ name: String, _ value: String) {
     self.name = name
     self.value = value
+  }
+
+  /// `NAME=VALUE` cut at its first `=` byte, or `nil` when there is none or the name is empty.
+  public init?(assignment text: String) {
+    guard let (name, value) = WireText.cut(text, at: "="), !name.isEmpty else { return nil }
+    self.init(String(name), String(value))
+  }
+
+  public static func == (lhs: MetadataEntry, rhs: MetadataEntry) -> Bool {
+    ExactKey.same(lhs.name, rhs.name) && ExactKey.same(lhs.value, rhs.value)
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(ExactKey(name))
+    hasher.combine(ExactKey(value))
   }
 }
 
