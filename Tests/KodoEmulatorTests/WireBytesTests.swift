@@ -56,4 +56,17 @@ struct EmulatorWireBytesTests {
     #expect(MetaMember(ossHeader: "X-OSS-Meta-\u{301}A", value: "v")?.name == "\u{301}a")
     #expect(MetaMember(ossHeader: "x-oss-meta-", value: "v") == nil)
   }
+
+  @Test func returnBodyVariablesAreNamedAndCutAtBytes() throws {
+    let credentials = Credentials(accessKey: "ak", secretKey: "sk")
+    let policy =
+      #"{"scope":"b","deadline":4102444800,"returnBody":"$(x:caf\u00e9)|$(x:cafe\u0301)|$(key)\u0301"}"#
+    let encoded = URLSafeBase64.encode(policy)
+    let parsed = try UploadPolicy(
+      token: credentials.sign(encoded) + ":" + encoded, credentials: credentials, now: 0)
+    let body = parsed.answer(
+      key: "k", hash: "h", fsize: 1, mimeType: "m", fileName: nil,
+      variables: [("x:caf\u{E9}", "1"), ("x:cafe\u{301}", "2")])
+    #expect(body == Array("1|2|k\u{301}".utf8))
+  }
 }

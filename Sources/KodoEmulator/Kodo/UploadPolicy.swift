@@ -117,11 +117,14 @@ struct UploadPolicy {
     }
     let name = fileName ?? ""
     let ext = name.utf8.lastIndex(of: UInt8(ascii: ".")).map { String(name[$0...]) } ?? ""
-    var values: [String: String] = [
-      "key": key, "etag": hash, "hash": hash, "fsize": String(fsize), "mimeType": mimeType,
-      "bucket": bucket, "fname": name, "ext": ext,
-    ]
-    for (name, value) in variables { values[name] = value }
+    // By the names' bytes: `x:caf\u{E9}` and `x:cafe\u{301}` are two variables.
+    var values: [ExactKey: String] = [:]
+    for (name, value) in [
+      ("key", key), ("etag", hash), ("hash", hash), ("fsize", String(fsize)),
+      ("mimeType", mimeType), ("bucket", bucket), ("fname", name), ("ext", ext),
+    ] + variables {
+      values[ExactKey(name)] = value
+    }
     var output = [UInt8]()
     var rest = Substring(template)
     while let start = WireText.range(of: "$(", in: rest) {
@@ -130,14 +133,13 @@ struct UploadPolicy {
         rest = rest[start.lowerBound...]
         break
       }
-      let name = String(rest[start.upperBound..<end])
-      if let value = values[name] {
+      if let value = values[ExactKey(rest[start.upperBound..<end])] {
         // Inside the template's own quotes: escaped as a JSON string's content.
         var quoted = [UInt8]()
         JSONText.appendString(value, to: &quoted)
         output += quoted.dropFirst().dropLast()
       }
-      rest = rest[rest.index(after: end)...]
+      rest = rest[rest.utf8.index(after: end)...]
     }
     output += Array(rest.utf8)
     return output
