@@ -111,6 +111,11 @@ struct WireTextTests {
     #expect(composed == ObjectLocation(bucket: "b", key: "caf\u{E9}"))
   }
 
+  @Test func userInformationIsCutAtItsAtByte() {
+    #expect(
+      RedirectPolicy.endpoint(URLParts("http://u@\u{301}h/")) == DisplayText.escaped("\u{301}h:80"))
+  }
+
   @Test func datesAndContentTypes() {
     #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
     #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:\u{301}37 GMT") == nil)

@@ -66,7 +66,9 @@ package enum RedirectPolicy {
   /// `host:port` of a URL for messages, escaped, without user information.
   static func endpoint(_ parts: URLParts) -> String {
     var host = parts.host
-    if let at = URLParts.userInfoEnd(in: host) { host = String(host[host.index(after: at)...]) }
+    if let at = URLParts.userInfoEnd(in: host) {
+      host = String(host[host.utf8.index(after: at)...])
+    }
     return DisplayText.escaped(host + (parts.port.map { ":\($0)" } ?? ""))
   }
 }
