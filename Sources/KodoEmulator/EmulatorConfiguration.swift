@@ -184,7 +184,7 @@ public struct EmulatorObject: Sendable, Equatable {
   public init(
     key: String, body: [UInt8] = [], mimeType: String? = nil,
     putTime: Int64 = 17_040_672_000_000_000, type: Int = 0, status: Int = 0, md5: String? = nil,
-    endUser: String? = nil, meta: [String: String] = [:], restoreStatus: Int? = nil,
+    endUser: String? = nil, meta: UserMetadata = [:], restoreStatus: Int? = nil,
     lastModify: Int64? = nil, expiration: Int64? = nil, transitionToIA: Int64? = nil,
     transitionToArchiveIR: Int64? = nil, transitionToArchive: Int64? = nil,
     transitionToDeepArchive: Int64? = nil
@@ -195,8 +195,7 @@ public struct EmulatorObject: Sendable, Equatable {
       fsize: Int64(body.count), hash: QETag.hash(of: body),
       mimeType: mimeType ?? MimeTypes.forKey(key), putTime: putTime, type: type, status: status,
       md5: md5, endUser: endUser,
-      meta: meta.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-        .map { MetaMember(name: $0.key, value: $0.value) },
+      meta: meta.entries.map { MetaMember(name: $0.name, value: $0.value) },
       restoreStatus: restoreStatus, lastModify: lastModify, expiration: expiration,
       transitionToIA: transitionToIA, transitionToArchiveIR: transitionToArchiveIR,
       transitionToArchive: transitionToArchive, transitionToDeepArchive: transitionToDeepArchive)

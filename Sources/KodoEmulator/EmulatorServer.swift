@@ -127,7 +127,7 @@ public final class EmulatorServer: Sendable {
   public static let maximumLatencyMilliseconds = 3_600_000
 
   private static func authority(host: String, port: Int) -> String {
-    (host.contains(":") ? "[" + host + "]" : host) + ":" + String(port)
+    (WireText.contains(host, byte: ":") ? "[" + host + "]" : host) + ":" + String(port)
   }
 
   private static func loadBuckets(

@@ -229,8 +229,7 @@ func randomEntry(_ rng: inout some RandomNumberGenerator, key: String) -> Object
     status: ObjectStatus.kodo(code: Int(rng.chance(50) ? Int64(rng.int(0...2)) : rng.int64())),
     md5: rng.chance(50) ? rng.text() : nil, endUser: rng.chance(50) ? rng.text() : nil,
     meta: rng.chance(50)
-      ? Dictionary(
-        (0..<rng.int(0...3)).map { _ in (rng.text(), rng.text()) }, uniquingKeysWith: { $1 })
+      ? UserMetadata((0..<rng.int(0...3)).map { _ in (rng.text(), rng.text()) })
       : nil,
     restoreStatus: rng.chance(50) ? RestoreStatus.kodo(code: Int(rng.int64())) : nil,
     lastModified: rng.chance(50) ? Timestamp(hundredNanoseconds: rng.int64()) : nil,

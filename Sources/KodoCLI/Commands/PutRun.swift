@@ -58,12 +58,11 @@ struct PutSettings: Sendable {
     parallel = command.parallel ?? 4
     contentType = command.mime
     metadata = try command.meta.map { text throws(StorageError) in
-      guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+      guard let entry = MetadataEntry(assignment: text) else {
         throw StorageError(
           .invalidInput, "invalid --meta \(DisplayText.quoted(text)): give NAME=VALUE")
       }
-      return MetadataEntry(
-        String(text[..<equals]), String(text[text.index(after: equals)...]))
+      return entry
     }
     storageClass = command.storageClass.map { StorageClass(name: $0, serviceName: $0) }
     resume = !command.noResume

@@ -66,12 +66,11 @@ struct SetCommand: KodoCommand {
   /// `--meta`'s entries, in the order given.
   func entries() throws -> [MetadataEntry] {
     try meta.map { text in
-      guard let equals = text.firstIndex(of: "="), equals != text.startIndex else {
+      guard let entry = MetadataEntry(assignment: text) else {
         throw ValidationError(
           "--meta takes NAME=VALUE, not \(DisplayText(quoting: text).text)")
       }
-      return MetadataEntry(
-        String(text[..<equals]), String(text[text.index(after: equals)...]))
+      return entry
     }
   }
 

@@ -20,7 +20,7 @@ enum EntryRecord {
     if let meta = entry.meta {
       record.append(1)
       int(Int64(meta.count), &record)
-      for (name, value) in meta.sorted(by: { $0.key < $1.key }) {
+      for (name, value) in meta {
         string(name, &record)
         string(value, &record)
       }
@@ -91,7 +91,7 @@ enum EntryRecord {
     guard let hasMeta = cursor.byte() else { throw corrupt() }
     if hasMeta == 1 {
       guard let count = cursor.int(), count >= 0 else { throw corrupt() }
-      var meta: [String: String] = [:]
+      var meta = UserMetadata()
       for _ in 0..<count {
         guard let name = cursor.string(), let value = cursor.string() else { throw corrupt() }
         meta[name] = value

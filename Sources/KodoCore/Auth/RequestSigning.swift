@@ -32,14 +32,18 @@ public enum RequestSigning {
     let qiniuHeaders =
       request.headers
       .map { (name: canonicalHeaderName($0.0), value: $0.1) }
-      .filter { $0.name.count > 8 && $0.name.hasPrefix("X-Qiniu-") }
-      .sorted { ($0.name, $0.value) < ($1.name, $1.value) }
+      .filter { $0.name.utf8.count > 8 && WireText.hasPrefix($0.name, "X-Qiniu-") }
+      .sorted {
+        WireText.same($0.name, $1.name)
+          ? WireText.precedes($0.value, $1.value) : WireText.precedes($0.name, $1.name)
+      }
     for header in qiniuHeaders {
       text += "\n" + header.name + ": " + header.value
     }
     text += "\n\n"
     var data = Array(text.utf8)
-    if let contentType = request.contentType, contentType != "application/octet-stream",
+    if let contentType = request.contentType,
+      !WireText.same(contentType, "application/octet-stream"),
       !request.body.isEmpty
     {
       data.append(contentsOf: request.body)

@@ -17,13 +17,17 @@ package enum BoundDomain {
   /// hosts known to serve plain HTTP only (IP literals, `localhost`, Qiniu's test domains such as
   /// `*.clouddn.com`, `*.qiniudn.com`, `*.qiniucdn.com`, `*.qbox.me`) and `https://` for the rest.
   package static func baseURL(for domain: String) -> String {
-    if domain.contains("://") { return domain }
-    let host = URLParts("http://" + domain).host.lowercased()
-    let isIPv4 = !host.isEmpty && host.allSatisfy { $0.isNumber || $0 == "." }
+    if WireText.contains(domain, "://") { return domain }
+    let host = WireText.asciiLowercased(URLParts("http://" + domain).host)
+    let isIPv4 =
+      !host.isEmpty
+      && host.utf8.allSatisfy {
+        ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".")
+      }
     let httpOnly =
-      isIPv4 || host.hasPrefix("[") || host == "localhost"
+      isIPv4 || WireText.hasPrefix(host, "[") || WireText.same(host, "localhost")
       || [".clouddn.com", ".qiniudn.com", ".qiniucdn.com", ".qbox.me"].contains {
-        host.hasSuffix($0)
+        WireText.hasSuffix(host, $0)
       }
     return (httpOnly ? "http://" : "https://") + domain
   }
@@ -93,9 +97,9 @@ extension KodoClient {
       throw StorageError(.invalidInput, "not a download URL: \(DisplayText.quoted(url))")
     }
     let base = parts.scheme + "://" + parts.authority
-    let path = String(url.dropFirst(base.count))
+    let path = String(Substring(url.utf8.dropFirst(base.utf8.count)))
     let shown = DisplayText.escaped(
-      RequestEvent.redactedURL(String(url.split(separator: "?").first ?? "")))
+      RequestEvent.redactedURL(String(WireText.cut(url, at: "?")?.head ?? url[...])))
     let context = CallContext(what: "the download of \(shown)")
     let transport = self.transport
     return try await writer.run(

@@ -41,7 +41,7 @@ extension KodoClient {
     var bases: [String] = []
     for region in resolved.regions {
       for host in region.services[service.rawValue] ?? [] where !host.isEmpty {
-        let base = host.contains("://") ? host : resolved.scheme + "://" + host
+        let base = WireText.contains(host, "://") ? host : resolved.scheme + "://" + host
         if !bases.contains(base) { bases.append(base) }
       }
     }

@@ -208,7 +208,7 @@ extension KodoClient {
     }
     if (200..<300).contains(status) { return .success }
     let failure = error(for: response, context: context)
-    if status == 403, failure.serverMessage?.contains("too skewed") == true {
+    if status == 403, failure.serverMessage.map({ WireText.contains($0, "too skewed") }) == true {
       return .clockSkew(failure, serverTime: nil)
     }
     if status == 573 { return .failure(failure, retry: .retryRateLimited) }
@@ -254,7 +254,7 @@ extension KodoClient {
         .unauthorized, "Kodo refused the credentials for \(context.what) (\(said))",
         hint: .checkCredentials(service: "Kodo", credential: .both))
     case 403:
-      if serverMessage?.contains("too skewed") == true {
+      if serverMessage.map({ WireText.contains($0, "too skewed") }) == true {
         return make(
           .unauthorized,
           "Kodo refused \(context.what) because the local clock is wrong (\(said)); correct the system time"

@@ -140,7 +140,7 @@ enum Decode {
       entry.status = ObjectStatus.kodo(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
     case "md5": entry.md5 = try reader.readOptionalString()
     case "endUser": entry.endUser = try reader.readOptionalString()
-    case "x-qn-meta": entry.meta = try reader.readStringMap()
+    case "x-qn-meta": entry.meta = try reader.readMetadata()
     case "restoreStatus":
       entry.restoreStatus = try reader.readOptionalInt64().map {
         RestoreStatus.kodo(code: Int(clamping: $0))

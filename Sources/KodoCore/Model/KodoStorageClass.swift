@@ -30,7 +30,9 @@ extension StorageClass {
 
   /// Kodo's `type` number for the class (the inverse of `kodo(type:)`), when it is Kodo's.
   package var kodoType: Int? {
-    guard serviceName.hasPrefix("type "), let number = Int(serviceName.dropFirst(5)) else {
+    guard let digits = WireText.dropping(prefix: "type ", from: serviceName),
+      let number = Int(digits)
+    else {
       return nil
     }
     return number

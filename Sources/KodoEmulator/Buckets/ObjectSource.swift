@@ -1,9 +1,34 @@
 import NIOCore
+import StorageCore
 
-/// One `x-qn-meta` member.
+/// One `x-qn-meta` member, compared by its bytes (two names that differ only by Unicode
+/// normalisation are two members, as on the services).
 struct MetaMember: Sendable, Equatable {
   var name: String
   var value: String
+
+  static func == (lhs: MetaMember, rhs: MetaMember) -> Bool {
+    ExactKey.same(lhs.name, rhs.name) && ExactKey.same(lhs.value, rhs.value)
+  }
+}
+
+extension MetaMember {
+  /// Kodo's `x-qn-meta-NAME` field (a form part, a `mkfile` segment, a `/batch` `chgm` argument,
+  /// a resumable v2 `metadata` member) as a member; `nil` for another name. Cut at bytes.
+  init?(kodoField name: some StringProtocol, value: String) {
+    guard let rest = WireText.dropping(prefix: "x-qn-meta-", from: name) else { return nil }
+    self.init(name: String(rest), value: value)
+  }
+
+  /// OSS's `x-oss-meta-NAME` header (any ASCII case; the name lower-cased as OSS keeps it) as a
+  /// member; `nil` for another header or an empty name.
+  init?(ossHeader name: some StringProtocol, value: String) {
+    let lowered = WireText.asciiLowercased(name)
+    guard let rest = WireText.dropping(prefix: "x-oss-meta-", from: lowered), !rest.isEmpty else {
+      return nil
+    }
+    self.init(name: String(rest), value: value)
+  }
 }
 
 /// One object's metadata as list and stat report it: the emulator's one list of object fields

@@ -1,3 +1,5 @@
+import StorageCore
+
 /// A `multipart/form-data` body (RFC 7578), cut at bytes: the parts of a Kodo form upload.
 ///
 /// The body may be a spool file: it is scanned a chunk at a time for the delimiters, each
@@ -21,7 +23,7 @@ struct FormData {
   var parts: [Part] = []
 
   /// The first part named `name`.
-  func part(_ name: String) -> Part? { parts.first { $0.name == name } }
+  func part(_ name: String) -> Part? { parts.first { ExactKey.same($0.name, name) } }
 
   /// The first text field named `name`, as UTF-8.
   func field(_ name: String) -> String? {

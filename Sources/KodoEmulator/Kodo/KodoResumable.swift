@@ -200,10 +200,10 @@ extension EmulatorService {
     if case .string(let mime)? = fields["mimeType"] { content.mimeType = mime }
     if case .object(let meta)? = fields["metadata"] {
       for member in meta {
-        guard case .string(let value) = member.value, member.name.hasPrefix("x-qn-meta-") else {
-          continue
-        }
-        content.meta.append(MetaMember(name: String(member.name.dropFirst(10)), value: value))
+        guard case .string(let value) = member.value,
+          let item = MetaMember(kodoField: member.name, value: value)
+        else { continue }
+        content.meta.append(item)
       }
     }
     if case .object(let variables)? = fields["customVars"] {

@@ -101,9 +101,9 @@ extension EmulatorService {
       case "fname": content.fileName = value
       case "mimeType": content.mimeType = value
       default:
-        if name.hasPrefix("x-qn-meta-") {
-          content.meta.append(MetaMember(name: String(name.dropFirst(10)), value: value))
-        } else if name.hasPrefix("x:") {
+        if let item = MetaMember(kodoField: name, value: value) {
+          content.meta.append(item)
+        } else if WireText.hasPrefix(name, "x:") {
           content.variables.append((String(name), value))
         }
       }

@@ -34,7 +34,7 @@ extension EmulatorService {
         return error(405, "method not allowed", reqid: reqid)
       }
       return formUpload(request, reqid: reqid)
-    case .upload(let path) where path.hasPrefix("/buckets/"):
+    case .upload(let path) where WireText.hasPrefix(path, "/buckets/"):
       return resumableV2(path, request: request, reqid: reqid)
     case .upload(let path):
       return resumableV1(path, request: request, reqid: reqid)
@@ -63,9 +63,9 @@ extension EmulatorService {
   /// The token of `Authorization: UpToken <token>`.
   static func upToken(_ request: IncomingRequest) -> String? {
     guard let value = request.head.headers.first(name: "Authorization"),
-      value.hasPrefix("UpToken ")
+      let token = WireText.dropping(prefix: "UpToken ", from: value)
     else { return nil }
-    return String(value.dropFirst(8))
+    return String(token)
   }
 
   private func formUpload(_ request: IncomingRequest, reqid: String) -> Reply {
@@ -105,14 +105,15 @@ extension EmulatorService {
     content.fileName = file.fileName
     content.mimeType = file.contentType
     content.recordsMD5 = true
-    for part in form.parts where part.name.hasPrefix("x-qn-meta-") || part.name.hasPrefix("x:") {
+    for part in form.parts
+    where WireText.hasPrefix(part.name, "x-qn-meta-") || WireText.hasPrefix(part.name, "x:") {
       guard let bytes = part.body.bytes(limit: FormData.maximumFieldSize) else {
         return error(400, "invalid multipart form", reqid: reqid)
       }
       let value = String(decoding: bytes, as: UTF8.self)
-      if part.name.hasPrefix("x-qn-meta-") {
-        content.meta.append(MetaMember(name: String(part.name.dropFirst(10)), value: value))
-      } else if part.name.hasPrefix("x:") {
+      if let item = MetaMember(kodoField: part.name, value: value) {
+        content.meta.append(item)
+      } else if WireText.hasPrefix(part.name, "x:") {
         content.variables.append((part.name, value))
       }
     }

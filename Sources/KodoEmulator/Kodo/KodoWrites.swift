@@ -163,7 +163,7 @@ extension EmulatorService {
     guard let index = snapshot.index(of: Array(source.key.utf8)) else {
       return .store(.noSuchKey)
     }
-    if source.bucket == target.bucket && source.key == target.key {
+    if ExactKey.same(source.bucket, target.bucket) && ExactKey.same(source.key, target.key) {
       return force || !move ? .ok : .store(.exists)
     }
     let targetStore: ObjectStore
@@ -210,11 +210,11 @@ extension EmulatorService {
           String(validating: $0, as: UTF8.self)
         })
       else { return .failure(400, "invalid argument") }
-      if name == "mime" {
+      if WireText.same(name, "mime") {
         mime = value
-      } else if name.hasPrefix("x-qn-meta-") {
-        meta.append(MetaMember(name: String(name.dropFirst(10)), value: value))
-      } else if name != "cond" {
+      } else if let item = MetaMember(kodoField: name, value: value) {
+        meta.append(item)
+      } else if !WireText.same(name, "cond") {
         return .failure(400, "invalid argument")
       }
       index += 2
@@ -222,7 +222,7 @@ extension EmulatorService {
     return change(entry) { metadata in
       if let mime { metadata.mimeType = mime }
       for member in meta {
-        if let existing = metadata.meta.firstIndex(where: { $0.name == member.name }) {
+        if let existing = metadata.meta.firstIndex(where: { ExactKey.same($0.name, member.name) }) {
           metadata.meta[existing].value = member.value
         } else {
           metadata.meta.append(member)

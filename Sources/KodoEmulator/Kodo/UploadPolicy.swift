@@ -89,16 +89,16 @@ struct UploadPolicy {
 
   /// Whether `mimeType` passes `mimeLimit` (`image/*;text/plain`, or a deny list after `!`).
   func allows(mimeType: String) -> Bool {
-    guard var limit = mimeLimit, !limit.isEmpty else { return true }
-    let deny = limit.hasPrefix("!")
-    if deny { limit.removeFirst() }
-    let matched = limit.split(separator: ";").contains { pattern in
-      let pattern = pattern.filter { $0 != " " && $0 != "\t" }
-      if pattern.hasSuffix("/*") {
-        return mimeType.utf8.starts(with: pattern.dropLast().utf8)
+    guard let mimeLimit, !mimeLimit.isEmpty else { return true }
+    let denied = WireText.dropping(prefix: "!", from: mimeLimit)
+    let matched = WireText.split(denied ?? mimeLimit[...], at: ";").contains { pattern in
+      let pattern = pattern.utf8.filter { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: "\t") }
+      if pattern.last == UInt8(ascii: "*"), pattern.dropLast().last == UInt8(ascii: "/") {
+        return mimeType.utf8.starts(with: pattern.dropLast())
       }
-      return pattern == mimeType
+      return mimeType.utf8.elementsEqual(pattern)
     }
+    let deny = denied != nil
     return matched != deny
   }
 
@@ -117,27 +117,29 @@ struct UploadPolicy {
     }
     let name = fileName ?? ""
     let ext = name.utf8.lastIndex(of: UInt8(ascii: ".")).map { String(name[$0...]) } ?? ""
-    var values: [String: String] = [
-      "key": key, "etag": hash, "hash": hash, "fsize": String(fsize), "mimeType": mimeType,
-      "bucket": bucket, "fname": name, "ext": ext,
-    ]
-    for (name, value) in variables { values[name] = value }
+    // By the names' bytes: `x:caf\u{E9}` and `x:cafe\u{301}` are two variables.
+    var values: [ExactKey: String] = [:]
+    for (name, value) in [
+      ("key", key), ("etag", hash), ("hash", hash), ("fsize", String(fsize)),
+      ("mimeType", mimeType), ("bucket", bucket), ("fname", name), ("ext", ext),
+    ] + variables {
+      values[ExactKey(name)] = value
+    }
     var output = [UInt8]()
     var rest = Substring(template)
-    while let start = rest.range(of: "$(") {
+    while let start = WireText.range(of: "$(", in: rest) {
       output += Array(rest[..<start.lowerBound].utf8)
-      guard let end = rest[start.upperBound...].firstIndex(of: ")") else {
+      guard let end = WireText.firstIndex(of: ")", in: rest[start.upperBound...]) else {
         rest = rest[start.lowerBound...]
         break
       }
-      let name = String(rest[start.upperBound..<end])
-      if let value = values[name] {
+      if let value = values[ExactKey(rest[start.upperBound..<end])] {
         // Inside the template's own quotes: escaped as a JSON string's content.
         var quoted = [UInt8]()
         JSONText.appendString(value, to: &quoted)
         output += quoted.dropFirst().dropLast()
       }
-      rest = rest[rest.index(after: end)...]
+      rest = rest[rest.utf8.index(after: end)...]
     }
     output += Array(rest.utf8)
     return output

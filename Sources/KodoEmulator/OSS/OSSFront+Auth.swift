@@ -33,7 +33,9 @@ extension OSSFront {
       status: refusal.status, code: refusal.code, message: refusal.message)
     let isV4 =
       incoming.parameter("x-oss-signature-version") != nil
-      || incoming.headers["Authorization"]?.hasPrefix(OSSSignatureV4.algorithm) == true
+      || incoming.headers["Authorization"].map({
+        WireText.hasPrefix($0, OSSSignatureV4.algorithm)
+      }) == true
     switch refusal.code {
     case "SignatureDoesNotMatch":
       result.ec = "0002-00000040"
@@ -63,9 +65,9 @@ extension OSSFront {
         result.fields["OSSAccessKeyId"] = accessKey
       }
     case "InvalidArgument":
-      if refusal.message.contains("region") { result.ec = "0002-00000226" }
+      if WireText.contains(refusal.message, "region") { result.ec = "0002-00000226" }
     case "AccessDenied":
-      if refusal.message.contains("expired") && isV4 { result.ec = "0002-00000236" }
+      if WireText.contains(refusal.message, "expired") && isV4 { result.ec = "0002-00000236" }
     default:
       break
     }
@@ -92,11 +94,12 @@ extension OSSFront {
       return String(KeySegments.segments(of: credential)[0])
     }
     guard let authorization = incoming.headers["Authorization"] else { return nil }
-    if authorization.hasPrefix("OSS "), let colon = authorization.lastIndex(of: ":") {
-      return String(
-        authorization[authorization.index(authorization.startIndex, offsetBy: 4)..<colon])
+    if let credential = WireText.dropping(prefix: "OSS ", from: authorization),
+      let (accessKey, _) = WireText.cutAtLast(credential, at: ":")
+    {
+      return String(accessKey)
     }
-    if let range = authorization.range(of: "Credential=") {
+    if let range = WireText.range(of: "Credential=", in: authorization) {
       let credential = authorization[range.upperBound...]
       let end = credential.utf8.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: ",") }
       return String(credential[..<(end ?? credential.endIndex)])
@@ -110,11 +113,14 @@ extension OSSFront {
       return signature
     }
     guard let authorization = incoming.headers["Authorization"] else { return nil }
-    if authorization.hasPrefix("OSS "), let colon = authorization.lastIndex(of: ":") {
-      return String(authorization[authorization.index(after: colon)...])
+    if let credential = WireText.dropping(prefix: "OSS ", from: authorization),
+      let (_, signature) = WireText.cutAtLast(credential, at: ":")
+    {
+      return String(signature)
     }
-    if let range = authorization.range(of: "Signature=") {
-      return authorization[range.upperBound...].prefix(while: { $0 != "," }).description
+    if let range = WireText.range(of: "Signature=", in: authorization) {
+      let rest = authorization[range.upperBound...]
+      return String(WireText.cut(rest, at: ",")?.head ?? rest)
     }
     return nil
   }

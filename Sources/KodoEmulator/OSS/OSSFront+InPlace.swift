@@ -49,8 +49,8 @@ extension OSSFront {
   static func restoreDays(_ body: [UInt8]) throws(OSSFailure) -> Int {
     guard !body.isEmpty else { return 1 }
     let text = String(decoding: body, as: UTF8.self)
-    guard let open = text.range(of: "<Days>"),
-      let close = text.range(of: "</Days>", range: open.upperBound..<text.endIndex),
+    guard let open = WireText.range(of: "<Days>", in: text),
+      let close = WireText.range(of: "</Days>", in: text[open.upperBound...]),
       let days = Int(text[open.upperBound..<close.lowerBound]), (1...365).contains(days)
     else {
       throw OSSFailure(
@@ -72,14 +72,7 @@ extension OSSFront {
   ) throws(OSSFailure) {
     guard let expected = headers["x-oss-copy-source-if-match"] else { return }
     let etag = etag(of: source, key: key, index: index)
-    let matches = expected.split(separator: ",").contains { candidate in
-      var tag = candidate.trimmingCharacters(in: .whitespaces)[...]
-      if tag.hasPrefix("\""), tag.hasSuffix("\""), tag.count >= 2 {
-        tag = tag.dropFirst().dropLast()
-      }
-      return tag == "*" || tag.caseInsensitiveCompare(etag) == .orderedSame
-    }
-    guard matches else {
+    guard Self.etagList(expected, matches: etag, unquoting: true) else {
       throw OSSFailure(
         status: 412, code: "PreconditionFailed",
         message: "At least one of the pre-conditions you specified did not hold.",

@@ -60,7 +60,7 @@ extension OSSFront {
       headers.append(("x-oss-next-append-position", String(position)))
     }
     for member in view.meta {
-      headers.append(("x-oss-meta-" + member.name.lowercased(), member.value))
+      headers.append(("x-oss-meta-" + WireText.asciiLowercased(member.name), member.value))
     }
     if let outcome = Self.preconditions(
       context.incoming.headers, etag: "\"" + view.etag + "\"", lastModified: view.lastModified)
@@ -141,12 +141,7 @@ extension OSSFront {
   static func preconditions(_ headers: HTTPHeaders, etag: String, lastModified: Int64)
     -> PreconditionOutcome?
   {
-    func matches(_ list: String) -> Bool {
-      list.split(separator: ",").contains { candidate in
-        let tag = candidate.trimmingCharacters(in: .whitespaces)
-        return tag == "*" || tag.caseInsensitiveCompare(etag) == .orderedSame
-      }
-    }
+    func matches(_ list: String) -> Bool { etagList(list, matches: etag, unquoting: false) }
     if let ifMatch = headers["If-Match"] {
       if !matches(ifMatch) { return .failed }
     } else if let since = headers["If-Unmodified-Since"].flatMap(HTTPDate.parse),
@@ -168,12 +163,14 @@ extension OSSFront {
   /// byte at or past `length`, or a suffix longer than the object.
   static func exceedsLength(_ header: String?, length: Int64) -> Bool {
     guard let header else { return false }
-    let spec = header.drop(while: { $0 == " " })
-    guard spec.hasPrefix("bytes="), !spec.contains(",") else { return false }
-    let parts = spec.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+    let spec = Substring(header.utf8.drop(while: { $0 == UInt8(ascii: " ") }))
+    guard let ranges = WireText.dropping(prefix: "bytes=", from: spec),
+      !WireText.contains(ranges, byte: ",")
+    else { return false }
+    let parts = WireText.split(ranges, at: "-")
     guard parts.count == 2 else { return false }
-    let first = parts[0].filter { $0 != " " }
-    let last = parts[1].filter { $0 != " " }
+    let first = String(decoding: parts[0].utf8.filter { $0 != UInt8(ascii: " ") }, as: UTF8.self)
+    let last = String(decoding: parts[1].utf8.filter { $0 != UInt8(ascii: " ") }, as: UTF8.self)
     if first.isEmpty {
       guard let suffix = Int64(last) else { return false }
       return suffix > length
@@ -181,5 +178,20 @@ extension OSSFront {
     if let start = Int64(first), start >= length { return true }
     if let end = Int64(last), end >= length { return true }
     return false
+  }
+
+  /// Whether a comma-separated ETag list (`If-Match`, `x-oss-copy-source-if-match`) names
+  /// `etag` (ASCII case ignored) or is `*`; with `unquoting`, a tag's one pair of quotes is
+  /// dropped first. Cut and compared at bytes.
+  static func etagList(_ list: String, matches etag: String, unquoting: Bool) -> Bool {
+    WireText.split(list, at: ",").contains { candidate in
+      var tag = WireText.trimmingSpaces(candidate)
+      if unquoting, let opened = WireText.dropping(prefix: "\"", from: tag),
+        let inside = WireText.dropping(suffix: "\"", from: opened)
+      {
+        tag = inside
+      }
+      return WireText.same(tag, "*") || WireText.sameIgnoringASCIICase(tag, etag)
+    }
   }
 }

@@ -127,11 +127,9 @@ extension OSSFront {
   }
 
   static func userMeta(_ headers: HTTPHeaders) -> [MetaMember] {
-    headers.fields.compactMap { field -> MetaMember? in
-      let name = field.name.lowercased()
-      guard name.hasPrefix("x-oss-meta-"), name.count > 11 else { return nil }
-      return MetaMember(name: String(name.dropFirst(11)), value: field.value)
-    }.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
+    headers.fields.compactMap { MetaMember(ossHeader: $0.name, value: $0.value) }.sorted {
+      $0.name.utf8.lexicographicallyPrecedes($1.name.utf8)
+    }
   }
 
   /// `x-oss-storage-class` as Kodo's class number, `nil` when absent.
@@ -234,7 +232,7 @@ extension OSSFront {
     if let type = try Self.storageClass(headers) { metadata.type = type }
     metadata.putTime = service.putTimeNow
     let sourceBucket = headers["x-oss-copy-source"].flatMap(Self.sourceBucket) ?? ""
-    if sourceBucket == store.name && sourceKey == key {
+    if ExactKey.same(sourceBucket, store.name) && ExactKey.same(sourceKey, key) {
       // A copy onto itself changes metadata or class in place (OSS's update_object_meta).
       do throws(StoreFailure) {
         try store.writable?.update(key: Array(key.utf8)) { object in

@@ -72,17 +72,14 @@ final class OSSFront: EmulatorFront {
             failure, requestID: requestID, now: configuration.clock.unixSeconds, isHEAD: isHEAD),
           .normal))
     }
-    if target.path.hasPrefix("/_emulator/") {
-      let route = Route.control(target.path.dropFirst(11))
-      _ = service.admit(route)
-      return Decision(
-        action: .reply(
-          service.control(target.path.dropFirst(11), request, reqid: requestID), .normal))
+    if let control = WireText.dropping(prefix: "/_emulator/", from: target.path) {
+      _ = service.admit(Route.control(control))
+      return Decision(action: .reply(service.control(control, request, reqid: requestID), .normal))
     }
     let now = configuration.clock.unixSeconds
     let headers = StorageCore.HTTPHeaders(request.head.headers.map { ($0.name, $0.value) })
     let rawTarget = String(target.path) + (target.query.isEmpty ? "" : "?" + target.query)
-    guard !request.head.uri.unicodeScalars.contains("\u{FFFD}"),
+    guard !WireText.contains(request.head.uri, "\u{FFFD}"),
       let incoming = OSSIncomingRequest(
         method: method.rawValue, pathStyleTarget: rawTarget, headers: headers)
     else {
@@ -147,7 +144,9 @@ final class OSSFront: EmulatorFront {
   }
 
   func mayReadFiles(_ request: IncomingRequest) -> Bool {
-    guard !RequestTarget(request.head.uri).path.hasPrefix("/_emulator/") else { return false }
+    guard !WireText.hasPrefix(RequestTarget(request.head.uri).path, "/_emulator/") else {
+      return false
+    }
     // Writes hash their bodies and may flush files: never on an event loop.
     return hasFileBuckets || request.head.method != .GET && request.head.method != .HEAD
   }

@@ -1,4 +1,5 @@
 import OSSCore
+import StorageCore
 
 /// The operation an OSS request asks for (path style: `/BUCKET/KEY?SUBRESOURCE`).
 enum OSSOperation {
@@ -29,52 +30,54 @@ enum OSSOperation {
   case notImplemented(String?)
 
   /// Bucket sub-resources that name other APIs (the emulator serves none of them).
-  private static let otherBucketSubresources: Set<String> = [
-    "cors", "lifecycle", "logging", "website", "referer", "policy", "tagging",
-    "versioning", "versions", "encryption", "stat", "replication", "worm",
-    "inventory", "qos", "requestPayment", "transferAcceleration", "accessPoint", "regions",
-    "cname", "objectInfo", "resourceGroup", "style", "policyStatus", "httpsConfig",
-  ]
+  private static let otherBucketSubresources = Set(
+    [
+      "cors", "lifecycle", "logging", "website", "referer", "policy", "tagging",
+      "versioning", "versions", "encryption", "stat", "replication", "worm",
+      "inventory", "qos", "requestPayment", "transferAcceleration", "accessPoint", "regions",
+      "cname", "objectInfo", "resourceGroup", "style", "policyStatus", "httpsConfig",
+    ].map(ExactKey.init))
 
   /// Object sub-resources that name other APIs.
-  private static let otherObjectSubresources: Set<String> = [
-    "symlink", "tagging", "restore", "append", "x-oss-process", "versionId",
-    "cleanRestoredObject",
-  ]
+  private static let otherObjectSubresources = Set(
+    [
+      "symlink", "tagging", "restore", "append", "x-oss-process", "versionId",
+      "cleanRestoredObject",
+    ].map(ExactKey.init))
 
   init(_ request: OSSIncomingRequest) {
-    let names = Set(request.query.map(\.name))
+    let names = Set(request.query.map { ExactKey($0.name) })
     guard let bucket = request.bucket else {
-      self = names.contains("regions") ? .notImplemented(nil) : .listBuckets
+      self = names.has("regions") ? .notImplemented(nil) : .listBuckets
       return
     }
     if request.key.isEmpty {
-      if request.method == "POST" && names.contains("delete") {
+      if request.method == "POST" && names.has("delete") {
         self = .deleteMultiple(bucket)
-      } else if request.method == "GET" && names.contains("uploads") {
+      } else if request.method == "GET" && names.has("uploads") {
         self = .listMultipartUploads(bucket)
-      } else if names.contains("bucketInfo") {
+      } else if names.has("bucketInfo") {
         self = .bucketInfo(bucket)
-      } else if names.contains("location") {
+      } else if names.has("location") {
         self = .bucketLocation(bucket)
-      } else if names.contains("acl") {
+      } else if names.has("acl") {
         self = .bucketACL(bucket)
       } else if !names.isDisjoint(with: Self.otherBucketSubresources) {
         self = .notImplemented(bucket)
-      } else if request.parameter("list-type") == "2" {
+      } else if request.parameter("list-type").map({ WireText.same($0, "2") }) == true {
         self = .listObjectsV2(bucket)
       } else {
         self = .listObjects(bucket)
       }
-    } else if request.method == "POST" && names.contains("restore") {
+    } else if request.method == "POST" && names.has("restore") {
       self = .restoreObject(bucket, key: request.key)
     } else if !names.isDisjoint(with: Self.otherObjectSubresources) {
       self = .notImplemented(bucket)
     } else if let write = Self.write(request, bucket: bucket, names: names) {
       self = write
-    } else if names.contains("acl") {
+    } else if names.has("acl") {
       self = .objectACL(bucket, key: request.key)
-    } else if names.contains("objectMeta") {
+    } else if names.has("objectMeta") {
       self = .objectMeta(bucket, key: request.key)
     } else if request.method == "HEAD" {
       self = .headObject(bucket, key: request.key)
@@ -84,26 +87,26 @@ enum OSSOperation {
   }
 
   /// An object write, from the method and sub-resources; `nil` for reads.
-  private static func write(_ request: OSSIncomingRequest, bucket: String, names: Set<String>)
+  private static func write(_ request: OSSIncomingRequest, bucket: String, names: Set<ExactKey>)
     -> OSSOperation?
   {
     let key = request.key
     switch request.method {
     case "PUT":
-      if names.contains("uploadId") || names.contains("partNumber") {
+      if names.has("uploadId") || names.has("partNumber") {
         return .uploadPart(bucket, key: key)
       }
       if request.headers["x-oss-copy-source"] != nil { return .copyObject(bucket, key: key) }
       return .putObject(bucket, key: key)
     case "POST":
-      if names.contains("uploads") { return .initiateMultipart(bucket, key: key) }
-      if names.contains("uploadId") { return .completeMultipart(bucket, key: key) }
+      if names.has("uploads") { return .initiateMultipart(bucket, key: key) }
+      if names.has("uploadId") { return .completeMultipart(bucket, key: key) }
       return nil
     case "DELETE":
-      return names.contains("uploadId")
+      return names.has("uploadId")
         ? .abortMultipart(bucket, key: key) : .deleteObject(bucket, key: key)
     case "GET":
-      return names.contains("uploadId") ? .listParts(bucket, key: key) : nil
+      return names.has("uploadId") ? .listParts(bucket, key: key) : nil
     default:
       return nil
     }
@@ -170,4 +173,9 @@ struct OSSFailure: Error {
   /// OSS's detailed error code (`0026-00000001`), where OSS's documentation gives it.
   var ec: String?
   var fields: [String: String] = [:]
+}
+
+extension Set<ExactKey> {
+  /// Whether the set has a name with the bytes of `name` (query names are compared as bytes).
+  fileprivate func has(_ name: String) -> Bool { contains(ExactKey(name)) }
 }

@@ -34,9 +34,9 @@ extension EmulatorService {
       headers: head.headers.map { ($0.name, $0.value) }, body: request.body)
     let credentials = configuration.credentials
     let expected: String
-    if authorization.hasPrefix("Qiniu ") {
+    if WireText.hasPrefix(authorization, "Qiniu ") {
       expected = RequestSigning.qiniuAuthorization(for: signable, credentials: credentials)
-    } else if authorization.hasPrefix("QBox ") {
+    } else if WireText.hasPrefix(authorization, "QBox ") {
       expected = RequestSigning.qboxAuthorization(for: signable, credentials: credentials)
     } else {
       return .badToken
@@ -54,22 +54,18 @@ extension EmulatorService {
   /// signature over `http://` + `Host` + the target up to `&token=`.
   func checkDownloadToken(_ request: IncomingRequest) -> DownloadTokenOutcome {
     let uri = request.head.uri
-    guard let question = uri.firstIndex(of: "?") else { return .missing }
+    guard let (_, query) = WireText.cut(uri, at: "?") else { return .missing }
     var signedEnd: String.Index?
     var tokenValue: Substring = ""
     var deadline: Int64?
-    var pairStart = uri.index(after: question)
-    while pairStart <= uri.endIndex {
-      let pairEnd = uri[pairStart...].firstIndex(of: "&") ?? uri.endIndex
-      let pair = uri[pairStart..<pairEnd]
-      if pair.hasPrefix("token=") {
-        signedEnd = uri.index(before: pairStart)
-        tokenValue = pair.dropFirst(6)
+    for pair in WireText.split(query, at: "&") {
+      if let value = WireText.dropping(prefix: "token=", from: pair) {
+        // Signed: everything before the `&` (or `?`) that precedes this parameter.
+        signedEnd = uri.utf8.index(before: pair.startIndex)
+        tokenValue = value
         break
       }
-      if pair.hasPrefix("e=") { deadline = Int64(pair.dropFirst(2)) }
-      guard pairEnd < uri.endIndex else { break }
-      pairStart = uri.index(after: pairEnd)
+      if let value = WireText.dropping(prefix: "e=", from: pair) { deadline = Int64(value) }
     }
     guard let signedEnd else { return .missing }
     guard let deadline else { return .invalid }

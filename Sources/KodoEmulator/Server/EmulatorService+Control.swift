@@ -1,5 +1,6 @@
 import NIOCore
 import NIOHTTP1
+import StorageCore
 
 extension EmulatorService {
   /// The unsigned test API under `/_emulator/`:
@@ -50,8 +51,8 @@ extension EmulatorService {
   /// Whether a `Content-Type` value is `application/json`, parameters (`; charset=utf-8`) allowed.
   static func isJSON(_ contentType: String?) -> Bool {
     guard let contentType else { return false }
-    let mediaType = contentType.split(separator: ";", maxSplits: 1).first ?? ""
-    return String(mediaType.filter { $0 != " " && $0 != "\t" }).lowercased() == "application/json"
+    let mediaType = WireText.cut(contentType, at: ";")?.head ?? contentType[...]
+    return WireText.sameIgnoringASCIICase(WireText.trimmingSpaces(mediaType), "application/json")
   }
 
   static func statsJSON(_ stats: EmulatorStats) -> ByteBuffer {

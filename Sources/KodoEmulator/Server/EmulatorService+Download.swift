@@ -97,11 +97,12 @@ enum ByteRange: Equatable {
   static func parse(_ header: String?, length: Int64) -> ByteRange {
     guard let header else { return .whole }
     let trimmed = Substring(header).trimmingSpaces
-    guard trimmed.hasPrefix("bytes=") else { return .whole }
-    let spec = trimmed.dropFirst(6).trimmingSpaces
-    guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return .whole }
-    let firstText = spec[..<dash].trimmingSpaces
-    let lastText = spec[spec.index(after: dash)...].trimmingSpaces
+    guard let unit = WireText.dropping(prefix: "bytes=", from: trimmed) else { return .whole }
+    let spec = unit.trimmingSpaces
+    guard !WireText.contains(spec, byte: ","), let (head, tail) = WireText.cut(spec, at: "-")
+    else { return .whole }
+    let firstText = head.trimmingSpaces
+    let lastText = tail.trimmingSpaces
     if firstText.isEmpty {
       // A suffix: the last N bytes.
       guard let suffix = Int64(lastText) else { return .whole }
@@ -121,8 +122,6 @@ enum ByteRange: Equatable {
 
 extension Substring {
   fileprivate var trimmingSpaces: Substring {
-    let start = firstIndex(where: { $0 != " " && $0 != "\t" }) ?? endIndex
-    let end = lastIndex(where: { $0 != " " && $0 != "\t" }).map { index(after: $0) } ?? start
-    return self[start..<Swift.max(start, end)]
+    WireText.trimmingSpaces(self)
   }
 }

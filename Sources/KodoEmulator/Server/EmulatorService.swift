@@ -76,7 +76,8 @@ final class EmulatorService: Sendable {
     self.buckets = table
     bucketNames = table.keys.sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     hostForURLs =
-      configuration.host.contains(":") ? "[" + configuration.host + "]" : configuration.host
+      WireText.contains(configuration.host, byte: ":")
+      ? "[" + configuration.host + "]" : configuration.host
     reqidNonce = UInt32.random(in: 0...UInt32.max)
     hasFileBuckets = buckets.contains { $0.source.readsFiles }
     requiresLoopbackHost = LoopbackHost.isLoopback(configuration.host)
@@ -228,7 +229,7 @@ final class EmulatorService: Sendable {
     let reqid = nextReqid()
     let uri = request.head.uri
     // The decoder turns bytes that are not UTF-8 into U+FFFD; such a target cannot name anything.
-    guard !uri.unicodeScalars.contains("\u{FFFD}") else {
+    guard !WireText.contains(uri, "\u{FFFD}") else {
       _ = admit(.unknown)
       return Decision(action: .reply(error(400, "invalid request URI", reqid: reqid), .normal))
     }

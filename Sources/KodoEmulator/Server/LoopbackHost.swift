@@ -1,3 +1,5 @@
+import StorageCore
+
 /// The `Host` check of an emulator bound to a loopback address.
 ///
 /// A page on `evil.example` whose name later resolves to 127.0.0.1 (DNS rebinding) makes the
@@ -7,8 +9,10 @@ enum LoopbackHost {
   /// Whether a bind address is a loopback one (`localhost`, `127.x.y.z`, `::1`).
   static func isLoopback(_ address: String) -> Bool {
     let host = Substring(address)
-    return isLoopbackName(
-      host.hasPrefix("[") && host.hasSuffix("]") ? host.dropFirst().dropLast() : host)
+    let bracketed = WireText.dropping(prefix: "[", from: host).flatMap {
+      WireText.dropping(suffix: "]", from: $0)
+    }
+    return isLoopbackName(bracketed ?? host)
   }
 
   /// Whether a request may be answered: its `Host` (and the authority of an absolute-form
@@ -23,26 +27,25 @@ enum LoopbackHost {
   private static func acceptsAuthority(_ authority: Substring) -> Bool {
     let host: Substring
     let port: Substring?
-    if authority.hasPrefix("[") {
-      guard let close = authority.firstIndex(of: "]") else { return false }
-      host = authority[authority.index(after: authority.startIndex)..<close]
-      let rest = authority[authority.index(after: close)...]
+    if let opened = WireText.dropping(prefix: "[", from: authority) {
+      guard let (inside, rest) = WireText.cut(opened, at: "]") else { return false }
+      host = inside
       if rest.isEmpty {
         port = nil
       } else {
-        guard rest.hasPrefix(":") else { return false }
-        port = rest.dropFirst()
+        guard let number = WireText.dropping(prefix: ":", from: rest) else { return false }
+        port = number
       }
-      guard host == "::1" else { return false }
+      guard WireText.same(host, "::1") else { return false }
     } else {
-      if let colon = authority.firstIndex(of: ":") {
-        host = authority[..<colon]
-        port = authority[authority.index(after: colon)...]
+      if let (name, number) = WireText.cut(authority, at: ":") {
+        host = name
+        port = number
       } else {
         host = authority
         port = nil
       }
-      guard isLoopbackName(host), host != "::1" else { return false }
+      guard isLoopbackName(host), !WireText.same(host, "::1") else { return false }
     }
     if let port {
       guard (1...5).contains(port.utf8.count),
@@ -54,9 +57,11 @@ enum LoopbackHost {
 
   /// `localhost` (any case), `::1`, or a dotted-quad IPv4 address in 127.0.0.0/8.
   private static func isLoopbackName(_ host: Substring) -> Bool {
-    if host.lowercased() == "localhost" || host == "::1" { return true }
-    let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-    guard parts.count == 4, parts[0] == "127" else { return false }
+    if WireText.sameIgnoringASCIICase(host, "localhost") || WireText.same(host, "::1") {
+      return true
+    }
+    let parts = WireText.split(host, at: ".")
+    guard parts.count == 4, WireText.same(parts[0], "127") else { return false }
     return parts.allSatisfy { part in
       (1...3).contains(part.utf8.count)
         && part.utf8.allSatisfy { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }

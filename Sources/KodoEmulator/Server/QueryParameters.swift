@@ -9,16 +9,8 @@ struct QueryParameters {
   ///
   /// - Returns: `nil` when a name or value has bad percent-encoding or is not UTF-8.
   init?(_ raw: Substring) {
-    for pair in raw.split(separator: "&", omittingEmptySubsequences: true) {
-      let name: Substring
-      let value: Substring
-      if let equals = pair.firstIndex(of: "=") {
-        name = pair[..<equals]
-        value = pair[pair.index(after: equals)...]
-      } else {
-        name = pair
-        value = ""
-      }
+    for pair in WireText.split(raw, at: "&", omittingEmpty: true) {
+      let (name, value) = WireText.cut(pair, at: "=") ?? (pair, pair[pair.endIndex...])
       guard let decodedName = Self.decode(name), let decodedValue = Self.decode(value) else {
         return nil
       }
@@ -28,10 +20,10 @@ struct QueryParameters {
 
   /// The first value of `name`.
   func first(_ name: String) -> String? {
-    pairs.first(where: { $0.name == name })?.value
+    pairs.first(where: { WireText.same($0.name, name) })?.value
   }
 
   private static func decode(_ text: Substring) -> String? {
-    PercentEncoding.decode(String(text.map { $0 == "+" ? " " : $0 }))
+    PercentEncoding.decode(WireText.split(text, at: "+").joined(separator: " "))
   }
 }

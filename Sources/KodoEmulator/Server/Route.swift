@@ -37,18 +37,16 @@ enum Route: Equatable {
     case "/v2/domains": self = .domains
     case "/list": self = .list
     default:
-      if path.hasPrefix("/stat/") {
-        let rest = path.dropFirst(6)
+      if let rest = WireText.dropping(prefix: "/stat/", from: path) {
         self = .stat(entry: rest[..<(KeySegments.firstSlash(in: rest) ?? rest.endIndex)])
-      } else if path.hasPrefix("/dl/") {
-        let rest = path.dropFirst(4)
+      } else if let rest = WireText.dropping(prefix: "/dl/", from: path) {
         let (bucket, key) = KeySegments.splitAtFirstSlash(rest) ?? (rest, rest[rest.endIndex...])
         self = .download(bucket: bucket, key: key)
-      } else if path.hasPrefix("/_emulator/") {
-        self = .control(path.dropFirst(11))
-      } else if path.hasPrefix("/mkblk/") || path.hasPrefix("/bput/")
-        || path.hasPrefix("/mkfile/") || path.hasPrefix("/buckets/")
-      {
+      } else if let rest = WireText.dropping(prefix: "/_emulator/", from: path) {
+        self = .control(rest)
+      } else if ["/mkblk/", "/bput/", "/mkfile/", "/buckets/"].contains(where: {
+        WireText.hasPrefix(path, $0)
+      }) {
         self = .upload(path)
       } else if let operation = KeySegments.segments(of: path.dropFirst()).first,
         Self.writeOperations.contains(operation)
@@ -116,7 +114,9 @@ struct RequestTarget {
     // An absolute-form target (`http://host/path`) addresses the same path.
     // On bytes: a raw target may hold UTF-8, and `/`, `?` or `#` before a combining mark is no
     // `Character` of its own.
-    if let scheme = rest.range(of: "://"), !KeySegments.containsSlash(rest[..<scheme.lowerBound]) {
+    if let scheme = WireText.range(of: "://", in: rest),
+      !KeySegments.containsSlash(rest[..<scheme.lowerBound])
+    {
       rest = rest[scheme.upperBound...]
       let slash = KeySegments.firstSlash(in: rest) ?? rest.endIndex
       authority = rest[..<slash]

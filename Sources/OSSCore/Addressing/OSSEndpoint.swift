@@ -18,7 +18,7 @@ public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
   /// - Throws: `StorageError(.configuration)` naming what is wrong with the text.
   public init(_ text: String) throws(StorageError) {
     let trimmed = String(KeySegments.droppingTrailingSlashes(text))
-    let parts = URLParts(trimmed.contains("://") ? trimmed : "https://" + trimmed)
+    let parts = URLParts(WireText.contains(trimmed, "://") ? trimmed : "https://" + trimmed)
     func invalid(_ why: String) -> StorageError {
       StorageError(
         .configuration, "the endpoint \(DisplayText.quoted(text)) is not usable: \(why)")
@@ -26,15 +26,17 @@ public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
     guard parts.isHTTP else {
       throw invalid("only http:// and https:// are supported")
     }
-    guard parts.path.isEmpty, parts.query == nil, !trimmed.contains("#") else {
+    guard parts.path.isEmpty, parts.query == nil, !WireText.contains(trimmed, byte: "#") else {
       throw invalid("it must be a scheme and a host only, without a path or a query")
     }
-    let authority = parts.authority.lowercased()
+    let authority = WireText.asciiLowercased(parts.authority)
     guard !authority.isEmpty else { throw invalid("it has no host") }
-    guard !authority.contains("@") else { throw invalid("it must not contain user information") }
+    guard !WireText.contains(authority, byte: "@") else {
+      throw invalid("it must not contain user information")
+    }
     let host = URLParts("http://" + authority).host
-    if authority.count > host.count {
-      let port = authority.dropFirst(host.count + 1)
+    if authority.utf8.count > host.utf8.count {
+      let port = Substring(authority.utf8.dropFirst(host.utf8.count + 1))
       guard let number = Int(port), (1...65_535).contains(number), port.allSatisfy(\.isASCII)
       else { throw invalid("the port is not a number from 1 to 65535") }
     }
@@ -66,25 +68,25 @@ public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
   public var isIPAddress: Bool { Self.isIPv4(host) || Self.isBracketedIPv6(host) }
 
   /// Whether the host is one of Aliyun's (`*.aliyuncs.com`), where OSS refuses path style.
-  public var isAliyunHost: Bool { host.hasSuffix(".aliyuncs.com") }
+  public var isAliyunHost: Bool { WireText.hasSuffix(host, ".aliyuncs.com") }
 
   /// The region ID an Aliyun endpoint names: `oss-cn-hangzhou.aliyuncs.com`,
   /// `oss-cn-hangzhou-internal.aliyuncs.com` and `cn-hangzhou.oss.aliyuncs.com` all name
   /// `cn-hangzhou`; `nil` for other hosts (acceleration endpoints, custom domains, addresses).
   public var regionID: String? {
     guard isAliyunHost else { return nil }
-    let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+    let labels = WireText.split(host, at: ".")
     guard labels.count >= 3 else { return nil }
     var candidate: Substring
-    if labels.count == 4 && labels[1] == "oss" {
+    if labels.count == 4 && WireText.same(labels[1], "oss") {
       candidate = labels[0]
-    } else if labels.count == 3 && labels[0].hasPrefix("oss-") {
-      candidate = labels[0].dropFirst(4)
-      if candidate.hasSuffix("-internal") { candidate = candidate.dropLast(9) }
+    } else if labels.count == 3, let region = WireText.dropping(prefix: "oss-", from: labels[0]) {
+      candidate = WireText.dropping(suffix: "-internal", from: region) ?? region
     } else {
       return nil
     }
-    guard !candidate.hasPrefix("accelerate"), let id = try? OSSRegion.id(String(candidate))
+    guard !WireText.hasPrefix(candidate, "accelerate"),
+      let id = try? OSSRegion.id(String(candidate))
     else { return nil }
     return id
   }
@@ -103,17 +105,19 @@ public struct OSSEndpoint: Sendable, Hashable, CustomStringConvertible {
   }
 
   static func isIPv4(_ host: String) -> Bool {
-    let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+    let octets = WireText.split(host, at: ".")
     return octets.count == 4
       && octets.allSatisfy { octet in
-        (1...3).contains(octet.count) && octet.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+        (1...3).contains(octet.utf8.count) && octet.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
           && Int(octet).map { $0 <= 255 } == true
       }
   }
 
   static func isBracketedIPv6(_ host: String) -> Bool {
-    guard host.hasPrefix("["), host.hasSuffix("]"), host.count > 2 else { return false }
-    return host.dropFirst().dropLast().utf8.allSatisfy { byte in
+    guard let opened = WireText.dropping(prefix: "[", from: host),
+      let inside = WireText.dropping(suffix: "]", from: opened), !inside.isEmpty
+    else { return false }
+    return inside.utf8.allSatisfy { byte in
       switch byte {
       case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
         UInt8(ascii: ":"), UInt8(ascii: "."):
@@ -139,8 +143,8 @@ public enum OSSRegion {
   /// - Throws: `StorageError(.configuration)` when the text is not of the form `cn-hangzhou`.
   public static func id(_ text: String) throws(StorageError) -> String {
     var id = Substring(text)
-    if id.hasPrefix("oss-") { id = id.dropFirst(4) }
-    if id.hasSuffix("-internal") { id = id.dropLast(9) }
+    if let rest = WireText.dropping(prefix: "oss-", from: id) { id = rest }
+    if let rest = WireText.dropping(suffix: "-internal", from: id) { id = rest }
     let labels = id.utf8.split(separator: UInt8(ascii: "-"), omittingEmptySubsequences: false)
     guard id.utf8.count <= 63, labels.count >= 2, labels.allSatisfy({ !$0.isEmpty }),
       labels[0].allSatisfy({ $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") }),

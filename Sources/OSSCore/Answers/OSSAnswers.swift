@@ -97,14 +97,12 @@ public struct OSSRestore: Sendable, Equatable {
     var rest = Substring(text)
     while true {
       rest = rest.trimmingSpaces
-      guard let equals = rest.firstIndex(of: "=") else { return nil }
-      let name = rest[..<equals].trimmingSpaces
-      rest = rest[rest.index(after: equals)...].trimmingSpaces
-      guard rest.first == "\"" else { return nil }
-      rest = rest.dropFirst()
-      guard let close = rest.firstIndex(of: "\"") else { return nil }
-      let value = rest[..<close]
-      rest = rest[rest.index(after: close)...].trimmingSpaces
+      guard let (rawName, afterEquals) = WireText.cut(rest, at: "=") else { return nil }
+      let name = rawName.trimmingSpaces
+      guard let quoted = WireText.dropping(prefix: "\"", from: afterEquals.trimmingSpaces),
+        let (value, afterValue) = WireText.cut(quoted, at: "\"")
+      else { return nil }
+      rest = afterValue.trimmingSpaces
       switch name {
       case "ongoing-request":
         guard ongoing == nil, value == "true" || value == "false" else { return nil }
@@ -115,8 +113,8 @@ public struct OSSRestore: Sendable, Equatable {
       default: break
       }
       if rest.isEmpty { break }
-      guard rest.first == "," else { return nil }
-      rest = rest.dropFirst()
+      guard let next = WireText.dropping(prefix: ",", from: rest) else { return nil }
+      rest = next
     }
     guard let ongoing else { return nil }
     self.init(ongoing: ongoing, expiry: expiry)
@@ -134,9 +132,10 @@ public struct OSSRestore: Sendable, Equatable {
 
 extension Substring {
   var trimmingSpaces: Substring {
-    var text = self
-    while text.first == " " { text = text.dropFirst() }
-    while text.last == " " { text = text.dropLast() }
-    return text
+    let space = UInt8(ascii: " ")
+    let start = utf8.firstIndex { $0 != space } ?? endIndex
+    var end = endIndex
+    while end > start, utf8[utf8.index(before: end)] == space { end = utf8.index(before: end) }
+    return self[start..<end]
   }
 }

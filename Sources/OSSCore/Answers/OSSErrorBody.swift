@@ -77,7 +77,7 @@ extension OSSAnswers {
   public static func errorHeader(_ value: String, requestID: String? = nil) throws(StorageError)
     -> OSSErrorBody
   {
-    guard let data = Data(base64Encoded: value.trimmingCharacters(in: .whitespaces)) else {
+    guard let data = Data(base64Encoded: String(WireText.trimmingSpaces(value))) else {
       throw StorageError(
         .protocolError, "cannot read OSS's x-oss-err header: it is not base64",
         requestID: requestID)

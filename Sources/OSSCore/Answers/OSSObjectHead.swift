@@ -22,7 +22,7 @@ public struct OSSObjectHead: Sendable, Equatable {
   /// `x-oss-storage-class` as OSS spells it; absent means `Standard`.
   public var storageClass: String?
   /// `x-oss-meta-*`, by the name after the prefix, lower-cased.
-  public var meta: [String: String]
+  public var meta: UserMetadata
   /// `x-oss-restore`, for archived objects.
   public var restore: OSSRestore?
   /// `x-oss-version-id`, when sent.
@@ -46,7 +46,7 @@ public struct OSSObjectHead: Sendable, Equatable {
   public init(
     size: Int64, lastModified: Timestamp, contentType: String? = nil, etag: String? = nil,
     md5: String? = nil, crc64: UInt64? = nil, objectType: String? = nil,
-    storageClass: String? = nil, meta: [String: String] = [:], restore: OSSRestore? = nil
+    storageClass: String? = nil, meta: UserMetadata = [:], restore: OSSRestore? = nil
   ) {
     self.size = size
     self.lastModified = lastModified
@@ -123,9 +123,10 @@ extension OSSAnswers {
     head.contentEncoding = headers["Content-Encoding"]
     head.expires = headers["Expires"]
     for field in headers {
-      let name = field.name.lowercased()
-      guard name.hasPrefix("x-oss-meta-"), name.count > 11 else { continue }
-      head.meta[String(name.dropFirst(11))] = field.value
+      let name = WireText.asciiLowercased(field.name)
+      guard let metaName = WireText.dropping(prefix: "x-oss-meta-", from: name), !metaName.isEmpty
+      else { continue }
+      head.meta[String(metaName)] = field.value
     }
     return head
   }

@@ -193,7 +193,7 @@ extension OSSClient: DomainListing {
 extension OSSClient {
   /// `https://host/path` → `host/path`: a domain as `domains` names it.
   static func withoutScheme(_ baseURL: String) -> String {
-    guard let range = baseURL.range(of: "://") else { return baseURL }
+    guard let range = WireText.range(of: "://", in: baseURL) else { return baseURL }
     return String(baseURL[range.upperBound...])
   }
 }

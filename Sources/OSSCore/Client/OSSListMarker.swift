@@ -16,8 +16,8 @@ enum OSSListMarker {
   /// - Throws: `StorageError(.invalidInput)` when the marker is not one kodo gave for an OSS
   ///   listing.
   static func unwrap(_ marker: String) throws(StorageError) -> String {
-    guard marker.hasPrefix(prefix),
-      let bytes = URLSafeBase64.decode(String(marker.dropFirst(prefix.count))),
+    guard let encoded = WireText.dropping(prefix: prefix, from: marker),
+      let bytes = URLSafeBase64.decode(String(encoded)),
       !bytes.isEmpty, let token = String(validating: bytes, as: UTF8.self)
     else {
       throw StorageError(

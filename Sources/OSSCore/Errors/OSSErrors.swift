@@ -30,7 +30,8 @@ package enum OSSErrors {
     case "InvalidObjectState": return .unauthorized
     case "FileAlreadyExists": return .exists
     case "PreconditionFailed": return .preconditionFailed
-    case "InvalidArgument" where message?.contains("signing region") == true: return .configuration
+    case "InvalidArgument" where message.map({ WireText.contains($0, "signing region") }) == true:
+      return .configuration
     default: break
     }
     switch status {

@@ -24,14 +24,15 @@ package enum OSSSignatureV1 {
 
   /// Whether the query parameter `name` is part of the signed resource.
   package static func isSubresource(_ name: String) -> Bool {
-    name.hasPrefix("x-oss-") || subresources.contains(name)
+    WireText.hasPrefix(name, "x-oss-") || subresources.contains(name)
   }
 
   /// The `x-oss-*` headers as signed: lower-cased names, sorted, values trimmed, repeated names
   /// joined by `,`, each line ending in `\n`.
   package static func canonicalizedHeaders(_ headers: HTTPHeaders) -> String {
     var text = ""
-    for (name, value) in OSSSignatureV4.lowercasedSorted(headers, where: { $0.hasPrefix("x-oss-") })
+    for (name, value) in OSSSignatureV4.lowercasedSorted(
+      headers, where: { WireText.hasPrefix($0, "x-oss-") })
     {
       text += name + ":" + value + "\n"
     }

@@ -15,8 +15,8 @@ package enum OSSSignatureV4 {
 
   /// Whether a header is signed without being listed in AdditionalHeaders.
   package static func isSignedByDefault(_ lowercasedName: String) -> Bool {
-    lowercasedName.hasPrefix("x-oss-") || lowercasedName == "content-type"
-      || lowercasedName == "content-md5"
+    WireText.hasPrefix(lowercasedName, "x-oss-") || WireText.same(lowercasedName, "content-type")
+      || WireText.same(lowercasedName, "content-md5")
   }
 
   /// `headers` whose lower-cased name passes `include`, lower-cased, sorted by name (stable),
@@ -26,10 +26,10 @@ package enum OSSSignatureV4 {
   ) -> [(name: String, value: String)] {
     var selected: [(name: String, value: String)] = []
     for field in headers {
-      let name = field.name.lowercased()
+      let name = WireText.asciiLowercased(field.name)
       guard include(name) else { continue }
       let value = trimmed(field.value)
-      if let index = selected.firstIndex(where: { $0.name == name }) {
+      if let index = selected.firstIndex(where: { WireText.same($0.name, name) }) {
         selected[index].value += "," + value
       } else {
         selected.append((name, value))
@@ -43,10 +43,11 @@ package enum OSSSignatureV4 {
   package static func additionalHeaders(_ requested: [String], in headers: HTTPHeaders)
     -> [String]
   {
-    let sent = Set(headers.map { $0.name.lowercased() })
-    return Set(requested.map { $0.lowercased() })
-      .filter { !isSignedByDefault($0) && sent.contains($0) }
-      .sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
+    let sent = Set(headers.map { ExactKey(WireText.asciiLowercased($0.name)) })
+    return Set(requested.map { ExactKey(WireText.asciiLowercased($0)) })
+      .filter { !isSignedByDefault($0.text) && sent.contains($0) }
+      .map(\.text)
+      .sorted { WireText.precedes($0, $1) }
   }
 
   /// The canonical request: method, canonical URI, canonical query, canonical headers (each
@@ -58,9 +59,9 @@ package enum OSSSignatureV4 {
     var text = method + "\n"
     text += OSSEncoding.v4CanonicalURI(bucket: bucket, key: key) + "\n"
     text += OSSEncoding.v4CanonicalQuery(query) + "\n"
-    let additional = Set(additionalHeaders)
+    let additional = Set(additionalHeaders.map(ExactKey.init))
     for (name, value) in lowercasedSorted(
-      headers, where: { isSignedByDefault($0) || additional.contains($0) })
+      headers, where: { isSignedByDefault($0) || additional.contains(ExactKey($0)) })
     {
       text += name + ":" + value + "\n"
     }

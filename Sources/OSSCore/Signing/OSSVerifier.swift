@@ -27,7 +27,7 @@ package struct OSSIncomingRequest: Sendable, Equatable {
   /// only), the query as OSS does (`+` is a space, as the official Python SDK sends it);
   /// `nil` when an escape is malformed or a part is not UTF-8.
   package init?(method: String, pathStyleTarget target: String, headers: HTTPHeaders) {
-    let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+    let parts = WireText.split(target, at: "?", maxSplits: 1)
     guard let path = PercentEncoding.decode(String(parts[0])), KeySegments.startsWithSlash(path)
     else {
       return nil
@@ -45,8 +45,8 @@ package struct OSSIncomingRequest: Sendable, Equatable {
     }
     var query: [OSSQueryItem] = []
     if parts.count > 1 {
-      for pair in parts[1].split(separator: "&") {
-        let halves = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+      for pair in WireText.split(parts[1], at: "&", omittingEmpty: true) {
+        let halves = WireText.split(pair, at: "=", maxSplits: 1)
         func decode(_ text: Substring) -> String? {
           PercentEncoding.decode(text.replacingOccurrences(of: "+", with: " "))
         }
@@ -66,7 +66,7 @@ package struct OSSIncomingRequest: Sendable, Equatable {
 
   /// The first value of query parameter `name`.
   package func parameter(_ name: String) -> String? {
-    query.first(where: { $0.name == name }).map { $0.value ?? "" }
+    query.first(where: { WireText.same($0.name, name) }).map { $0.value ?? "" }
   }
 }
 
@@ -120,11 +120,12 @@ package struct OSSVerifier: Sendable {
     -> String?
   {
     if let authorization = request.headers["Authorization"] {
-      if authorization.hasPrefix(OSSSignatureV4.algorithm + " ") {
-        return try verifyV4Header(request, authorization, now: now)
+      if let fields = WireText.dropping(prefix: OSSSignatureV4.algorithm + " ", from: authorization)
+      {
+        return try verifyV4Header(request, fields, now: now)
       }
-      if authorization.hasPrefix("OSS ") {
-        return try verifyV1Header(request, authorization, now: now)
+      if let credential = WireText.dropping(prefix: "OSS ", from: authorization) {
+        return try verifyV1Header(request, credential, now: now)
       }
       throw OSSVerificationFailure(400, "InvalidArgument", "Authorization header is invalid.")
     }
@@ -145,7 +146,7 @@ package struct OSSVerifier: Sendable {
         403, "InvalidAccessKeyId",
         "The OSS Access Key Id you provided does not exist in our records.")
     }
-    if let expected = found.securityToken, token != expected {
+    if let expected = found.securityToken, token.map({ !WireText.same($0, expected) }) ?? true {
       throw OSSVerificationFailure(
         403, "InvalidSecurityToken", "The security token you provided is invalid.")
     }
@@ -161,15 +162,14 @@ package struct OSSVerifier: Sendable {
     }
   }
 
-  private func verifyV1Header(_ request: OSSIncomingRequest, _ authorization: String, now: Int64)
+  private func verifyV1Header(_ request: OSSIncomingRequest, _ credential: Substring, now: Int64)
     throws(OSSVerificationFailure) -> String
   {
-    let credential = authorization.dropFirst(4)
-    guard let colon = credential.lastIndex(of: ":") else {
+    guard let (key, signed) = WireText.cutAtLast(credential, at: ":") else {
       throw OSSVerificationFailure(400, "InvalidArgument", "Authorization header is invalid.")
     }
-    let accessKey = String(credential[..<colon])
-    let signature = String(credential[credential.index(after: colon)...])
+    let accessKey = String(key)
+    let signature = String(signed)
     let found = try known(accessKey, token: request.headers["x-oss-security-token"])
     let date = request.headers["x-oss-date"] ?? request.headers["Date"] ?? ""
     guard let time = HTTPDate.parse(date) else {
@@ -198,7 +198,7 @@ package struct OSSVerifier: Sendable {
       throw OSSVerificationFailure(403, "AccessDenied", "Request has expired.")
     }
     let signed = request.query.filter {
-      !["OSSAccessKeyId", "Expires", "Signature"].contains($0.name)
+      item in !["OSSAccessKeyId", "Expires", "Signature"].contains { WireText.same($0, item.name) }
     }
     let resource = OSSEncoding.v1Resource(bucket: request.bucket, key: request.key, query: signed)
     let text = OSSSignatureV1.stringToSign(
@@ -207,14 +207,14 @@ package struct OSSVerifier: Sendable {
     return accessKey
   }
 
-  private func verifyV4Header(_ request: OSSIncomingRequest, _ authorization: String, now: Int64)
+  private func verifyV4Header(_ request: OSSIncomingRequest, _ authorization: Substring, now: Int64)
     throws(OSSVerificationFailure) -> String
   {
     var fields: [String: String] = [:]
-    for field in authorization.dropFirst(OSSSignatureV4.algorithm.count + 1).split(separator: ",") {
-      let parts = field.split(separator: "=", maxSplits: 1)
-      guard parts.count == 2 else { continue }
-      fields[String(parts[0].trimmingSpaces)] = String(parts[1].trimmingSpaces)
+    for field in WireText.split(authorization, at: ",", omittingEmpty: true) {
+      guard let (name, value) = WireText.cut(field, at: "="), !name.isEmpty, !value.isEmpty
+      else { continue }
+      fields[String(WireText.trimmingSpaces(name))] = String(WireText.trimmingSpaces(value))
     }
     guard let credential = fields["Credential"], let signature = fields["Signature"],
       let dateTime = request.headers["x-oss-date"]
@@ -222,7 +222,7 @@ package struct OSSVerifier: Sendable {
       throw OSSVerificationFailure(400, "InvalidArgument", "Authorization header is invalid.")
     }
     let additional = fields["AdditionalHeaders"].map {
-      $0.split(separator: ";").map(String.init)
+      WireText.split($0, at: ";", omittingEmpty: true).map(String.init)
     }
     let accessKey = try checkScope(credential, dateTime: dateTime, now: now, skew: true)
     let found = try known(accessKey, token: request.headers["x-oss-security-token"])
@@ -256,10 +256,13 @@ package struct OSSVerifier: Sendable {
       throw OSSVerificationFailure(403, "AccessDenied", "Request is not valid yet.")
     }
     let additional =
-      request.parameter("x-oss-additional-headers")?.split(separator: ";").map(String.init) ?? []
+      request.parameter("x-oss-additional-headers").map {
+        WireText.split($0, at: ";", omittingEmpty: true).map(String.init)
+      } ?? []
     let canonical = OSSSignatureV4.canonicalRequest(
       method: request.method, bucket: request.bucket, key: request.key,
-      query: request.query.filter { $0.name != "x-oss-signature" }, headers: request.headers,
+      query: request.query.filter { !WireText.same($0.name, "x-oss-signature") },
+      headers: request.headers,
       additionalHeaders: additional)
     try compareV4(signature, found, dateTime: dateTime, canonical: canonical)
     return accessKey
@@ -279,7 +282,8 @@ package struct OSSVerifier: Sendable {
       throw OSSVerificationFailure(
         400, "InvalidArgument", "Invalid signing region in Authorization header.")
     }
-    guard parts[1] == dateTime.prefix(8) else {
+    // `dateTime` parsed as `yyyymmddThhmmssZ` above, so it is ASCII: its first 8 bytes.
+    guard WireText.same(parts[1], dateTime.prefix(8)) else {
       throw OSSVerificationFailure(
         400, "InvalidArgument", "Invalid signing date in Authorization header.")
     }

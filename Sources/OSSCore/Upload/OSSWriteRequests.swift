@@ -155,8 +155,8 @@ public enum OSSWriteRequests {
     var body = Array("<CompleteMultipartUpload>".utf8)
     for part in parts.sorted(by: { $0.number < $1.number }) {
       var etag = Substring(part.etag)
-      while etag.hasPrefix("\"") { etag = etag.dropFirst() }
-      while etag.hasSuffix("\"") { etag = etag.dropLast() }
+      while let inner = WireText.dropping(prefix: "\"", from: etag) { etag = inner }
+      while let inner = WireText.dropping(suffix: "\"", from: etag) { etag = inner }
       body += Array("<Part><PartNumber>\(part.number)</PartNumber><ETag>\"".utf8)
       appendText(etag, escapingQuotes: false, to: &body)
       body += Array("\"</ETag></Part>".utf8)

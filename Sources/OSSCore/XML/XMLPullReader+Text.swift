@@ -155,19 +155,19 @@ extension XMLPullReader {
     case "apos": return "'"
     default: break
     }
-    switch String(decoding: name, as: UTF8.self) {
-    case let reference where reference.hasPrefix("#"):
-      let digits = reference.dropFirst()
+    let reference = String(decoding: name, as: UTF8.self)
+    switch WireText.dropping(prefix: "#", from: reference) {
+    case let digits?:
       let value =
-        digits.hasPrefix("x")
-        ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits, radix: 10)
+        WireText.dropping(prefix: "x", from: digits).map { UInt32($0, radix: 16) }
+        ?? UInt32(digits, radix: 10)
       guard let value, Self.isXMLCharacter(value), let scalar = Unicode.Scalar(value),
-        !digits.contains("+"), !digits.contains("-")
+        !WireText.contains(digits, byte: "+"), !WireText.contains(digits, byte: "-")
       else {
         throw Failure(offset: start, reason: "&\(reference); is not a character XML allows")
       }
       return scalar
-    default:
+    case nil:
       throw Failure(offset: start, reason: "an unknown entity (only the five XML ones are read)")
     }
   }

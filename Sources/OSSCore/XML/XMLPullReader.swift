@@ -1,4 +1,5 @@
 import Foundation
+import StorageCore
 
 /// A strict, streaming pull parser for the XML that OSS writes: a prolog, one root element,
 /// nested elements with text, attributes (read past), comments, processing instructions, CDATA,
@@ -240,10 +241,13 @@ package struct XMLPullReader {
     if matches("<?xml") && position + 5 < input.count && Self.isSpace(input[position + 5]) {
       let start = position
       try skipPast("?>", what: "the XML declaration")
-      let declaration = String(decoding: input[start..<position], as: UTF8.self).lowercased()
-      if let range = declaration.range(of: "encoding") {
-        let rest = declaration[range.upperBound...].drop { $0 == " " || $0 == "=" }
-        guard rest.dropFirst().hasPrefix("utf-8") else {
+      let declaration = WireText.asciiLowercased(
+        String(decoding: input[start..<position], as: UTF8.self))
+      if let range = WireText.range(of: "encoding", in: declaration) {
+        let rest = declaration.utf8[range.upperBound...].drop {
+          $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "=")
+        }
+        guard rest.dropFirst().starts(with: "utf-8".utf8) else {
           throw Failure(offset: start, reason: "the document is not in UTF-8")
         }
       }

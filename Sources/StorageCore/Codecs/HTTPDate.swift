@@ -11,12 +11,13 @@ package enum HTTPDate {
   /// Fields out of range (a year beyond four digits, hour 24, day 32) are `nil`: the text comes
   /// from a server and the arithmetic must not overflow on it.
   package static func parse(_ text: String) -> Int64? {
-    let parts = text.split(separator: " ")
-    guard parts.count == 6, parts[5] == "GMT", let day = Int(parts[1]), (1...31).contains(day),
+    let parts = WireText.split(text, at: " ", omittingEmpty: true)
+    guard parts.count == 6, WireText.same(parts[5], "GMT"), let day = Int(parts[1]),
+      (1...31).contains(day),
       let month = months.firstIndex(of: String(parts[2])), let year = Int64(parts[3]),
       (0...9_999).contains(year)
     else { return nil }
-    let time = parts[4].split(separator: ":")
+    let time = WireText.split(parts[4], at: ":", omittingEmpty: true)
     guard time.count == 3, let hour = Int(time[0]), let minute = Int(time[1]),
       let second = Int(time[2]), (0...23).contains(hour), (0...59).contains(minute),
       (0...60).contains(second)

@@ -478,11 +478,11 @@ package struct JSONReader {
     return values
   }
 
-  /// Reads an object of string values (`null` reads as empty); other value kinds become their
-  /// JSON text.
-  package mutating func readStringMap() throws(Failure) -> [String: String] {
+  /// Reads an object of string values as user metadata (`null` reads as empty), names kept byte
+  /// for byte; other value kinds become their JSON text.
+  package mutating func readMetadata() throws(Failure) -> UserMetadata {
     if readNull() { return [:] }
-    var values: [String: String] = [:]
+    var values = UserMetadata()
     try readObject { (reader, name) throws(Failure) in
       if try reader.peekKind() == .string {
         values[name] = try reader.readString()

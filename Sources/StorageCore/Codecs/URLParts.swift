@@ -31,8 +31,8 @@ package struct URLParts: Sendable, Equatable {
 
   package init(_ url: String) {
     var rest = Substring(url)
-    if let range = rest.range(of: "://") {
-      scheme = rest[..<range.lowerBound].lowercased()
+    if let range = WireText.range(of: "://", in: rest) {
+      scheme = WireText.asciiLowercased(rest[..<range.lowerBound])
       rest = rest[range.upperBound...]
       let end = Self.authorityEnd(in: rest)
       authority = String(rest[..<end])
@@ -41,10 +41,10 @@ package struct URLParts: Sendable, Equatable {
       scheme = ""
       authority = ""
     }
-    if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-    if let question = rest.firstIndex(of: "?") {
-      path = String(rest[..<question])
-      query = String(rest[rest.index(after: question)...])
+    if let hash = WireText.firstIndex(of: "#", in: rest) { rest = rest[..<hash] }
+    if let (head, tail) = WireText.cut(rest, at: "?") {
+      path = String(head)
+      query = String(tail)
     } else {
       path = String(rest)
       query = nil
@@ -53,20 +53,18 @@ package struct URLParts: Sendable, Equatable {
 
   /// The host without a port.
   package var host: String {
-    if authority.hasPrefix("[") {
-      if let close = authority.firstIndex(of: "]") {
-        return String(authority[...close])
-      }
+    if WireText.hasPrefix(authority, "[") {
+      if let (inside, _) = WireText.cut(authority, at: "]") { return inside + "]" }
       return authority
     }
-    if let colon = authority.lastIndex(of: ":") { return String(authority[..<colon]) }
+    if let (host, _) = WireText.cutAtLast(authority, at: ":") { return String(host) }
     return authority
   }
 
   /// The port the URL names, or the scheme's default (80/443).
   package var port: Int? {
-    if let colon = authority.lastIndex(of: ":"), !authority[colon...].contains("]") {
-      return Int(authority[authority.index(after: colon)...])
+    if let (_, port) = WireText.cutAtLast(authority, at: ":"), !WireText.contains(port, byte: "]") {
+      return Int(port)
     }
     switch scheme {
     case "http": return 80

@@ -29,7 +29,7 @@ public struct ObjectEntry: Sendable, Equatable {
   /// Kodo's `endUser`, when sent.
   public var endUser: String?
   /// User metadata (Kodo `x-qn-meta`, OSS `x-oss-meta-*` without the prefix), when sent.
-  public var meta: [String: String]?
+  public var meta: UserMetadata?
   /// An archived object's restore state, when sent.
   public var restoreStatus: RestoreStatus?
   /// Kodo's `lastModify`, when sent.
@@ -42,7 +42,7 @@ public struct ObjectEntry: Sendable, Equatable {
     key: String, size: Int64, putTime: Timestamp, storageClass: StorageClass,
     mimeType: String? = nil, hash: String? = nil, etag: String? = nil,
     status: ObjectStatus? = nil, objectType: String? = nil, md5: String? = nil,
-    endUser: String? = nil, meta: [String: String]? = nil, restoreStatus: RestoreStatus? = nil,
+    endUser: String? = nil, meta: UserMetadata? = nil, restoreStatus: RestoreStatus? = nil,
     lastModified: Timestamp? = nil, parts: [Int64]? = nil
   ) {
     self.key = key

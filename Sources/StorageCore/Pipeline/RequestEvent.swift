@@ -50,11 +50,13 @@ public struct RequestEvent: Sendable {
   /// a value without a colon keeps only its scheme. The signature is not the secret, but it
   /// authorises the request for a while and has no business in logs.
   package static func redactAuthorization(_ value: String) -> String {
-    guard let colon = value.firstIndex(of: ":") else {
-      if let space = value.firstIndex(of: " ") { return value[..<space] + " <redacted>" }
+    guard let colon = WireText.firstIndex(of: ":", in: value) else {
+      if let space = WireText.firstIndex(of: " ", in: value) {
+        return value[..<space] + " <redacted>"
+      }
       return "<redacted>"
     }
-    return value[...colon] + "<redacted>"
+    return value[..<colon] + ":<redacted>"
   }
 
   /// The query parameters whose values authorise a request and are never shown: Kodo's download
@@ -69,22 +71,21 @@ public struct RequestEvent: Sendable {
   /// (`user:password@`) replaced by `<redacted>`, for logs and messages.
   package static func redactedURL(_ url: String) -> String {
     var result = url
-    if let schemeEnd = result.range(of: "://") {
+    if let schemeEnd = WireText.range(of: "://", in: result) {
       let afterScheme = result[schemeEnd.upperBound...]
       let authorityEnd = URLParts.authorityEnd(in: afterScheme)
       if let at = URLParts.userInfoEnd(in: afterScheme[..<authorityEnd]) {
         result.replaceSubrange(schemeEnd.upperBound..<at, with: "<redacted>")
       }
     }
-    guard let question = result.firstIndex(of: "?") else { return result }
-    let query = result[result.index(after: question)...]
-    let parameters = query.split(separator: "&", omittingEmptySubsequences: false).map {
-      parameter -> String in
-      guard let equals = parameter.firstIndex(of: "=") else { return String(parameter) }
-      let name = parameter[..<equals].lowercased()
-      guard secretParameters.contains(name) else { return String(parameter) }
-      return parameter[...equals] + "<redacted>"
+    guard let (head, query) = WireText.cut(result, at: "?") else { return result }
+    let parameters = WireText.split(query, at: "&").map { parameter -> String in
+      guard let (name, _) = WireText.cut(parameter, at: "=") else { return String(parameter) }
+      guard secretParameters.contains(WireText.asciiLowercased(name)) else {
+        return String(parameter)
+      }
+      return name + "=<redacted>"
     }
-    return result[...question] + parameters.joined(separator: "&")
+    return head + "?" + parameters.joined(separator: "&")
   }
 }

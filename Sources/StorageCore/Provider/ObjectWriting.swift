@@ -45,7 +45,8 @@ public protocol ServerSideMoving: ObjectWriting {
   func moveOnService(_ request: CopyRequest) async throws(StorageError)
 }
 
-/// A bucket and a key.
+/// A bucket and a key, compared and hashed by their bytes: `caf\u{E9}` and `cafe\u{301}` are two
+/// objects (see `ExactKey`).
 public struct ObjectLocation: Sendable, Hashable, CustomStringConvertible {
   /// The bucket.
   public var bucket: String
@@ -60,11 +61,20 @@ public struct ObjectLocation: Sendable, Hashable, CustomStringConvertible {
 
   /// `bucket/key`, escaped for messages.
   public var description: String { DisplayText.quoted(bucket + "/" + key) }
+
+  public static func == (lhs: ObjectLocation, rhs: ObjectLocation) -> Bool {
+    ExactKey.same(lhs.bucket, rhs.bucket) && ExactKey.same(lhs.key, rhs.key)
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(ExactKey(bucket))
+    hasher.combine(ExactKey(key))
+  }
 }
 
 /// One user metadata entry, byte-exact: two names that differ only in Unicode normalisation are
-/// two entries.
-public struct MetadataEntry: Sendable, Equatable {
+/// two entries (compared and hashed by their bytes).
+public struct MetadataEntry: Sendable, Hashable {
   /// The name without the service's prefix (`x-qn-meta-`, `x-oss-meta-`).
   public var name: String
   /// The value.
@@ -74,6 +84,21 @@ public struct MetadataEntry: Sendable, Equatable {
   public init(_ name: String, _ value: String) {
     self.name = name
     self.value = value
+  }
+
+  /// `NAME=VALUE` cut at its first `=` byte, or `nil` when there is none or the name is empty.
+  public init?(assignment text: String) {
+    guard let (name, value) = WireText.cut(text, at: "="), !name.isEmpty else { return nil }
+    self.init(String(name), String(value))
+  }
+
+  public static func == (lhs: MetadataEntry, rhs: MetadataEntry) -> Bool {
+    ExactKey.same(lhs.name, rhs.name) && ExactKey.same(lhs.value, rhs.value)
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    hasher.combine(ExactKey(name))
+    hasher.combine(ExactKey(value))
   }
 }
 

@@ -14,7 +14,9 @@ package enum ContentTypes {
   /// The type for a file name's extension (case-insensitive), or `nil` when unknown or there
   /// is none (a name that only starts with a dot has none).
   package static func forName(_ name: some StringProtocol) -> String? {
-    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return nil }
-    return table[name[name.index(after: dot)...].lowercased()]
+    guard let (stem, suffix) = WireText.cutAtLast(Substring(name), at: "."), !stem.isEmpty else {
+      return nil
+    }
+    return table[WireText.asciiLowercased(suffix)]
   }
 }

@@ -221,15 +221,9 @@ public struct DisplayText: Sendable, Hashable, CustomStringConvertible,
 
   /// The text escaped and in double quotes (a `"` inside written `\"`), for messages.
   public static func quoted(_ text: some StringProtocol) -> String {
-    var inner = escaped(text)
-    if inner.contains("\"") {
-      var replaced = ""
-      for character in inner {
-        if character == "\"" { replaced += "\\\"" } else { replaced.append(character) }
-      }
-      inner = replaced
-    }
-    return "\"" + inner + "\""
+    let inner = escaped(text)
+    guard WireText.contains(inner, byte: "\"") else { return "\"" + inner + "\"" }
+    return "\"" + WireText.split(inner, at: "\"").joined(separator: "\\\"") + "\""
   }
 
   /// Whether a scalar is escaped before it reaches a terminal (wherever it stands, but for the

@@ -226,13 +226,13 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
   /// Whether two part tags name the same part (OSS quotes them; a listing may not).
   private static func sameTag(_ lhs: String, _ rhs: String) -> Bool {
     func bare(_ tag: String) -> Substring {
-      var text = Substring(tag)
-      if text.count >= 2, text.first == "\"", text.last == "\"" {
-        text = text.dropFirst().dropLast()
-      }
-      return text
+      let text = Substring(tag)
+      guard let opened = WireText.dropping(prefix: "\"", from: text),
+        let inside = WireText.dropping(suffix: "\"", from: opened)
+      else { return text }
+      return inside
     }
-    return bare(lhs) == bare(rhs)
+    return WireText.same(bare(lhs), bare(rhs))
   }
 
   /// Sends the parts `start` lacks and completes the object.

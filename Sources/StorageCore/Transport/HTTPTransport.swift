@@ -15,8 +15,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
   /// The first value of the field named `name` (any case).
   public subscript(name: String) -> String? {
-    let lowered = name.lowercased()
-    return fields.first(where: { $0.name.lowercased() == lowered })?.value
+    fields.first(where: { WireText.sameIgnoringASCIICase($0.name, name) })?.value
   }
 
   /// Appends a field.
@@ -26,12 +25,15 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
   /// Replaces every field named `name` (any case) with one field, appended when absent.
   public mutating func set(_ name: String, _ value: String) {
-    let lowered = name.lowercased()
-    if let index = fields.firstIndex(where: { $0.name.lowercased() == lowered }) {
+    if let index = fields.firstIndex(where: { WireText.sameIgnoringASCIICase($0.name, name) }) {
       fields[index].value = value
       var next = index + 1
       while next < fields.count {
-        if fields[next].name.lowercased() == lowered { fields.remove(at: next) } else { next += 1 }
+        if WireText.sameIgnoringASCIICase(fields[next].name, name) {
+          fields.remove(at: next)
+        } else {
+          next += 1
+        }
       }
     } else {
       fields.append((name: name, value: value))

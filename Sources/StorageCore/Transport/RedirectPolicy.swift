@@ -50,7 +50,7 @@ package enum RedirectPolicy {
     }
     if !sameOrigin(from, to) {
       next.headers = HTTPHeaders(
-        request.headers.fields.filter { portableFields.contains($0.name.lowercased()) }
+        request.headers.fields.filter { portableFields.contains(WireText.asciiLowercased($0.name)) }
           .map { ($0.name, $0.value) })
     }
     return next
@@ -58,14 +58,17 @@ package enum RedirectPolicy {
 
   /// Whether two URLs share scheme, host (any case) and port.
   static func sameOrigin(_ first: URLParts, _ second: URLParts) -> Bool {
-    first.scheme == second.scheme && first.host.lowercased() == second.host.lowercased()
+    WireText.same(first.scheme, second.scheme)
+      && WireText.sameIgnoringASCIICase(first.host, second.host)
       && first.port == second.port
   }
 
   /// `host:port` of a URL for messages, escaped, without user information.
   static func endpoint(_ parts: URLParts) -> String {
     var host = parts.host
-    if let at = URLParts.userInfoEnd(in: host) { host = String(host[host.index(after: at)...]) }
+    if let at = URLParts.userInfoEnd(in: host) {
+      host = String(host[host.utf8.index(after: at)...])
+    }
     return DisplayText.escaped(host + (parts.port.map { ":\($0)" } ?? ""))
   }
 }

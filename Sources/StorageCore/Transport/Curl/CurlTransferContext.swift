@@ -102,12 +102,13 @@ final class TransferContext {
       failure = .headersTooLarge(limits.headers)
       return false
     }
-    var line = String(decoding: bytes, as: UTF8.self)
-    while let last = line.last, last == "\r\n" || last == "\n" || last == "\r" {
-      line.removeLast()
+    var end = bytes.count
+    while end > 0, bytes[end - 1] == UInt8(ascii: "\r") || bytes[end - 1] == UInt8(ascii: "\n") {
+      end -= 1
     }
-    if line.hasPrefix("HTTP/") {
-      let words = line.split(separator: " ", omittingEmptySubsequences: true)
+    let line = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[..<end]), as: UTF8.self)
+    if WireText.hasPrefix(line, "HTTP/") {
+      let words = WireText.split(line, at: " ", omittingEmpty: true)
       currentStatus = words.count > 1 ? Int(words[1]) ?? 0 : 0
       headerFields.removeAll()
       headerBytes = bytes.count
@@ -115,17 +116,16 @@ final class TransferContext {
       return true
     }
     guard !line.isEmpty else { return true }
-    if let first = line.first, first == " " || first == "\t" {
+    if let first = line.utf8.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
       // An obsolete folded continuation of the previous field.
       if let last = headerFields.indices.last {
         headerFields[last].1 += " " + line.trimmingHTTPWhitespace()
       }
       return true
     }
-    guard let colon = line.firstIndex(of: ":") else { return true }
-    let name = String(line[..<colon])
-    let value = line[line.index(after: colon)...].trimmingHTTPWhitespace()
-    headerFields.append((name, value))
+    guard let (name, rawValue) = WireText.cut(line, at: ":") else { return true }
+    let value = rawValue.trimmingHTTPWhitespace()
+    headerFields.append((String(name), value))
     return true
   }
 
@@ -187,9 +187,6 @@ extension TransferContext: Sendable {}
 
 extension StringProtocol {
   func trimmingHTTPWhitespace() -> String {
-    var slice = Substring(self)
-    while let first = slice.first, first == " " || first == "\t" { slice.removeFirst() }
-    while let last = slice.last, last == " " || last == "\t" { slice.removeLast() }
-    return String(slice)
+    String(WireText.trimmingSpaces(Substring(self)))
   }
 }

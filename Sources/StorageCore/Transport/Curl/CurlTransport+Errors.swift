@@ -206,7 +206,7 @@ extension CurlTransport {
     }
     let parts = URLParts(url)
     var host = parts.host
-    if let at = host.lastIndex(of: "@") { host = String(host[host.index(after: at)...]) }
+    if let (_, tail) = WireText.cutAtLast(host, at: "@") { host = String(tail) }
     let port = parts.port.map { ":\($0)" } ?? ""
     return DisplayText.escaped(host + port)
   }
