@@ -147,9 +147,9 @@ public struct ObjectField: Sendable {
     names.compactMap { name in all.first { $0.name == name } }
   }
 
-  /// User metadata as every view shows it: sorted by name. The one place that reads
-  /// `ObjectEntry.meta` for display.
-  public static func sortedMetadata(_ meta: [String: String]) -> [MetadataEntry] {
-    meta.sorted { $0.key < $1.key }.map { MetadataEntry($0.key, $0.value) }
+  /// User metadata as every view shows it: sorted by the bytes of the names (`UserMetadata`'s
+  /// own order). The one place that reads `ObjectEntry.meta` for display.
+  public static func sortedMetadata(_ meta: UserMetadata) -> [MetadataEntry] {
+    meta.entries
   }
 }
