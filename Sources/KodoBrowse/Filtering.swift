@@ -11,6 +11,10 @@ struct FilterBase {
   var pages: Int
   var sortKey: SortKey
   var reversed: Bool
+  /// The rows of each filter typed since, while each one narrowed the one before: Backspace
+  /// goes back to them without a pass over the entries. `order` `nil`: every row passed (the
+  /// base's own), so that the widest ones cost nothing to keep.
+  var levels: [(filter: String, order: [Int]?, folderRows: Int)] = []
 
   func holds(for state: State, _ folder: Folder) -> Bool {
     location == state.location && loaded == folder.count && pages == folder.pages
@@ -45,19 +49,30 @@ extension State {
     }
     let names = NameFilter(new, prefix: prefix)
     var found: Int?
+    let holds = filterBase?.holds(for: self, folder) == true
     if !new.isEmpty && (old.isEmpty || new.lowercased().contains(old.lowercased())) {
       var order: [Int] = []
       swap(&order, &rows.order)
       found = keep(names, in: &order, of: folder, finding: selectedEntry)
-    } else if let base = filterBase, base.holds(for: self, folder) {
-      var order = base.order
+      if holds { rememberLevel(new) } else { filterBase?.levels = [] }
+    } else if holds, var base = filterBase {
       if new.isEmpty {
-        rows.order = order
+        rows.order = base.order
         rows.folderRows = base.folderRows
-        found = selectedEntry.flatMap { order.firstIndex(of: $0) }
+        base.levels = []
+      } else if let level = base.levels.lastIndex(where: { $0.filter == new }) {
+        // Back to a filter typed before (Backspace): its rows as they were.
+        rows.order = base.levels[level].order ?? base.order
+        rows.folderRows = base.levels[level].folderRows
+        base.levels.removeSubrange((level + 1)...)
       } else {
+        var order = base.order
         found = keep(names, in: &order, of: folder, finding: selectedEntry)
+        base.levels = []
       }
+      filterBase = base
+      if found == nil { found = selectedEntry.flatMap { rows.order.firstIndex(of: $0) } }
+      if !new.isEmpty && base.levels.isEmpty { rememberLevel(new) }
     } else {
       rebuildRows()
       return
@@ -70,6 +85,15 @@ extension State {
       selectedID = rows.isEmpty ? nil : rows.id(at: cursor)
     }
     keepCursor(onLine: line)
+  }
+
+  /// Adds the rows shown for `filter` to the levels of the filter base (see `FilterBase`).
+  private mutating func rememberLevel(_ filter: String) {
+    guard var base = filterBase else { return }
+    filterBase = nil
+    let all = rows.order.count == base.order.count
+    base.levels.append((filter, all ? nil : rows.order, rows.folderRows))
+    filterBase = base
   }
 
   /// Keeps the entries of `order` whose names pass `names`, in their order, as the rows;
