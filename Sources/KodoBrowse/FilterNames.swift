@@ -14,8 +14,8 @@ struct FilterNames {
   /// Folders with fewer objects are filtered without it.
   static let minimumCount = 4096
 
-  /// No names (a filter that does not use them).
-  init(needleOnly: Void) {}
+  /// No names (a pass that does not use them).
+  init() {}
 
   /// The names of `objects` after `prefix`; `nil` when they would not fit.
   init?(_ objects: [StoredObject], prefix: String) {

@@ -119,8 +119,7 @@ extension State {
     var folderRows = 0
     var found: Int?
     let needle = bytes == nil ? nil : FilterNames.needle(names.needle)
-    let empty = FilterNames(needleOnly: ())
-    let arena = needle == nil ? empty : bytes ?? empty
+    let arena = (needle == nil ? nil : bytes) ?? FilterNames()
     (needle ?? []).withUnsafeBufferPointer { needleBytes in
       arena.withBuffers { nameBytes, ends in
         folder.folders.withUnsafeBufferPointer { prefixes in
