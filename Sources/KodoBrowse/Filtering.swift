@@ -11,6 +11,13 @@ struct FilterBase {
   var pages: Int
   var sortKey: SortKey
   var reversed: Bool
+  /// The rows of each filter typed since, while each one narrowed the one before: Backspace
+  /// goes back to them without a pass over the entries. `order` `nil`: every row passed (the
+  /// base's own), so that the widest ones cost nothing to keep.
+  var levels: [(filter: String, order: [Int]?, folderRows: Int)] = []
+  /// The objects' names, made at the first pass in a large folder (see `FilterNames`).
+  var names: FilterNames?
+  var madeNames = false
 
   func holds(for state: State, _ folder: Folder) -> Bool {
     location == state.location && loaded == folder.count && pages == folder.pages
@@ -45,19 +52,40 @@ extension State {
     }
     let names = NameFilter(new, prefix: prefix)
     var found: Int?
+    let holds = filterBase?.holds(for: self, folder) == true
+    if holds, var base = filterBase, !base.madeNames {
+      filterBase = nil
+      base.madeNames = true
+      if folder.objects.count >= FilterNames.minimumCount {
+        base.names = FilterNames(folder.objects, prefix: prefix)
+      }
+      filterBase = base
+    }
+    let bytes = holds ? filterBase?.names : nil
     if !new.isEmpty && (old.isEmpty || new.lowercased().contains(old.lowercased())) {
       var order: [Int] = []
       swap(&order, &rows.order)
-      found = keep(names, in: &order, of: folder, finding: selectedEntry)
-    } else if let base = filterBase, base.holds(for: self, folder) {
-      var order = base.order
+      found = keep(names, bytes, in: &order, of: folder, finding: selectedEntry)
+      if holds { rememberLevel(new) } else { filterBase?.levels = [] }
+    } else if holds, var base = filterBase {
       if new.isEmpty {
-        rows.order = order
+        rows.order = base.order
         rows.folderRows = base.folderRows
-        found = selectedEntry.flatMap { order.firstIndex(of: $0) }
+        base.levels = []
+        base.names = nil
+      } else if let level = base.levels.lastIndex(where: { $0.filter == new }) {
+        // Back to a filter typed before (Backspace): its rows as they were.
+        rows.order = base.levels[level].order ?? base.order
+        rows.folderRows = base.levels[level].folderRows
+        base.levels.removeSubrange((level + 1)...)
       } else {
-        found = keep(names, in: &order, of: folder, finding: selectedEntry)
+        var order = base.order
+        found = keep(names, bytes, in: &order, of: folder, finding: selectedEntry)
+        base.levels = []
       }
+      filterBase = base
+      if found == nil { found = selectedEntry.flatMap { rows.order.firstIndex(of: $0) } }
+      if !new.isEmpty && base.levels.isEmpty { rememberLevel(new) }
     } else {
       rebuildRows()
       return
@@ -72,27 +100,52 @@ extension State {
     keepCursor(onLine: line)
   }
 
+  /// Adds the rows shown for `filter` to the levels of the filter base (see `FilterBase`).
+  private mutating func rememberLevel(_ filter: String) {
+    guard var base = filterBase else { return }
+    filterBase = nil
+    let all = rows.order.count == base.order.count
+    base.levels.append((filter, all ? nil : rows.order, rows.folderRows))
+    filterBase = base
+  }
+
   /// Keeps the entries of `order` whose names pass `names`, in their order, as the rows;
   /// returns the row `entry` is now on, if it is kept.
   private mutating func keep(
-    _ names: NameFilter, in order: inout [Int], of folder: Folder, finding entry: Int?
+    _ names: NameFilter, _ bytes: FilterNames?, in order: inout [Int], of folder: Folder,
+    finding entry: Int?
   ) -> Int? {
     var kept = 0
     var folderRows = 0
     var found: Int?
-    folder.folders.withUnsafeBufferPointer { prefixes in
-      folder.objects.withUnsafeBufferPointer { objects in
-        let wanted = entry
-        order.withUnsafeMutableBufferPointer { order in
-          for index in order.indices {
-            let entry = order[index]
-            let passes =
-              entry < 0 ? names.matches(prefixes[~entry]) : names.matches(objects[entry].key)
-            guard passes else { continue }
-            if entry == wanted { found = kept }
-            order[kept] = entry
-            kept += 1
-            if entry < 0 { folderRows += 1 }
+    let needle = bytes == nil ? nil : FilterNames.needle(names.needle)
+    let arena = (needle == nil ? nil : bytes) ?? FilterNames()
+    (needle ?? []).withUnsafeBufferPointer { needleBytes in
+      arena.withBuffers { nameBytes, ends in
+        folder.folders.withUnsafeBufferPointer { prefixes in
+          folder.objects.withUnsafeBufferPointer { objects in
+            let wanted = entry
+            let fast = needle != nil && ends.count == objects.count
+            order.withUnsafeMutableBufferPointer { order in
+              for index in order.indices {
+                let entry = order[index]
+                let passes: Bool
+                if entry < 0 {
+                  passes = names.matches(prefixes[~entry])
+                } else if fast,
+                  let quick = arena.holds(entry, needleBytes, in: nameBytes, ends: ends)
+                {
+                  passes = quick
+                } else {
+                  passes = names.matches(objects[entry].key)
+                }
+                guard passes else { continue }
+                if entry == wanted { found = kept }
+                order[kept] = entry
+                kept += 1
+                if entry < 0 { folderRows += 1 }
+              }
+            }
           }
         }
       }

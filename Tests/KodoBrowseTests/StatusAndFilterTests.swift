@@ -183,4 +183,43 @@ struct StatusAndFilterTests {
       }
     }
   }
+
+  /// In a folder large enough for the filter to keep its names in one buffer (`FilterNames`),
+  /// with names that need the slow comparison among them and a key outside the prefix, typing
+  /// and deleting filters key by key shows what one filter of everything loaded shows.
+  @Test func theFilterOverItsNameBufferMatchesAFullOne() {
+    var random = SplitMix64(seed: 23)
+    let parts = ["a", "B", "b", "é", "中", "-", ".", "0", "1", "\r", "K", "x"]
+    var names = Set<String>()
+    while names.count < 5_000 {
+      names.insert(
+        (0..<Int.random(in: 1...5, using: &random)).map { _ in
+          parts[Int.random(in: 0..<parts.count, using: &random)]
+        }.joined())
+    }
+    let keys = byBytes(Array(names)).map { "p/" + $0 }
+    var state = State(
+      location: .folder(bucket: "b", prefix: "p/"), size: Size(width: 80, height: 10))
+    let id = listRequests(state.update(.start))[0].id
+    _ = state.update(
+      .pageLoaded(
+        id: id,
+        .success(
+          ListPage(
+            commonPrefixes: ["p/a/"], items: keys.map { object($0, size: 1) }, nextMarker: nil))))
+    _ = state.update(.key(.character("/")))
+    for _ in 0..<60 {
+      if Int.random(in: 0..<3, using: &random) == 0 {
+        _ = state.update(.key(.backspace))
+      } else {
+        _ = state.keys(parts[Int.random(in: 0..<parts.count, using: &random)])
+      }
+      if state.mode != .filter { _ = state.update(.key(.character("/"))) }
+      let want =
+        names.filter {
+          state.filter.isEmpty || $0.lowercased().contains(state.filter.lowercased())
+        }.count + (state.filter.isEmpty || "a".contains(state.filter.lowercased()) ? 1 : 0)
+      #expect(state.rows.count == want, "filter \(state.filter.debugDescription)")
+    }
+  }
 }

@@ -16,7 +16,7 @@ struct BrowseUploadEndToEndTests {
   /// An emulator speaking `wire` (each request `latency` ms late) with a writable bucket `bkt`
   /// holding `keys` (each object's content is its key), and kodo's environment for it.
   static func with(
-    _ wire: EmulatorProtocol, keys: [String], latency: Int = 0,
+    _ wire: EmulatorProtocol, keys: [String], latency: Int = 0, downloadLatency: Int = 0,
     _ body: ([String: String]) async throws -> Void
   ) async throws {
     var configuration = EmulatorConfiguration(
@@ -24,6 +24,7 @@ struct BrowseUploadEndToEndTests {
       buckets: [.objects("bkt", keys.map { EmulatorObject(key: $0, body: Array($0.utf8)) })],
       latencyMilliseconds: latency)
     configuration.wireProtocol = wire
+    configuration.downloadLatencyMilliseconds = downloadLatency
     try await EmulatorHarness.with(configuration) { emulator in
       let secret = "rm-secret-key"
       let environment: [String: String] =
@@ -173,12 +174,11 @@ struct BrowseUploadEndToEndTests {
     }
   }
 
-  /// A download (`s`), slowed by the emulator's latency, cancelled with `x` in the queue once its
-  /// temporary file exists: the temporary file is removed and no file is written. On Kodo
-  /// only: the OSS path creates the temporary file once the delayed answer has come, too late
-  /// to catch it running.
-  @Test func aCancelledDownloadLeavesNoFile() async throws {
-    try await Self.with(.kodo, keys: ["a.txt"], latency: 1500) { environment in
+  /// A download (`s`) whose answer the emulator holds back, cancelled with `x` in the queue
+  /// once its temporary file exists: the temporary file is removed and no file is written.
+  @Test(arguments: RemoveTests.wires)
+  func aCancelledDownloadLeavesNoFile(_ wire: EmulatorProtocol) async throws {
+    try await Self.with(wire, keys: ["a.txt"], downloadLatency: 5000) { environment in
       let session = try await Write.browse("bkt", environment)
       try await Write.expectScreen(session, "the folder") { $0.contains("1 entry") }
       func temporaries() -> [String] {
@@ -209,6 +209,77 @@ struct BrowseUploadEndToEndTests {
       try await session.keys("q", "q")
       #expect(try await session.exitStatus(seconds: 60) == 0)
       #expect(session.file("a.txt") == nil)
+    }
+  }
+
+  /// The files of the folder `many` (in subfolders too): each file's path and content, of
+  /// sizes from a few bytes to 24 KiB.
+  static func manyFiles(_ count: Int) -> [(path: String, text: String)] {
+    (0..<count).map { index in
+      let path = index % 3 == 0 ? "many/sub/file-\(index).txt" : "many/file-\(index).txt"
+      return (path, String(repeating: "file \(index) ", count: 1 + index * index % 2500))
+    }
+  }
+
+  /// A folder of many small files, which `u` sends several at once (as `put -r`): every file
+  /// lands, under its path, with its exact content; the queue counts them all.
+  @Test(arguments: RemoveTests.wires)
+  func aFolderOfManyFilesLandsWholeAndExact(_ wire: EmulatorProtocol) async throws {
+    try await Self.with(wire, keys: ["a.txt"]) { environment in
+      let session = try await Write.browse("bkt", environment)
+      try await Write.expectScreen(session, "the folder") { $0.contains("1 entry") }
+      let files = Self.manyFiles(30)
+      for file in files { try Self.write(file.text, file.path, in: session) }
+      try await Self.upload(session, "many")
+      try await Write.expectScreen(session, "the folder uploaded and shown") {
+        $0.contains("uploaded many: 30 objects") && Write.row($0, "many/")
+      }
+      #expect(
+        try await RemoveTests.keys(environment)
+          == (["a.txt"] + files.map(\.path)).sorted {
+            $0.utf8.lexicographicallyPrecedes($1.utf8)
+          })
+      for file in files {
+        #expect(try await Write.body(file.path, environment) == file.text, "\(file.path)")
+      }
+      try await session.keys("t")
+      try await Write.expectScreen(session, "the queue") {
+        $0.contains("upload · many · 30/30 objects") && $0.contains("1 transfer, 0 running")
+      }
+      try await session.keys("Escape", "q")
+      #expect(try await session.exitStatus(seconds: 60) == 0)
+    }
+  }
+
+  /// The same folder upload, every request 1.5 s late, cancelled with `x` once some files are
+  /// done: it stops, and what the bucket holds of it is whole (each object its file's exact
+  /// content), not all of it.
+  @Test(arguments: RemoveTests.wires)
+  func aCancelledFolderUploadLeavesOnlyWholeObjects(_ wire: EmulatorProtocol) async throws {
+    try await Self.with(wire, keys: ["a.txt"], latency: 1500) { environment in
+      let session = try await Write.browse("bkt", environment)
+      try await Write.expectScreen(session, "the folder") { $0.contains("1 entry") }
+      let files = Self.manyFiles(30)
+      for file in files { try Self.write(file.text, file.path, in: session) }
+      try await Self.upload(session, "many")
+      try await session.keys("t")
+      try await Write.expectScreen(session, "the upload running, some files done") { screen in
+        (1..<30).contains { screen.contains("upload · many · \($0)/30 objects") }
+          && screen.contains("1 running")
+      }
+      try await session.keys("x")
+      try await Write.expectScreen(session, "the upload cancelled") {
+        $0.contains("cancelled") && $0.contains("0 running")
+      }
+      try await session.keys("q", "q")
+      #expect(try await session.exitStatus(seconds: 60) == 0)
+      let texts = Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0.text) })
+      let landed = try await RemoveTests.keys(environment).filter { $0 != "a.txt" }
+      #expect(!landed.isEmpty && landed.count < files.count, "\(landed)")
+      for key in landed {
+        let body = try await Write.body(key, environment)
+        #expect(texts[key] != nil && body == texts[key], "\(key)")
+      }
     }
   }
 }

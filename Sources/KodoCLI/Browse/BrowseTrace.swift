@@ -9,7 +9,8 @@ import KodoBrowse
 ///
 /// `t` is the wall clock after the frame's bytes were written; `cpu_us` the thread CPU time of
 /// the event's update, view and diff; `bytes` what the diff wrote; `event` what caused the frame
-/// (`start`, `key`, `page`, `buckets`, `stat`, `other`, `signal`). The file is created (mode
+/// (`start`, `key`, `page`, `buckets`, `stat`, `range` (the pager's), `upload` (an upload's
+/// progress), `uploaded` (its end), `other`, `signal`). The file is created (mode
 /// 0600) or truncated at start; a file that cannot be opened means no trace, silently.
 final class BrowseTrace {
   private let descriptor: Int32
@@ -64,6 +65,9 @@ final class BrowseTrace {
     case .pageLoaded: return "page"
     case .bucketsLoaded: return "buckets"
     case .statLoaded: return "stat"
+    case .rangeLoaded: return "range"
+    case .uploadProgress: return "upload"
+    case .uploadFinished: return "uploaded"
     default: return "other"
     }
   }

@@ -1,15 +1,17 @@
 import Foundation
 import KodoBrowse
 import StorageCore
+import Synchronization
 
 extension EffectRunner {
-  /// `u`: uploads through `put`'s code, one file at a time (`PutUpload`: one request, or parts
-  /// with a checkpoint), a folder's files found as `put -r` finds them (`PutTreeJobs`, links
-  /// not followed). Nothing is printed: progress (with each object uploaded, stat'ed for the
-  /// view) and the end go out as messages. A key that exists is refused by the service and
-  /// reported for the browser to offer replacing. When cancelled, it stops and sends nothing
-  /// more: an object is whole or absent; an upload in parts keeps its checkpoint (the next
-  /// identical `kodo put`, or `u` again, resumes it; `kodo put --abort` ends it).
+  /// `u`: uploads through `put`'s code: each file as `put` sends it (`PutUpload`: one request,
+  /// or parts with a checkpoint), as many at once as `put -r` runs (`PutSchedule`), a folder's
+  /// files found as `put -r` finds them (`PutTreeJobs`, links not followed). Nothing is
+  /// printed: progress (with each object uploaded, stat'ed for the view) and the end go out as
+  /// messages. A key that exists is refused by the service and reported for the browser to offer
+  /// replacing. When cancelled, it stops and sends nothing more: an object is whole or absent;
+  /// an upload in parts keeps its checkpoint (the next identical `kodo put`, or `u` again,
+  /// resumes it; `kodo put --abort` ends it).
   func upload(id: Int, bucket: String, plan: UploadPlan, replace: Bool) async {
     let started = ContinuousClock.now
     var progress = UploadProgress()
@@ -28,13 +30,15 @@ extension EffectRunner {
     let settings = PutSettings(
       kind: kind, overwrite: replace,
       stateDirectory: UploadCheckpoints.directory(environment))
-    var jobs: [PutJob] = []
+    var jobs: [PutItem] = []
     for item in Self.items(bucket: bucket, plan: plan) {
       if Task.isCancelled { return }
       switch item {
-      case .job(let job):
-        jobs.append(job)
-        progress.total += job.sourceSize ?? 0
+      case .job(var job):
+        // Its size found once (a file the user named has not been looked at yet).
+        job.size = job.sourceSize
+        jobs.append(.job(job))
+        progress.total += job.size ?? 0
       case .skipped(let text):
         summary.skipped += 1
         if summary.firstSkip == nil { summary.firstSkip = text.text }
@@ -44,43 +48,66 @@ extension EffectRunner {
     progress.listed = jobs.count
     progress.seconds = seconds()
     send(.uploadProgress(id: id, progress))
-    for job in jobs {
-      if Task.isCancelled { return }
-      var upload = PutUpload(
-        writer: writer, settings: settings, job: job, progress: nil, noFollow: Self.noFollow(plan))
-      // The parts of a large file as they are sent, on top of the files done.
-      let before = progress
-      let send = self.send
-      upload.partsHeld = { held in
-        var now = before
-        now.bytes += held
-        now.seconds = Self.seconds(since: started)
-        send(.uploadProgress(id: id, now))
-      }
-      do {
-        let outcome = try await upload.run()
-        if case .uploaded(let key, let size, _) = outcome {
-          summary.uploaded += 1
-          progress.bytes += size
-          if let details = try? await provider.stat(bucket: bucket, key: key) {
-            progress.uploaded = [details.object]
+    // The files done, for a file in parts to add the parts the service holds to (it runs
+    // alone, so nothing else changes meanwhile).
+    let done = Mutex(progress)
+    let noFollow = Self.noFollow(plan)
+    try? await PutSchedule.run(
+      jobs, settings: settings,
+      start: { [provider, send] (job: PutJob, _: Int64?) -> @Sendable () async -> UploadResult in
+        var made = PutUpload(
+          writer: writer, settings: settings, job: job, progress: nil, noFollow: noFollow)
+        made.partsHeld = { held in
+          var now = done.withLock { $0 }
+          now.bytes += held
+          now.seconds = Self.seconds(since: started)
+          send(.uploadProgress(id: id, now))
+        }
+        let upload = made
+        return {
+          do throws(StorageError) {
+            let outcome = try await upload.run()
+            guard case .uploaded(_, let size, _) = outcome else { return .skipped }
+            // What the service now holds, for the view.
+            let details = try? await provider.stat(bucket: bucket, key: job.location.key)
+            return .uploaded(size: size, details?.object)
+          } catch {
+            return .failed(job, error)
           }
         }
-      } catch {
+      },
+      note: { _ in },
+      report: { (result: UploadResult) in
         if Task.isCancelled { return }
-        if error.kind == .exists {
-          summary.existing.append(UploadFile(source: job.source, key: job.location.key))
-        } else {
-          summary.failure(error.description)
+        switch result {
+        case .uploaded(let size, let object):
+          summary.uploaded += 1
+          progress.bytes += size
+          progress.uploaded = object.map { [$0] } ?? []
+        case .skipped:
+          break
+        case .failed(let job, let error):
+          if error.kind == .exists {
+            summary.existing.append(UploadFile(source: job.source, key: job.location.key))
+          } else {
+            summary.failure(error.description)
+          }
         }
-      }
-      if Task.isCancelled { return }
-      progress.done += 1
-      progress.seconds = seconds()
-      send(.uploadProgress(id: id, progress))
-      progress.uploaded = []
-    }
+        progress.done += 1
+        progress.seconds = seconds()
+        send(.uploadProgress(id: id, progress))
+        progress.uploaded = []
+        done.withLock { $0 = progress }
+      })
+    if Task.isCancelled { return }
     send(.uploadFinished(id: id, summary))
+  }
+
+  /// How one file's upload ended.
+  private enum UploadResult: Sendable {
+    case uploaded(size: Int64, ObjectEntry?)
+    case skipped
+    case failed(PutJob, StorageError)
   }
 
   /// Seconds since `start`.

@@ -139,39 +139,18 @@ struct PutRun: Sendable {
       case .job: break
       }
     }
-    // Files that go in one request are sent up to --parallel at once; a file in parts (or
-    // stdin) goes alone, its parts --parallel at once, so that memory stays within about
-    // parallel × part size.
-    try await withThrowingTaskGroup(of: Result<PutOutcome, StorageError>.self) { group in
-      var inFlight = 0
-      for item in items {
-        if Task.isCancelled { break }
-        guard case .job(let job) = item else {
-          try note(item)
-          continue
-        }
+    // Up to --parallel files at once, a file in parts alone (`PutSchedule`).
+    try await PutSchedule.run(
+      items, settings: settings,
+      start: { job, size in
         // `sync` replaces an object it listed (after comparing it), and only that one.
         var jobSettings = settings
         if job.sync?.listed != nil { jobSettings.overwrite = true }
         let upload = PutUpload(
           writer: writer, settings: jobSettings, job: job, progress: progress, noFollow: noFollow)
-        let size = job.sourceSize
         progress.listed(objects: 1, bytes: size ?? 0)
-        let alone = job.source == "-" || (size ?? 0) > settings.threshold
-        while inFlight >= (alone ? 1 : settings.parallel), let next = try await group.next() {
-          inFlight -= 1
-          try report(next)
-        }
-        if alone {
-          try report(await Self.outcome(of: upload))
-        } else {
-          group.addTask { await Self.outcome(of: upload) }
-          inFlight += 1
-        }
-      }
-      progress.listingComplete()
-      while let next = try await group.next() { try report(next) }
-    }
+        return { await Self.outcome(of: upload) }
+      }, note: note, report: report, listed: { progress.listingComplete() })
     try output.flush()
     progress.clear()
     if Task.isCancelled {
