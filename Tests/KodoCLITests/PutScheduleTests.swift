@@ -72,7 +72,7 @@ struct PutScheduleTests {
   }
 
   @Test func smallFilesRunParallelAtOnceNeverMoreAndAFileInPartsAlone() async throws {
-    let settings = PutSettings(kind: .kodo, overwrite: false, stateDirectory: nil)
+    let settings = PutSettings(kind: KodoFactory(), overwrite: false, stateDirectory: nil)
     #expect(settings.parallel == 4)
     let big = settings.threshold + 1
     // 8 small files, one in parts, 8 more; a note between them.
@@ -111,7 +111,7 @@ struct PutScheduleTests {
   /// Cancelled after the first outcome: no upload starts after that, and every one that had
   /// started is awaited and reported.
   @Test func nothingStartsOnceCancelledAndWhatRunsIsReported() async throws {
-    let settings = PutSettings(kind: .kodo, overwrite: false, stateDirectory: nil)
+    let settings = PutSettings(kind: KodoFactory(), overwrite: false, stateDirectory: nil)
     let sizes = [Int64](repeating: 10, count: 40)
     let gauge = Gauge(company: settings.parallel)
     let reported = Mutex<[String]>([])
