@@ -105,7 +105,8 @@ final class EmulatorService: Sendable {
     case .formUpload: true
     // A v2 part, a v1 block's chunk.
     case .upload(let path):
-      head.method == .PUT || path.hasPrefix("/mkblk/") || path.hasPrefix("/bput/")
+      head.method == .PUT || WireText.hasPrefix(path, "/mkblk/")
+        || WireText.hasPrefix(path, "/bput/")
     default: false
     }
   }
