@@ -158,9 +158,18 @@ final class MemoryMultipart: MultipartUploading {
 }
 
 /// Polls `condition` until it holds or a generous deadline passes.
-func waitUntil(_ condition: @Sendable () -> Bool) async {
-  let deadline = ContinuousClock.now + .seconds(30)
-  while !condition() && ContinuousClock.now < deadline {
+/// Polls `condition` until it holds. The bound is generous (5 minutes) because the engine's
+/// tasks share the cooperative pool with every other suite: on a loaded 2-core machine they have
+/// been seen to start more than 30 s late. A passing run returns as soon as the condition holds.
+func waitUntil(
+  _ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+) async {
+  let deadline = ContinuousClock.now + .seconds(300)
+  while !condition() {
+    guard ContinuousClock.now < deadline else {
+      Issue.record("the condition did not hold within 5 minutes", sourceLocation: sourceLocation)
+      return
+    }
     try? await Task.sleep(for: .milliseconds(1))
   }
 }
