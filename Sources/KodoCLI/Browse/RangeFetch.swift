@@ -24,14 +24,9 @@ extension EffectRunner {
         bucket: bucket, key: key, domain: domain(bucket), expectedSize: Int64(count), range: range),
       to: descriptor)
     var bytes = [UInt8](repeating: 0, count: count)
-    var done = 0
-    while done < count {
-      let read = bytes.withUnsafeMutableBytes { buffer in
-        pread(descriptor, buffer.baseAddress.map { $0 + done }, count - done, off_t(done))
-      }
-      if read < 0 && errno == EINTR { continue }
-      guard read > 0 else { break }
-      done += read
+    // What was read before the end of the file or a failure: the pager shows that much.
+    let done = bytes.withUnsafeMutableBytes {
+      PositionalFile.read(descriptor, into: $0, at: 0).count
     }
     return Array(bytes[..<done])
   }

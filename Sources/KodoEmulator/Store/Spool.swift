@@ -1,4 +1,5 @@
 import Foundation
+import StorageCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -135,35 +136,15 @@ final class SpoolFile: Sendable {
   func read(at offset: Int64, into buffer: UnsafeMutableRawBufferPointer)
     throws(SpoolDirectory.Failure) -> Int
   {
-    var done = 0
-    while done < buffer.count {
-      let got = pread(
-        descriptor, buffer.baseAddress.map { $0 + done }, buffer.count - done,
-        off_t(offset + Int64(done)))
-      if got < 0 {
-        if errno == EINTR { continue }
-        throw .io(errno)
-      }
-      if got == 0 { break }
-      done += got
-    }
-    return done
+    let (count, failure) = PositionalFile.read(descriptor, into: buffer, at: offset)
+    if let failure { throw .io(failure) }
+    return count
   }
 
   /// Writes all of `bytes` at `offset` of `descriptor`.
   static func write(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64)
     throws(SpoolDirectory.Failure)
   {
-    var done = 0
-    while done < bytes.count {
-      let result = pwrite(
-        descriptor, bytes.baseAddress.map { $0 + done }, bytes.count - done,
-        off_t(offset + Int64(done)))
-      if result < 0 {
-        if errno == EINTR { continue }
-        throw .io(errno)
-      }
-      done += result
-    }
+    if let failure = PositionalFile.write(descriptor, bytes, at: offset) { throw .io(failure) }
   }
 }

@@ -274,19 +274,9 @@ enum RangeWriter {
     -> StorageError?
   {
     bytes.withUnsafeBytes { all -> StorageError? in
-      var done = 0
-      while done < all.count {
-        let written = pwrite(
-          descriptor, all.baseAddress.map { $0 + done }, all.count - done,
-          off_t(offset + Int64(done)))
-        if written < 0 {
-          let number = errno
-          if number == EINTR { continue }
-          return StorageError(.localIO, "cannot write the download: " + errnoText(number))
-        }
-        done += written
+      PositionalFile.write(descriptor, all, at: offset).map {
+        StorageError(.localIO, "cannot write the download: " + errnoText($0))
       }
-      return nil
     }
   }
 }
