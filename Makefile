@@ -59,9 +59,13 @@ release: deps
 	$(SWIFT) build $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS) --product kodo
 	$(SWIFT) build $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS) --product kodo-emulator
 
+# A crash in the test process prints only the crashed thread's frames, without registers or the
+# image list, so that the end of a CI log (all a CI summary keeps) names where it crashed.
+TEST_BACKTRACE ?= enable=yes,threads=crashed,registers=none,images=none
+
 test: deps
 	$(SWIFT) build --build-tests $(SWIFT_BUILD_FLAGS)
-	$(SWIFT) test --skip-build $(SWIFT_TEST_FLAGS)
+	SWIFT_BACKTRACE='$(TEST_BACKTRACE)' $(SWIFT) test --skip-build $(SWIFT_TEST_FLAGS)
 
 demo: deps
 	$(SWIFT) build $(SWIFT_BUILD_FLAGS)

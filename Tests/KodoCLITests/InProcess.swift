@@ -41,10 +41,11 @@ enum InProcess {
     }
     var merged = baseEnvironment()
     for (name, value) in environment { merged[name] = value }
-    let status = await Kodo.run(
-      arguments: arguments,
-      runtime: Runtime(
-        environment: merged, standardOutput: out, standardError: err, standardInput: input))
+    var runtime = Runtime(
+      environment: merged, standardOutput: out, standardError: err, standardInput: input)
+    // stderr is read whole by the tests: no periodic progress line, however slow the machine.
+    runtime.progressLineInterval = .seconds(24 * 3600)
+    let status = await Kodo.run(arguments: arguments, runtime: runtime)
     close(out)
     close(err)
     close(input)

@@ -18,8 +18,9 @@ final class Progress: Sendable {
     case lines(every: Duration)
   }
 
-  /// How often a scan writes a plain progress line when stderr is not a terminal.
-  static let lineInterval: Duration = .seconds(10)
+  /// How often a scan writes a plain progress line when stderr is not a terminal: the
+  /// runtime's (10 s for the executable).
+  static var lineInterval: Duration { Runtime.current.progressLineInterval }
 
   let mode: Mode
   private let started = ContinuousClock.now

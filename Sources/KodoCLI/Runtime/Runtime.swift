@@ -20,6 +20,10 @@ public struct Runtime: Sendable {
   /// Receives diagnostics instead of `standardError` when set (a full-screen browser that owns
   /// the terminal shows them on its status line).
   public var diagnosticsSink: (@Sendable (DiagnosticLevel, DisplayText) -> Void)?
+  /// How often a long scan or transfer writes a plain progress line when stderr is not a
+  /// terminal (10 s). Tests that read stderr whole set it beyond their length, so a run slowed
+  /// by a loaded machine does not gain a progress line.
+  public var progressLineInterval: Duration = .seconds(10)
 
   /// A runtime from its parts.
   public init(
