@@ -13,7 +13,7 @@ import Testing
 
 /// `CurlTransport` against `ScriptedHTTPServer` on 127.0.0.1. No test asserts a duration; the
 /// suite's time limit only guards against hangs.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct CurlTransportTests {
   typealias Server = ScriptedHTTPServer
 

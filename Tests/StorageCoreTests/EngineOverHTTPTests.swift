@@ -7,7 +7,7 @@ import Testing
 
 /// The engine over the real stack: a multipart protocol sent through the pipeline and
 /// `CurlTransport` to a loopback server, its part digest a `RunningHash` MD5 in a header.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct EngineOverHTTPTests {
   /// Parts are `PUT /part/<n>` with `Content-MD5` in hex; complete is an unsafe `POST /complete`.
   struct HTTPMultipart: MultipartUploading {

@@ -12,7 +12,7 @@ import Testing
 
 /// The download side of the transfer engine: ranges fetched in parallel and written at their
 /// offsets, retries, resumption from a checkpoint.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct RangedDownloadTests {
   static let content = RequestBodyTests.sample(300_007, seed: 5)
   static let object = ObjectIdentity(size: Int64(content.count), etag: "tag")

@@ -13,7 +13,7 @@ import Testing
 
 /// Request bodies through `CurlTransport` and the pipeline against `ScriptedHTTPServer` on
 /// 127.0.0.1: the bytes that arrive, `Content-Length`, observers, rewinds and the retry gate.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct RequestBodyTests {
   typealias Server = ScriptedHTTPServer
 

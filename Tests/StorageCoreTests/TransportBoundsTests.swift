@@ -7,7 +7,7 @@ import Testing
 /// body is bounded, a download never grows past its expected length, API requests have an
 /// overall deadline, downloads deliver the stored bytes exactly. Against scripted servers on
 /// 127.0.0.1; no test asserts a duration.
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(10)))
 struct TransportBoundsTests {
   typealias Server = ScriptedHTTPServer
 
