@@ -2,9 +2,6 @@ public import Foundation
 
 /// Runs the built `kodo` (or `kodo-emulator`) binary as a real process, for end-to-end tests.
 public struct CLIRunner: Sendable {
-  /// Serialises `Process.run()` across the test process.
-  private static let spawnLock = NSLock()
-
   /// What one run produced.
   public struct Result: Sendable, CustomStringConvertible {
     /// The exit status (or 128 + signal number when killed by a signal).
@@ -95,33 +92,55 @@ public struct CLIRunner: Sendable {
   private func start(
     executable: String, _ arguments: [String], stdin: [UInt8]?, environment extra: [String: String]
   ) throws -> Running {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
     var environment = self.environment
     for (name, value) in extra { environment[name] = value }
-    process.environment = environment
-    let out = Pipe()
-    let err = Pipe()
-    let input = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = input
-    let running = Running(process: process, stdout: out, stderr: err)
-    process.terminationHandler = { _ in running.markExited() }
-    // One spawn at a time: swift-corelibs-foundation's Process.run is not safe to call from
-    // several threads at once (seen here: a crash in its memcpy while other tests spawned).
-    try Self.spawnLock.withLock { try process.run() }
+    let input = try Self.pipe()
+    let out = try Self.pipe()
+    let err = try Self.pipe()
+    let process: SpawnedProcess
+    do {
+      process = try SpawnedProcess(
+        executable: executable, arguments: arguments, environment: environment,
+        standardInput: input.read, standardOutput: out.write, standardError: err.write)
+    } catch {
+      for descriptor in [input.read, input.write, out.read, out.write, err.read, err.write] {
+        close(descriptor)
+      }
+      throw error
+    }
+    close(input.read)
+    close(out.write)
+    close(err.write)
+    let running = Running(process: process, stdout: out.read, stderr: err.read)
+    let writer = input.write
     if let stdin {
       // A thread of its own: the write blocks while the pipe is full (see `Running`).
       Thread {
-        input.fileHandleForWriting.write(Data(stdin))
-        try? input.fileHandleForWriting.close()
+        stdin.withUnsafeBytes { bytes in
+          var done = 0
+          while done < bytes.count {
+            let count = write(writer, bytes.baseAddress.map { $0 + done }, bytes.count - done)
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 { break }
+            done += count
+          }
+        }
+        close(writer)
       }.start()
     } else {
-      try? input.fileHandleForWriting.close()
+      close(writer)
     }
     return running
+  }
+
+  /// A pipe. Every child closes the descriptors it was not given (`SpawnedProcess`), so no
+  /// other child holds an end of it.
+  private static func pipe() throws -> (read: Int32, write: Int32) {
+    var ends: [Int32] = [0, 0]
+    guard Glibc.pipe(&ends) == 0 else {
+      throw SpawnFailure(description: "cannot make a pipe: " + String(cString: strerror(errno)))
+    }
+    return (ends[0], ends[1])
   }
 
   /// A process that was started; collects its output as it arrives.
@@ -133,25 +152,23 @@ public struct CLIRunner: Sendable {
   /// emulator's clients long enough for its request timeout to close their connections).
   public final class Running: @unchecked Sendable {
     // The collected buffers are guarded by `lock`; `process` is only used from the test's task.
-    public let process: Process
+    public let process: SpawnedProcess
     private let lock = NSLock()
     private var out: [UInt8] = []
     private var err: [UInt8] = []
-    private var exitTime: Date?
     private let group = DispatchGroup()
 
-    init(process: Process, stdout: Pipe, stderr: Pipe) {
+    init(process: SpawnedProcess, stdout: Int32, stderr: Int32) {
       self.process = process
-      collect(stdout.fileHandleForReading, isStdout: true)
-      collect(stderr.fileHandleForReading, isStdout: false)
+      collect(stdout, isStdout: true)
+      collect(stderr, isStdout: false)
     }
 
-    private func collect(_ handle: FileHandle, isStdout: Bool) {
+    /// Reads `descriptor` to its end, then closes it.
+    private func collect(_ descriptor: Int32, isStdout: Bool) {
       group.enter()
       Thread {
-        // read(2) itself, retried on EINTR: FileHandle.availableData traps on an interrupted
-        // read, and a signal can reach this thread while a test runs.
-        let descriptor = handle.fileDescriptor
+        // read(2) itself, retried on EINTR: a signal can reach this thread while a test runs.
         var buffer = [UInt8](repeating: 0, count: 65_536)
         while true {
           let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
@@ -165,21 +182,15 @@ public struct CLIRunner: Sendable {
           }
           self.lock.unlock()
         }
+        close(descriptor)
         self.group.leave()
       }.start()
     }
 
-    /// Foundation's process monitor saw the exit (on a thread of its own).
-    fileprivate func markExited() {
-      lock.withLock { exitTime = Date() }
-    }
-
-    /// When the process exited, as Foundation's process monitor saw it (`nil` while it runs):
-    /// unlike the time `wait()` returns, it does not include how long this task waited for a
-    /// thread of the cooperative pool, which on a busy test run can be many seconds.
-    public var exitedAt: Date? {
-      lock.withLock { exitTime }
-    }
+    /// When the process exited, as its reaper thread saw it (`nil` while it runs): unlike the
+    /// time `wait()` returns, it does not include how long this task waited for a thread of the
+    /// cooperative pool, which on a busy test run can be many seconds.
+    public var exitedAt: Date? { process.exitedAt }
 
     /// stdout so far.
     public var stdoutSoFar: String {
