@@ -66,4 +66,23 @@ struct ListingDriverTests {
       #expect(!failed.stderr.contains("resume with"), "\(failed)")
     }
   }
+
+  /// A `--parallel` listing cannot be resumed with a marker: `ls` says so, `find` and `du` stop
+  /// with the error alone.
+  @Test(arguments: RemoveTests.wires, [["ls", "-r"], ["find"], ["du"]])
+  func aParallelListingThatFailsSaysItCannotBeResumed(
+    _ wire: EmulatorProtocol, _ command: [String]
+  ) async throws {
+    try await MoveRecursiveTests.with(wire, keys: Self.keys) { emulator, environment in
+      Self.failAfterFirstPage(emulator)
+      let failed = try await InProcess.run(
+        command + ["--retries", "1", "--page-size", "3", "--parallel", "2", "bkt"],
+        environment: environment)
+      _ = emulator.server.clearFaults()
+      expectFailure(failed, status: 75, stdoutEmpty: command[0] != "ls")
+      let note = "the listing stopped; a --parallel listing cannot be resumed with a marker"
+      #expect(failed.stderr.contains(note) == (command[0] == "ls"), "\(failed)")
+      #expect(!failed.stderr.contains("--marker"), "\(failed)")
+    }
+  }
 }
