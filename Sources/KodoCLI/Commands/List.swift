@@ -106,21 +106,16 @@ struct List: KodoCommand {
     listing.patterns = try patterns.keyPatterns()
     listing.sorter = sorting.sorter(context: context)
     do {
-      if let parallel {
-        try await listing.parallel(
-          concurrency: parallel, pageSize: pageSize.entries, renderer: &renderer)
-      } else {
-        let held =
-          !recursive && !json && !nulSeparated
-          ? HeldOutput(
-            directory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")
-          : nil
-        try await listing.sequential(
-          ListRequest(
-            bucket: bucket, prefix: prefix, delimiter: recursive ? nil : "/", marker: marker,
-            limit: pageSize.entries),
-          entryLimit: limit, held: held, renderer: &renderer)
-      }
+      let held =
+        !recursive && !json && !nulSeparated
+        ? HeldOutput(
+          directory: context.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp")
+        : nil
+      try await listing.run(
+        ListRequest(
+          bucket: bucket, prefix: prefix, delimiter: recursive ? nil : "/", marker: marker,
+          limit: pageSize.entries),
+        parallel: parallel, entryLimit: limit, held: held, renderer: &renderer)
     } catch let failure as CommandFailure {
       throw NotFoundAdvice.forListing(
         failure, bucket: bucket, target: location.target, context: context)
