@@ -74,6 +74,8 @@ public struct Folder: Sendable, Equatable {
   public var folders: [String] = []
   /// The objects in the order they arrived (key order), compactly.
   var objects: [StoredObject] = []
+  /// The objects' names as the filter reads them, kept with `objects`.
+  var names = FilterNames()
   var shapes = Shapes()
   var seenFolders: Set<ExactKey> = []
   /// Where the next page starts; `nil` with `complete`.
@@ -91,6 +93,11 @@ public struct Folder: Sendable, Equatable {
   var lastKey: String?
   /// When it was last shown (a counter, for the cache's eviction).
   var lastUsed = 0
+
+  /// An empty folder, for the objects under `prefix`.
+  public init(prefix: String = "") {
+    names = FilterNames(prefix: prefix)
+  }
 
   /// Entries loaded.
   public var count: Int { folders.count + objects.count }
@@ -120,6 +127,7 @@ public struct Folder: Sendable, Equatable {
     for item in page.items {
       let stored = shapes.store(item)
       objects.append(stored)
+      names.append(item.key)
     }
     for last in [page.commonPrefixes.last, page.items.last?.key].compactMap({ $0 })
     where lastKey.map({ KeyBytes.compare(last, $0) > 0 }) ?? true {

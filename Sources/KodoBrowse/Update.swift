@@ -179,8 +179,8 @@ extension State {
         bucketsLoading = id
         effects.append(.listBuckets(id: id))
       }
-    case .folder:
-      var folder = folders[target] ?? Folder()
+    case .folder(_, let prefix):
+      var folder = folders[target] ?? Folder(prefix: prefix)
       folder.lastUsed = clock
       folder.failure = nil
       folders[target] = folder
