@@ -16,7 +16,6 @@ let package = Package(
     .library(name: "StorageCore", targets: ["StorageCore"]),
     .library(name: "KodoCore", targets: ["KodoCore"]),
     .library(name: "OSSCore", targets: ["OSSCore"]),
-    .library(name: "KodoBrowse", targets: ["KodoBrowse"]),
     .library(name: "KodoCLI", targets: ["KodoCLI"]),
     .library(name: "KodoEmulator", targets: ["KodoEmulator"]),
   ],

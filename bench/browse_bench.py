@@ -342,7 +342,8 @@ def million(kodo, emulator_class, emulator_binary, env, scratch, entries, progre
 
 # (e): in the flat synthetic folder every name is `file-NNNNNNN.EXT` (numbers below 1,000,000
 # have a leading 0): `l`, `e`, `-` and `0` keep every entry, the next `0` a tenth of them, and
-# so on; each Backspace filters everything loaded again.
+# so on; each Backspace goes back to the rows the shorter filter showed (kept as it was typed),
+# and the first key of each round passes over every entry.
 FILTER_TEXT = "le-00042"
 FILTER_ROUNDS = 3
 

@@ -3,7 +3,7 @@ import StorageCore
 /// How many terminal cells a piece of text takes, without the C library's `wcwidth` (which
 /// depends on the locale and is stale for emoji): a compact table of the East Asian Wide and
 /// Fullwidth ranges plus Swift's own emoji properties.
-public enum CellWidth {
+package enum CellWidth {
   /// East Asian Wide (W) and Fullwidth (F) ranges of Unicode 15 that hold letters or symbols,
   /// merged where they touch (emoji are decided by `isEmojiPresentation` instead).
   static let wide: [ClosedRange<UInt32>] = [
@@ -44,7 +44,7 @@ public enum CellWidth {
 
   /// The cells one grapheme cluster takes: 0 (a mark or format character alone, or a control),
   /// 1 or 2.
-  public static func of(_ character: Character) -> Int {
+  package static func of(_ character: Character) -> Int {
     let scalars = character.unicodeScalars
     guard let first = scalars.first else { return 0 }
     let value = first.value
@@ -68,7 +68,7 @@ public enum CellWidth {
   /// Any cluster of several scalars that holds a ZWJ or a variation selector is risky, whatever
   /// it starts with (the escaper keeps those only inside emoji, but a terminal may join a ZWJ
   /// to the next cell).
-  public static func isRisky(_ character: Character) -> Bool {
+  package static func isRisky(_ character: Character) -> Bool {
     let scalars = character.unicodeScalars
     guard let first = scalars.first else { return false }
     if scalars.count > 1 {
@@ -85,7 +85,7 @@ public enum CellWidth {
   }
 
   /// The cells a string takes.
-  public static func of(_ text: some StringProtocol) -> Int {
+  package static func of(_ text: some StringProtocol) -> Int {
     var total = 0
     for character in text { total += of(character) }
     return total
@@ -93,11 +93,11 @@ public enum CellWidth {
 }
 
 /// Text fitted to a number of cells.
-public enum Fit {
+package enum Fit {
   /// Untrusted text as it may be shown: control, bidi and invisible characters as escapes
   /// (`DisplayText`'s escaper), and any cluster of no width (a mark alone) as its escape too, so
   /// it cannot join the cell before it.
-  public static func visible(_ untrusted: String) -> String {
+  package static func visible(_ untrusted: String) -> String {
     let escaped = DisplayText.escaped(untrusted)
     var zeroWidth = false
     for character in escaped where CellWidth.of(character) == 0 {
@@ -121,7 +121,7 @@ public enum Fit {
   /// The text cut to at most `cells` cells, with `…` where it was cut and the extension (the
   /// part from the last `.`, up to 8 characters) kept: `a-very-long-na….jpg`. Never splits a
   /// cluster.
-  public static func truncate(_ text: String, to cells: Int) -> String {
+  package static func truncate(_ text: String, to cells: Int) -> String {
     if cells <= 0 { return "" }
     if CellWidth.of(text) <= cells { return text }
     if cells == 1 { return "…" }
@@ -138,7 +138,7 @@ public enum Fit {
   }
 
   /// The longest start of `text` that fits `cells` cells.
-  public static func prefix(_ text: String, cells: Int) -> String {
+  package static func prefix(_ text: String, cells: Int) -> String {
     var used = 0
     var output = ""
     for character in text {
@@ -151,7 +151,7 @@ public enum Fit {
   }
 
   /// The text padded with spaces (or cut) to exactly `cells` cells, on the left when `right`.
-  public static func pad(_ text: String, to cells: Int, right: Bool = false) -> String {
+  package static func pad(_ text: String, to cells: Int, right: Bool = false) -> String {
     let cut = truncate(text, to: cells)
     let width = CellWidth.of(cut)
     let spaces = String(repeating: " ", count: max(0, cells - width))

@@ -50,6 +50,7 @@ extension Folder {
         keptObjects.append(objects[index])
       }
       objects = keptObjects
+      names.keep(objectMap)
     }
     return Renumbering(prefixes: prefixes, objects: objectMap)
   }
@@ -65,6 +66,7 @@ extension Folder {
   mutating func insert(_ entry: ObjectEntry) -> Added {
     guard covers(entry.key) else { return Added() }
     objects.append(shapes.store(entry))
+    names.append(entry.key)
     return Added(objects: (objects.count - 1)..<objects.count)
   }
 }

@@ -15,9 +15,6 @@ struct FilterBase {
   /// goes back to them without a pass over the entries. `order` `nil`: every row passed (the
   /// base's own), so that the widest ones cost nothing to keep.
   var levels: [(filter: String, order: [Int]?, folderRows: Int)] = []
-  /// The objects' names, made at the first pass in a large folder (see `FilterNames`).
-  var names: FilterNames?
-  var madeNames = false
 
   func holds(for state: State, _ folder: Folder) -> Bool {
     location == state.location && loaded == folder.count && pages == folder.pages
@@ -53,15 +50,7 @@ extension State {
     let names = NameFilter(new, prefix: prefix)
     var found: Int?
     let holds = filterBase?.holds(for: self, folder) == true
-    if holds, var base = filterBase, !base.madeNames {
-      filterBase = nil
-      base.madeNames = true
-      if folder.objects.count >= FilterNames.minimumCount {
-        base.names = FilterNames(folder.objects, prefix: prefix)
-      }
-      filterBase = base
-    }
-    let bytes = holds ? filterBase?.names : nil
+    let bytes = folder.names.isFor(prefix: prefix) ? folder.names : nil
     if !new.isEmpty && (old.isEmpty || new.lowercased().contains(old.lowercased())) {
       var order: [Int] = []
       swap(&order, &rows.order)
@@ -72,7 +61,6 @@ extension State {
         rows.order = base.order
         rows.folderRows = base.folderRows
         base.levels = []
-        base.names = nil
       } else if let level = base.levels.lastIndex(where: { $0.filter == new }) {
         // Back to a filter typed before (Backspace): its rows as they were.
         rows.order = base.levels[level].order ?? base.order

@@ -1,14 +1,14 @@
-public import StorageCore
+package import StorageCore
 
 /// Sizes, times and counts as the browser shows them.
-public enum Format {
+package enum Format {
   /// `512 B`, `64.9 KiB`, `1.2 MiB`.
-  public static func size(_ bytes: Int64) -> String {
+  package static func size(_ bytes: Int64) -> String {
     ByteSize.text(bytes, wholeFrom100: false)
   }
 
   /// `12,345`.
-  public static func count(_ number: Int) -> String {
+  package static func count(_ number: Int) -> String {
     let digits = String(number)
     var out = ""
     for (index, digit) in digits.enumerated() {
@@ -19,14 +19,14 @@ public enum Format {
   }
 
   /// `1 entry`, `2 entries`, `12,345 entries`.
-  public static func count(_ number: Int, _ one: String, _ many: String) -> String {
+  package static func count(_ number: Int, _ one: String, _ many: String) -> String {
     count(number) + " " + (number == 1 ? one : many)
   }
 
   /// A name or key as the browser shows it, as the CLI does: escaped, and in double quotes
   /// when it is empty or has a space at either end (a folder's own `/` aside), so that the
   /// spaces can be seen.
-  public static func name(_ raw: String) -> String {
+  package static func name(_ raw: String) -> String {
     let bare = KeySegments.endsWithSlash(raw) ? raw.utf8.dropLast() : raw.utf8[...]
     let space = UInt8(ascii: " ")
     guard let first = bare.first, let last = bare.last, first != space, last != space else {
@@ -36,7 +36,7 @@ public enum Format {
   }
 
   /// `2024-05-12 11:51` in UTC.
-  public static func minute(_ time: Timestamp) -> String {
+  package static func minute(_ time: Timestamp) -> String {
     let civil = CivilTime(unixSeconds: time.unixSeconds)
     func two(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
     return

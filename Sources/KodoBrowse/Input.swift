@@ -189,7 +189,7 @@ extension State {
   }
 
   /// `BUCKET/PREFIX` of the current location, for `:`.
-  public var currentPath: String {
+  package var currentPath: String {
     switch location {
     case .buckets: return ""
     case .folder(let bucket, let prefix): return bucket + "/" + prefix

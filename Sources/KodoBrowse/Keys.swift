@@ -1,5 +1,5 @@
 /// A key as the browser sees it.
-public enum Key: Sendable, Equatable, Hashable {
+package enum Key: Sendable, Equatable, Hashable {
   case up, down, left, right, home, end, pageUp, pageDown
   case enter, backspace, escape, tab, delete
   case controlC, controlZ, controlL
@@ -16,17 +16,17 @@ public enum Key: Sendable, Equatable, Hashable {
 /// incomplete sequence waits for the next `feed`. A lone ESC is ambiguous (Esc pressed, or the
 /// start of a sequence still on its way), so it waits too until `flush` (called when no byte
 /// followed for a short while) says it was Esc.
-public struct KeyDecoder: Sendable {
+package struct KeyDecoder: Sendable {
   private var buffer: [UInt8] = []
 
   /// A decoder with nothing pending.
-  public init() {}
+  package init() {}
 
   /// Whether a lone ESC or a part of a sequence waits for more bytes.
-  public var hasPending: Bool { !buffer.isEmpty }
+  package var hasPending: Bool { !buffer.isEmpty }
 
   /// The keys the bytes complete.
-  public mutating func feed(_ bytes: some Sequence<UInt8>) -> [Key] {
+  package mutating func feed(_ bytes: some Sequence<UInt8>) -> [Key] {
     buffer.append(contentsOf: bytes)
     var keys: [Key] = []
     var index = 0
@@ -40,7 +40,7 @@ public struct KeyDecoder: Sendable {
   }
 
   /// What is pending, as keys: a lone ESC is Esc; a cut-off sequence is dropped.
-  public mutating func flush() -> [Key] {
+  package mutating func flush() -> [Key] {
     defer { buffer.removeAll() }
     if buffer.first == 0x1B { return [.escape] + feedAfterEscape() }
     return buffer.isEmpty ? [] : [.unknown]

@@ -9,16 +9,16 @@ import StorageCore
 /// `Delete` remove a character, `Ctrl-U` what is before the cursor, `Ctrl-K` what is after it,
 /// `Ctrl-W` the path segment or word before it. A text put in "selected" (`selectAll`) is
 /// replaced by the first character typed, as in a GUI's address bar; a move keeps it.
-public struct LineEditor: Sendable, Equatable {
+package struct LineEditor: Sendable, Equatable {
   /// The text, one element per character typed or per cluster of the initial text.
-  public private(set) var characters: [Character]
+  package private(set) var characters: [Character]
   /// Where the cursor is: before `characters[cursor]`, or at the end.
-  public private(set) var cursor: Int
+  package private(set) var cursor: Int
   /// Whether the whole text is selected (typing replaces it, deleting clears it).
-  public private(set) var selected: Bool
+  package private(set) var selected: Bool
 
   /// What a key did.
-  public enum Outcome: Sendable, Equatable {
+  package enum Outcome: Sendable, Equatable {
     /// The text or the cursor changed (or could not, at an end).
     case edited
     /// `Enter`.
@@ -32,20 +32,20 @@ public struct LineEditor: Sendable, Equatable {
   }
 
   /// An editor holding `text`, the cursor at its end; with `selectAll` the text is selected.
-  public init(_ text: String = "", selectAll: Bool = false) {
+  package init(_ text: String = "", selectAll: Bool = false) {
     characters = Array(text)
     cursor = characters.count
     selected = selectAll && !characters.isEmpty
   }
 
   /// The text.
-  public var text: String { String(characters) }
+  package var text: String { String(characters) }
 
   /// The text before the cursor.
-  public var beforeCursor: String { String(characters[..<cursor]) }
+  package var beforeCursor: String { String(characters[..<cursor]) }
 
   /// Applies a key.
-  public mutating func apply(_ key: Key) -> Outcome {
+  package mutating func apply(_ key: Key) -> Outcome {
     switch key {
     case .enter: return .submit
     case .escape: return .cancel
@@ -101,7 +101,7 @@ public struct LineEditor: Sendable, Equatable {
 
   /// Replaces the last `count` characters before the cursor with `text` (a completion), the
   /// cursor after it.
-  public mutating func replaceBeforeCursor(last count: Int, with text: String) {
+  package mutating func replaceBeforeCursor(last count: Int, with text: String) {
     let start = max(0, cursor - count)
     let new = Array(text)
     characters.replaceSubrange(start..<cursor, with: new)
@@ -140,7 +140,7 @@ public struct LineEditor: Sendable, Equatable {
 /// `~` and `~/…` at the start of a local path, as a shell expands them, with `home` ($HOME);
 /// anything else (and everything when there is no home) unchanged. Cut on bytes: `~/\u{301}`
 /// is `~` then a folder named by the mark.
-public func expandingHome(_ path: String, home: String?) -> String {
+package func expandingHome(_ path: String, home: String?) -> String {
   guard let home, !home.isEmpty, path.utf8.first == UInt8(ascii: "~") else { return path }
   let rest = path.utf8.dropFirst()
   if rest.isEmpty { return home }

@@ -1,8 +1,8 @@
-public import StorageCore
+package import StorageCore
 
 /// What happens to the browser: keys, a new size, and the results of effects. Results carry the
 /// id of the request that produced them; a result whose id is no longer awaited is dropped.
-public enum Message: Sendable {
+package enum Message: Sendable {
   /// Begin: load what the start location needs.
   case start
   case key(Key)
@@ -37,16 +37,16 @@ public enum Message: Sendable {
 }
 
 /// A failure's message, already fit to show.
-public struct Failure: Error, Sendable, Equatable {
+package struct Failure: Error, Sendable, Equatable {
   /// The message.
-  public var message: String
+  package var message: String
 
   /// A failure with a message.
-  public init(_ message: String) { self.message = message }
+  package init(_ message: String) { self.message = message }
 }
 
 /// What `update` asks the effects runner to do.
-public enum Effect: Sendable, Equatable {
+package enum Effect: Sendable, Equatable {
   case listBuckets(id: Int)
   case listPage(id: Int, bucket: String, prefix: String, marker: String?)
   case stat(id: Int, bucket: String, key: String)

@@ -1,21 +1,21 @@
 /// The preview of one object (`Enter` on it): its bytes fetched by range as the user scrolls,
 /// 64 KiB at a time, so that a 10 GB log opens at once; a few ranges kept. Text is shown line
 /// by line (a line ends at LF, or after `maxLine` bytes), anything else as a hex dump.
-public struct Pager: Sendable, Equatable {
-  public let bucket: String
-  public let key: String
-  public let size: Int64
+package struct Pager: Sendable, Equatable {
+  package let bucket: String
+  package let key: String
+  package let size: Int64
   /// Loaded ranges by index (`chunkSize` bytes each, the last one shorter).
   var chunks: [Int64: [UInt8]] = [:]
   /// The request under way and the range it fetches.
   var loadingID: Int?
   var loadingChunk: Int64 = 0
   /// Why the last range failed.
-  public var failure: String?
+  package var failure: String?
   /// Whether the object is shown as a hex dump (decided by its first range).
-  public var binary: Bool?
+  package var binary: Bool?
   /// The offset of the first row shown: a line's start, or a multiple of 16 in hex.
-  public var top: Int64 = 0
+  package var top: Int64 = 0
   /// Moves waiting for a range: lines down (positive) or up (negative), or to the end.
   var pending = 0
   var toEnd = false
@@ -35,7 +35,7 @@ public struct Pager: Sendable, Equatable {
   }
 
   /// How many ranges are held (at most `keep`).
-  public var loadedRanges: Int { chunks.count }
+  package var loadedRanges: Int { chunks.count }
 
   /// The range of chunk `index`.
   func range(of index: Int64) -> ClosedRange<Int64> {

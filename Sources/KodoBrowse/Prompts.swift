@@ -1,14 +1,14 @@
 import StorageCore
 
 /// An entry of a local directory, as Tab completion of a local path needs it.
-public struct LocalEntry: Sendable, Equatable {
+package struct LocalEntry: Sendable, Equatable {
   /// The entry's name (no directory part).
-  public var name: String
+  package var name: String
   /// Whether it is a directory (or a link to one): completed with a `/`.
-  public var isDirectory: Bool
+  package var isDirectory: Bool
 
   /// An entry from its parts.
-  public init(name: String, isDirectory: Bool) {
+  package init(name: String, isDirectory: Bool) {
     self.name = name
     self.isDirectory = isDirectory
   }
@@ -16,7 +16,7 @@ public struct LocalEntry: Sendable, Equatable {
 
 extension Mode {
   /// The line editor of a prompt mode, if this is one.
-  public var editor: LineEditor? {
+  package var editor: LineEditor? {
     get {
       switch self {
       case .goTo(let editor), .saveAs(let editor), .rename(let editor, _), .upload(let editor):

@@ -263,7 +263,7 @@ struct NameFilter {
 /// The rows shown: indices into the current folder's entries (or the bucket list), filtered and
 /// sorted, and the rows they stand for made on demand: a million loaded entries cost 8 bytes
 /// each here, not a copy of each.
-public struct Rows: RandomAccessCollection, Sendable {
+package struct Rows: RandomAccessCollection, Sendable {
   enum Source: Sendable {
     case none
     case buckets([Bucket])
@@ -277,10 +277,10 @@ public struct Rows: RandomAccessCollection, Sendable {
   var folderRows = 0
   var source: Source = .none
 
-  public var startIndex: Int { 0 }
-  public var endIndex: Int { order.count }
+  package var startIndex: Int { 0 }
+  package var endIndex: Int { order.count }
 
-  public subscript(position: Int) -> Row { row(order[position]) }
+  package subscript(position: Int) -> Row { row(order[position]) }
 
   /// The row of an entry.
   func row(_ entry: Int) -> Row {

@@ -1,15 +1,15 @@
 /// How a cell is drawn.
-public struct Style: OptionSet, Sendable, Hashable {
-  public let rawValue: UInt8
-  public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct Style: OptionSet, Sendable, Hashable {
+  package let rawValue: UInt8
+  package init(rawValue: UInt8) { self.rawValue = rawValue }
 
-  public static let bold = Style(rawValue: 1)
-  public static let reverse = Style(rawValue: 2)
-  public static let dim = Style(rawValue: 4)
+  package static let bold = Style(rawValue: 1)
+  package static let reverse = Style(rawValue: 2)
+  package static let dim = Style(rawValue: 4)
   /// Colours (never set when colour is off).
-  public static let blue = Style(rawValue: 8)
-  public static let red = Style(rawValue: 16)
-  public static let green = Style(rawValue: 32)
+  package static let blue = Style(rawValue: 8)
+  package static let red = Style(rawValue: 16)
+  package static let green = Style(rawValue: 32)
 
   /// The SGR sequence that sets this style from any other.
   var sgr: String {
@@ -25,33 +25,33 @@ public struct Style: OptionSet, Sendable, Hashable {
 }
 
 /// One cell: a grapheme cluster (escaped already) or, after a wide one, an empty continuation.
-public struct Cell: Sendable, Hashable {
+package struct Cell: Sendable, Hashable {
   /// The cluster; "" for the right half of a wide cluster.
-  public var text: String
-  public var style: Style
+  package var text: String
+  package var style: Style
 
   static let blank = Cell(text: " ", style: [])
 }
 
 /// A grid of cells, what `view` draws and `diff` compares.
-public struct Screen: Sendable, Equatable {
-  public let size: Size
-  public private(set) var cells: [Cell]
+package struct Screen: Sendable, Equatable {
+  package let size: Size
+  package private(set) var cells: [Cell]
 
   /// A blank screen.
-  public init(size: Size) {
+  package init(size: Size) {
     self.size = size
     cells = Array(repeating: .blank, count: max(0, size.width) * max(0, size.height))
   }
 
   /// The cell at a row and column.
-  public subscript(row: Int, column: Int) -> Cell {
+  package subscript(row: Int, column: Int) -> Cell {
     cells[row * size.width + column]
   }
 
   /// Writes safe text at a row from a column, cut at `limit` cells (default: the row's end). A
   /// wide cluster that would not fit whole leaves a blank.
-  public mutating func put(
+  package mutating func put(
     _ text: String, row: Int, column: Int, style: Style = [], limit: Int? = nil
   ) {
     guard row >= 0, row < size.height, column >= 0 else { return }
@@ -74,7 +74,7 @@ public struct Screen: Sendable, Equatable {
   }
 
   /// Fills a row's cells from a column with a style (a highlighted line).
-  public mutating func fill(row: Int, from column: Int = 0, width: Int? = nil, style: Style) {
+  package mutating func fill(row: Int, from column: Int = 0, width: Int? = nil, style: Style) {
     guard row >= 0, row < size.height else { return }
     let end = min(size.width, column + (width ?? size.width))
     for x in max(0, column)..<max(max(0, column), end) {
@@ -85,7 +85,7 @@ public struct Screen: Sendable, Equatable {
   }
 
   /// Each row as text (continuation cells skipped, trailing spaces removed): what tests compare.
-  public var lines: [String] {
+  package var lines: [String] {
     (0..<size.height).map { row in
       var line = ""
       for column in 0..<size.width {
@@ -100,7 +100,7 @@ public struct Screen: Sendable, Equatable {
 /// What the terminal must be sent to turn `old` into `new`: only the changed runs of each row,
 /// each after a cursor position, with the cursor put back after any cluster terminals disagree
 /// on. With no `old` (or another size) the whole screen, after clearing it.
-public func diff(from old: Screen?, to new: Screen) -> [UInt8] {
+package func diff(from old: Screen?, to new: Screen) -> [UInt8] {
   var out = "\u{1B}[?2026h"
   let full = old?.size != new.size
   if full { out += "\u{1B}[0m\u{1B}[2J" }

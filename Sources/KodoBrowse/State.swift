@@ -1,28 +1,28 @@
-public import StorageCore
+package import StorageCore
 
 /// The size of the screen in cells.
-public struct Size: Sendable, Equatable {
+package struct Size: Sendable, Equatable {
   /// Columns.
-  public var width: Int
+  package var width: Int
   /// Rows.
-  public var height: Int
+  package var height: Int
 
   /// A size from its parts.
-  public init(width: Int, height: Int) {
+  package init(width: Int, height: Int) {
     self.width = width
     self.height = height
   }
 }
 
 /// Where the browser is: the bucket list, or one folder level of a bucket.
-public enum Location: Sendable, Hashable {
+package enum Location: Sendable, Hashable {
   /// The account's buckets.
   case buckets
   /// The level under `prefix` ("" or ending in `/`) of `bucket`.
   case folder(bucket: String, prefix: String)
 
   // By bytes (see `ExactKey`): the folders `caf\u{E9}/` and `cafe\u{301}/` are two locations.
-  public static func == (lhs: Location, rhs: Location) -> Bool {
+  package static func == (lhs: Location, rhs: Location) -> Bool {
     switch (lhs, rhs) {
     case (.buckets, .buckets): true
     case (.folder(let a, let p), .folder(let b, let q)): ExactKey.same(a, b) && ExactKey.same(p, q)
@@ -30,7 +30,7 @@ public enum Location: Sendable, Hashable {
     }
   }
 
-  public func hash(into hasher: inout Hasher) {
+  package func hash(into hasher: inout Hasher) {
     switch self {
     case .buckets: hasher.combine(0)
     case .folder(let bucket, let prefix):
@@ -41,69 +41,76 @@ public enum Location: Sendable, Hashable {
 }
 
 /// One row of the list: a bucket, a folder (a common prefix) or an object.
-public struct Row: Sendable, Equatable {
+package struct Row: Sendable, Equatable {
   /// What the row is.
-  public enum Kind: Sendable, Equatable {
+  package enum Kind: Sendable, Equatable {
     case bucket(Bucket)
     case folder
     case object(ObjectEntry)
   }
 
   /// The identity the selection is anchored to: the bucket name, the folder's prefix or the key.
-  public var id: String
+  package var id: String
   /// The name shown (relative to the folder), not yet escaped.
-  public var name: String
+  package var name: String
   /// What the row is.
-  public var kind: Kind
+  package var kind: Kind
 
   /// The object, when the row is one.
-  public var object: ObjectEntry? {
+  package var object: ObjectEntry? {
     if case .object(let entry) = kind { return entry }
     return nil
   }
 }
 
 /// How the loaded entries are sorted (folders always first).
-public enum SortKey: Sendable, Equatable {
+package enum SortKey: Sendable, Equatable {
   case name, size, time
 }
 
 /// One folder level as loaded so far: kept when the browser leaves it, resumed from `marker`.
-public struct Folder: Sendable, Equatable {
+package struct Folder: Sendable, Equatable {
   /// The folders' prefixes, each once, in the order they arrived.
-  public var folders: [String] = []
+  package var folders: [String] = []
   /// The objects in the order they arrived (key order), compactly.
   var objects: [StoredObject] = []
+  /// The objects' names as the filter reads them, kept with `objects`.
+  var names = FilterNames()
   var shapes = Shapes()
   var seenFolders: Set<ExactKey> = []
   /// Where the next page starts; `nil` with `complete`.
-  public var marker: String?
+  package var marker: String?
   /// Whether the last page has arrived.
-  public var complete = false
+  package var complete = false
   /// The request loading the next page, if any.
-  public var loading: Int?
+  package var loading: Int?
   /// Why the last page failed, if it did.
-  public var failure: String?
+  package var failure: String?
   /// Pages loaded.
-  public var pages = 0
+  package var pages = 0
   /// The largest key or prefix a page named: an entry up to it that is not loaded will not
   /// come with a later page (pages are in key order).
   var lastKey: String?
   /// When it was last shown (a counter, for the cache's eviction).
   var lastUsed = 0
 
+  /// An empty folder, for the objects under `prefix`.
+  package init(prefix: String = "") {
+    names = FilterNames(prefix: prefix)
+  }
+
   /// Entries loaded.
-  public var count: Int { folders.count + objects.count }
+  package var count: Int { folders.count + objects.count }
 
   /// Objects loaded.
-  public var objectCount: Int { objects.count }
+  package var objectCount: Int { objects.count }
 
   /// How many distinct rests of objects (class, type, status …) the folder keeps: few, however
   /// many objects share them.
-  public var shapeCount: Int { shapes.all.count }
+  package var shapeCount: Int { shapes.all.count }
 
   /// The object loaded `index`th.
-  public func object(_ index: Int) -> ObjectEntry? {
+  package func object(_ index: Int) -> ObjectEntry? {
     objects.indices.contains(index) ? entry(objects[index], shapes: shapes) : nil
   }
 
@@ -120,6 +127,7 @@ public struct Folder: Sendable, Equatable {
     for item in page.items {
       let stored = shapes.store(item)
       objects.append(stored)
+      names.append(item.key)
     }
     for last in [page.commonPrefixes.last, page.items.last?.key].compactMap({ $0 })
     where lastKey.map({ KeyBytes.compare(last, $0) > 0 }) ?? true {
@@ -149,7 +157,7 @@ public struct Folder: Sendable, Equatable {
 }
 
 /// What the bottom line asks for.
-public enum Mode: Sendable, Equatable {
+package enum Mode: Sendable, Equatable {
   case normal
   /// `/`: typing a filter.
   case filter
@@ -174,83 +182,83 @@ public enum Mode: Sendable, Equatable {
 }
 
 /// The whole state of the browser. Changed only by `update`.
-public struct State: Sendable {
-  public var size: Size
-  public var location: Location
-  public var mode: Mode = .normal
+package struct State: Sendable {
+  package var size: Size
+  package var location: Location
+  package var mode: Mode = .normal
   /// Whether `--pick` chooses an object with Enter.
-  public var pick: Bool
+  package var pick: Bool
   /// Whether colours may be used (not with `NO_COLOR`).
-  public var color: Bool
+  package var color: Bool
 
-  public var buckets: [Bucket] = []
-  public var bucketsLoading: Int?
-  public var bucketsLoaded = false
-  public var bucketsFailure: String?
+  package var buckets: [Bucket] = []
+  package var bucketsLoading: Int?
+  package var bucketsLoaded = false
+  package var bucketsFailure: String?
   /// Loaded folders by location (a bounded cache).
-  public var folders: [Location: Folder] = [:]
+  package var folders: [Location: Folder] = [:]
   /// The most entries the cache keeps across folders other than the current one.
-  public var cacheLimit = 300_000
+  package var cacheLimit = 300_000
 
   /// The rows shown, filtered and sorted (recomputed when the filter or sort changes, merged
   /// with each page that arrives, not touched by a key that only moves).
-  public internal(set) var rows = Rows()
+  package internal(set) var rows = Rows()
   /// The selected row's index in `rows`, and the first row on screen.
-  public var cursor = 0
-  public var top = 0
+  package var cursor = 0
+  package var top = 0
   /// The selected row's id, kept across pages, filters and sorts.
-  public var selectedID: String?
+  package var selectedID: String?
 
-  public var filter = ""
+  package var filter = ""
   /// The unfiltered rows, kept while a filter is typed (see `setFilter`).
   var filterBase: FilterBase?
-  public var sortKey: SortKey = .name
-  public var reversed = false
-  public var showDetail = true
+  package var sortKey: SortKey = .name
+  package var reversed = false
+  package var showDetail = true
   /// Below 80 columns the detail takes the whole screen.
-  public var detailFullScreen = false
+  package var detailFullScreen = false
   /// Load every page (`A`); Esc stops.
-  public var loadAll = false
+  package var loadAll = false
 
   /// Details from stat, by key, and the current stat request.
-  public var details: [ExactKey: ObjectDetails] = [:]
-  public var statLoading: (id: Int, key: String)?
+  package var details: [ExactKey: ObjectDetails] = [:]
+  package var statLoading: (id: Int, key: String)?
   /// A line for the status bar (copied, saved, errors).
-  public var message: String?
+  package var message: String?
   /// A download in progress: name, bytes, total.
-  public var download: (name: String, bytes: Int64, total: Int64)?
+  package var download: (name: String, bytes: Int64, total: Int64)?
   /// A folder (or the marked entries) downloading (`s`, as `get -r`).
-  public var treeDownload: TreeDownload?
+  package var treeDownload: TreeDownload?
 
   /// The marked entries of the current folder, by key (or prefix): kept across filters, sorts
   /// and pages, dropped when the browser leaves the folder.
-  public var marks: Set<ExactKey> = []
+  package var marks: Set<ExactKey> = []
   /// The deletes and renames sent and not yet answered, by request id.
   var writes: [Int: Write] = [:]
   /// The uploads running, by request id: their bucket.
   var uploads: [Int: String] = [:]
   /// Every upload, download, delete and move started in this session, oldest first (`t`).
-  public var transfers: [Transfer] = []
+  package var transfers: [Transfer] = []
   /// The selected transfer in the queue.
-  public var transferCursor = 0
+  package var transferCursor = 0
   /// The preview shown over everything, if one is open.
-  public var pager: Pager?
+  package var pager: Pager?
   /// Whether the browser runs inside tmux (`$TMUX`), whose default settings stop OSC 52.
-  public var insideTmux = false
+  package var insideTmux = false
   /// The user's home directory (`$HOME`), for `~` in local paths.
-  public var home: String?
+  package var home: String?
   /// The Tab completion awaited: its request and the text it completes.
   var completion: (id: Int, typed: String)?
 
   /// A key to select once it is loaded (`BUCKET/KEY` at start-up, `:` to a key, back from a
   /// folder).
-  public var wanted: String?
+  package var wanted: String?
 
   var nextID = 1
   var clock = 0
 
   /// A browser starting at `location`, with `select` (a key) selected once it arrives.
-  public init(
+  package init(
     location: Location, size: Size, pick: Bool = false, color: Bool = true, select: String? = nil
   ) {
     self.location = location
@@ -261,14 +269,14 @@ public struct State: Sendable {
   }
 
   /// The selected row.
-  public var selected: Row? { rows.indices.contains(cursor) ? rows[cursor] : nil }
+  package var selected: Row? { rows.indices.contains(cursor) ? rows[cursor] : nil }
 
   /// The current folder.
-  public var folder: Folder? { folders[location] }
+  package var folder: Folder? { folders[location] }
 
   /// Rows of the list area (below the title and the column header, above the status and
   /// hint lines).
-  public var listHeight: Int { max(1, size.height - 4) }
+  package var listHeight: Int { max(1, size.height - 4) }
 
   mutating func newID() -> Int {
     defer { nextID += 1 }

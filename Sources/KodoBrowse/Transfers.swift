@@ -1,18 +1,18 @@
-public import StorageCore
+package import StorageCore
 
 /// A local file and the key it is uploaded to.
-public struct UploadFile: Sendable, Equatable {
-  public var source: String
-  public var key: String
+package struct UploadFile: Sendable, Equatable {
+  package var source: String
+  package var key: String
 
-  public init(source: String, key: String) {
+  package init(source: String, key: String) {
     self.source = source
     self.key = key
   }
 }
 
 /// What an upload (`u`) sends, as `put` / `put -r` would.
-public enum UploadPlan: Sendable, Equatable {
+package enum UploadPlan: Sendable, Equatable {
   /// A local path into the folder `folder` (a prefix, "" or ending in `/`): a file becomes
   /// `folder` + its name; a folder's files `folder` + the folder's name + `/` + their path below
   /// it (`put -r DIR BUCKET/folder/NAME/`).
@@ -22,52 +22,52 @@ public enum UploadPlan: Sendable, Equatable {
 }
 
 /// How far an upload has come.
-public struct UploadProgress: Sendable, Equatable {
+package struct UploadProgress: Sendable, Equatable {
   /// Files finished (uploaded, refused or failed), of `listed`.
-  public var done = 0
-  public var listed = 0
+  package var done = 0
+  package var listed = 0
   /// Bytes of the files uploaded, of `total`.
-  public var bytes: Int64 = 0
-  public var total: Int64 = 0
+  package var bytes: Int64 = 0
+  package var total: Int64 = 0
   /// Seconds since the upload started (for the rate).
-  public var seconds: Double = 0
+  package var seconds: Double = 0
   /// The objects uploaded since the last progress, as the service now holds them (shown at
   /// once in the folders the browser keeps).
-  public var uploaded: [ObjectEntry] = []
+  package var uploaded: [ObjectEntry] = []
 
-  public init() {}
+  package init() {}
 }
 
 /// How an upload ended.
-public struct UploadSummary: Sendable, Equatable {
+package struct UploadSummary: Sendable, Equatable {
   /// Files uploaded.
-  public var uploaded = 0
+  package var uploaded = 0
   /// Files whose key exists: refused by the service (kept), offered for replacing.
-  public var existing: [UploadFile] = []
+  package var existing: [UploadFile] = []
   /// Files not uploaded for another reason (or skipped by the walk), and the first reason.
-  public var failed = 0
-  public var firstFailure: String?
+  package var failed = 0
+  package var firstFailure: String?
   /// What the walk of a folder skipped, as `put -r` does (a symbolic link, a device …), and the
   /// first one's note.
-  public var skipped = 0
-  public var firstSkip: String?
+  package var skipped = 0
+  package var firstSkip: String?
 
-  public init() {}
+  package init() {}
 
   /// Counts a failure and keeps the first one's message.
-  public mutating func failure(_ text: String) {
+  package mutating func failure(_ text: String) {
     failed += 1
     if firstFailure == nil { firstFailure = text }
   }
 }
 
 /// One upload, download, delete or move started in this session, for the queue (`t`).
-public struct Transfer: Sendable, Equatable {
-  public enum Kind: String, Sendable, Equatable {
+package struct Transfer: Sendable, Equatable {
+  package enum Kind: String, Sendable, Equatable {
     case upload, download, delete, move
   }
 
-  public enum Status: Sendable, Equatable {
+  package enum Status: Sendable, Equatable {
     case running
     /// Ended; how (the message the status line said).
     case done(String)
@@ -78,31 +78,31 @@ public struct Transfer: Sendable, Equatable {
   }
 
   /// The request's id (`cancel(id:)` stops it).
-  public var id: Int
-  public var kind: Kind
+  package var id: Int
+  package var kind: Kind
   /// What it is about, not yet escaped.
-  public var name: String
-  public var status: Status = .running
+  package var name: String
+  package var status: Status = .running
   /// Objects finished, of `listed` (`nil`: not counted).
-  public var done: Int?
-  public var listed: Int?
+  package var done: Int?
+  package var listed: Int?
   /// Bytes finished, of `total`.
-  public var bytes: Int64?
-  public var total: Int64?
+  package var bytes: Int64?
+  package var total: Int64?
   /// Seconds it has run, as last told (for the rate).
-  public var seconds: Double?
+  package var seconds: Double?
 
-  public init(id: Int, kind: Kind, name: String) {
+  package init(id: Int, kind: Kind, name: String) {
     self.id = id
     self.kind = kind
     self.name = name
   }
 
   /// Whether it still runs.
-  public var running: Bool { status == .running }
+  package var running: Bool { status == .running }
 
   /// Bytes a second, once known.
-  public var rate: Int64? {
+  package var rate: Int64? {
     guard let bytes, let seconds, seconds > 0 else { return nil }
     return Int64(Double(bytes) / seconds)
   }
@@ -125,7 +125,7 @@ public struct Transfer: Sendable, Equatable {
 
 extension State {
   /// The transfers still running.
-  public var runningTransfers: Int { transfers.filter(\.running).count }
+  package var runningTransfers: Int { transfers.filter(\.running).count }
 
   /// Whether `id` is a transfer cancelled with `x` (what it still sends is dropped).
   func cancelled(_ id: Int) -> Bool {
@@ -265,9 +265,9 @@ extension State {
 }
 
 /// Files refused as existing, offered for replacing.
-public struct Replacement: Sendable, Equatable {
-  public var bucket: String
+package struct Replacement: Sendable, Equatable {
+  package var bucket: String
   /// The upload's name, not yet escaped.
-  public var name: String
-  public var files: [UploadFile]
+  package var name: String
+  package var files: [UploadFile]
 }

@@ -1,50 +1,50 @@
 import StorageCore
 
 /// How far a folder's (or the marked entries') download has come: `s`, as `get -r`.
-public struct TreeProgress: Sendable, Equatable {
+package struct TreeProgress: Sendable, Equatable {
   /// Objects finished (written, already there, kept or failed), of `listed` found so far.
-  public var done = 0
-  public var listed = 0
+  package var done = 0
+  package var listed = 0
   /// Bytes of the finished objects, of `total` found so far.
-  public var bytes: Int64 = 0
-  public var total: Int64 = 0
+  package var bytes: Int64 = 0
+  package var total: Int64 = 0
   /// Whether every object has been found (until then the totals are lower bounds).
-  public var listingComplete = false
+  package var listingComplete = false
   /// Seconds since the download started (for the rate in the transfer queue).
-  public var seconds: Double = 0
+  package var seconds: Double = 0
 
-  public init() {}
+  package init() {}
 }
 
 /// How a folder's (or the marked entries') download ended.
-public struct TreeSummary: Sendable, Equatable {
+package struct TreeSummary: Sendable, Equatable {
   /// Files written.
-  public var written = 0
+  package var written = 0
   /// Files already there with the object's size and hash.
-  public var same = 0
+  package var same = 0
   /// Files there that differ from the object: kept, not replaced.
-  public var differing = 0
+  package var differing = 0
   /// Objects not downloaded (an error, or a key whose path would not stay inside).
-  public var failed = 0
+  package var failed = 0
   /// The first kept or failed object's message.
-  public var firstProblem: String?
+  package var firstProblem: String?
 
-  public init() {}
+  package init() {}
 
   /// Counts a problem and keeps the first one's message.
-  public mutating func problem(_ text: String, differs: Bool) {
+  package mutating func problem(_ text: String, differs: Bool) {
     if differs { differing += 1 } else { failed += 1 }
     if firstProblem == nil { firstProblem = text }
   }
 }
 
 /// A folder (or the marked entries) being downloaded into the current directory.
-public struct TreeDownload: Sendable, Equatable {
+package struct TreeDownload: Sendable, Equatable {
   /// The request's id.
-  public var id: Int
+  package var id: Int
   /// What is downloaded, for the status line (not yet escaped).
-  public var name: String
-  public var progress = TreeProgress()
+  package var name: String
+  package var progress = TreeProgress()
 
   /// The status line's part while it runs.
   var status: String {

@@ -5,7 +5,7 @@ extension State {
   static let stoppedLoading = "stopped loading all pages"
 
   /// The one place the state changes: applies `message` and returns what to do.
-  public mutating func update(_ message: Message) -> [Effect] {
+  package mutating func update(_ message: Message) -> [Effect] {
     var effects: [Effect] = []
     switch message {
     case .start:
@@ -179,8 +179,8 @@ extension State {
         bucketsLoading = id
         effects.append(.listBuckets(id: id))
       }
-    case .folder:
-      var folder = folders[target] ?? Folder()
+    case .folder(_, let prefix):
+      var folder = folders[target] ?? Folder(prefix: prefix)
       folder.lastUsed = clock
       folder.failure = nil
       folders[target] = folder

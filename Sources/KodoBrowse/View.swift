@@ -1,7 +1,7 @@
 import StorageCore
 
 /// The keys, for the help screen and the hint line (one table, so they cannot drift apart).
-public let keyTable: [(keys: String, does: String)] = [
+package let keyTable: [(keys: String, does: String)] = [
   ("↓ j / ↑ k", "move"),
   ("→ l Enter", "open the bucket or folder; on an object, preview it (q back)"),
   ("← h Backspace", "up one level"),
@@ -26,7 +26,7 @@ public let keyTable: [(keys: String, does: String)] = [
 ]
 
 /// Draws the state: header, list (and detail pane), status line, hint or prompt line.
-public func view(_ state: State) -> Screen {
+package func view(_ state: State) -> Screen {
   var screen = Screen(size: state.size)
   let size = state.size
   guard size.width >= 20, size.height >= 5 else {
@@ -216,7 +216,7 @@ private func emptyText(_ state: State) -> String {
 
 /// The status line: what is loaded (`≥ N entries, loading` until the last page), the filter and
 /// sort ("among loaded" while partial), a download's progress, and the last message.
-public func statusLine(_ state: State) -> String {
+package func statusLine(_ state: State) -> String {
   var parts: [String] = []
   switch state.location {
   case .buckets:

@@ -1,7 +1,7 @@
-public import StorageCore
+package import StorageCore
 
 /// A question asked before a write (`y` goes ahead; `n` or Esc does nothing).
-public enum Confirmation: Sendable, Equatable {
+package enum Confirmation: Sendable, Equatable {
   /// `d`: delete entries.
   case delete(Deletion)
   /// A rename onto a key that exists: replace it (what `--force` does for `mv`).
@@ -12,7 +12,7 @@ public enum Confirmation: Sendable, Equatable {
   case quit(running: Int)
 
   /// The question, already escaped.
-  public var question: String {
+  package var question: String {
     switch self {
     case .delete(let deletion): return deletion.question
     case .replace(let rename):
@@ -31,20 +31,20 @@ public enum Confirmation: Sendable, Equatable {
 
 /// Entries to delete: objects by key, and folders (prefixes ending in `/`) with everything
 /// under them, as `rm -r` does.
-public struct Deletion: Sendable, Equatable {
-  public var bucket: String
+package struct Deletion: Sendable, Equatable {
+  package var bucket: String
   /// The folder shown (names are relative to it).
-  public var prefix: String
-  public var objects: [String]
-  public var folders: [String]
+  package var prefix: String
+  package var objects: [String]
+  package var folders: [String]
   /// The objects under the folders, once counted (while the question is asked).
-  public var counted: Int?
+  package var counted: Int?
   /// The count's request, while it runs.
   var counting: Int?
 
   /// What the prompt asks, naming what will go (escaped): the key, or how many objects and
   /// folders, and once counted how many objects in all.
-  public var question: String {
+  package var question: String {
     var under = ""
     if !folders.isEmpty {
       under = " and everything under " + (folders.count == 1 ? "it" : "them")
@@ -69,12 +69,12 @@ public struct Deletion: Sendable, Equatable {
 }
 
 /// An object to move within its bucket.
-public struct Rename: Sendable, Equatable {
-  public var bucket: String
+package struct Rename: Sendable, Equatable {
+  package var bucket: String
   /// The folder shown when the rename was asked for (names are relative to it).
-  public var prefix: String
-  public var from: ObjectEntry
-  public var to: String
+  package var prefix: String
+  package var from: ObjectEntry
+  package var to: String
 
   var fromName: String { Rows.name(from.key, in: prefix) }
   var toName: String { Rows.name(to, in: prefix) }
@@ -82,23 +82,23 @@ public struct Rename: Sendable, Equatable {
 
 /// How a delete ended: the entries now gone (a folder once nothing under it is left), how many
 /// objects were deleted in all, and the failures.
-public struct DeleteReport: Sendable, Equatable {
+package struct DeleteReport: Sendable, Equatable {
   /// The named objects gone (deleted, or already missing).
-  public var objects: [String] = []
+  package var objects: [String] = []
   /// The folders gone: every object under them deleted.
-  public var folders: [String] = []
+  package var folders: [String] = []
   /// Objects deleted, those under the folders included.
-  public var deleted = 0
+  package var deleted = 0
   /// Objects not deleted.
-  public var failed = 0
+  package var failed = 0
   /// The first failure's message, whole.
-  public var firstFailure: String?
+  package var firstFailure: String?
 
-  public init() {}
+  package init() {}
 }
 
 /// How a move ended.
-public enum MoveResult: Sendable, Equatable {
+package enum MoveResult: Sendable, Equatable {
   case moved
   /// The destination exists and was not replaced.
   case exists

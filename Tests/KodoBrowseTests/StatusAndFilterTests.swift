@@ -222,4 +222,66 @@ struct StatusAndFilterTests {
       #expect(state.rows.count == want, "filter \(state.filter.debugDescription)")
     }
   }
+
+  /// The folder keeps the filter's name buffer in step with its objects: after deletes made
+  /// between pages, and a page arriving after them, typing filters shows what one simple filter
+  /// of what is left shows.
+  @Test func theNameBufferFollowsDeletesAndLaterPages() {
+    var random = SplitMix64(seed: 41)
+    let parts = ["a", "B", "b", "é", "中", "-", ".", "0", "1", "\r", "K", "x"]
+    var names = Set<String>()
+    while names.count < 3_000 {
+      names.insert(
+        (0..<Int.random(in: 1...5, using: &random)).map { _ in
+          parts[Int.random(in: 0..<parts.count, using: &random)]
+        }.joined())
+    }
+    let sorted = byBytes(Array(names))
+    let (first, second) = (Array(sorted.prefix(2_000)), Array(sorted.dropFirst(2_000)))
+    var state = State(
+      location: .folder(bucket: "b", prefix: "p/"), size: Size(width: 80, height: 10))
+    let id = listRequests(state.update(.start))[0].id
+    _ = state.update(
+      .pageLoaded(
+        id: id,
+        .success(
+          ListPage(
+            items: first.map { object("p/" + $0, size: 1) }, nextMarker: "p/" + first[1_999]))))
+    var left = names
+    for _ in 0..<25 {
+      for _ in 0..<Int.random(in: 0..<120, using: &random) { _ = state.update(.key(.down)) }
+      _ = state.keys("d")
+      for delete in state.keys("y").compactMap({ effect -> (Int, [String])? in
+        if case .delete(let id, _, let objects, _) = effect { return (id, objects) }
+        return nil
+      }) {
+        var report = DeleteReport()
+        report.objects = delete.1
+        report.deleted = delete.1.count
+        for key in delete.1 { left.remove(String(key.dropFirst(2))) }
+        _ = state.update(.deleteFinished(id: delete.0, report))
+      }
+    }
+    #expect(left.count < names.count - 20)
+    guard let next = listRequests(state.keys("A")).first?.id else {
+      Issue.record("no request for the second page")
+      return
+    }
+    _ = state.update(
+      .pageLoaded(id: next, .success(ListPage(items: second.map { object("p/" + $0, size: 1) }))))
+    _ = state.update(.key(.character("/")))
+    for _ in 0..<80 {
+      if Int.random(in: 0..<3, using: &random) == 0 {
+        _ = state.update(.key(.backspace))
+      } else {
+        _ = state.keys(parts[Int.random(in: 0..<parts.count, using: &random)])
+      }
+      if state.mode != .filter { _ = state.update(.key(.character("/"))) }
+      let needle = state.filter.lowercased()
+      let want = byBytes(left.filter { needle.isEmpty || $0.lowercased().contains(needle) })
+      #expect(
+        state.rows.indices.map { state.rows[$0].id } == want.map { "p/" + $0 },
+        "filter \(state.filter.debugDescription)")
+    }
+  }
 }

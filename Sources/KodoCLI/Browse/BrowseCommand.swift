@@ -75,7 +75,8 @@ struct Browse: KodoCommand {
     let runner = EffectRunner(
       provider: provider, kind: try context.providerKind(),
       domain: { DomainChoice(explicit: explicit, configured: configured[$0]) },
-      terminal: terminal, environment: runtime.environment, expires: expiry, send: send)
+      toTerminal: { terminal.write($0) }, environment: runtime.environment, expires: expiry,
+      send: send)
     defer { runner.cancelAll() }
     let reader = KeyReader(descriptor: terminal.input) { continuation.yield(.message(.key($0))) }
     reader.start()

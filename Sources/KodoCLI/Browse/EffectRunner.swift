@@ -7,30 +7,38 @@ import SystemPackage
 /// Runs the browser's effects against the provider, each in a task of its own, and sends the
 /// results back as messages carrying the request's id. `cancel` cancels the task; a result that
 /// still arrives is dropped by `update`, which no longer waits for that id.
+///
+/// Quitting (`stopAll`) cancels every task but waits only for those that leave something behind
+/// unless they end properly (`Ending.cleansUp`: downloads remove their temporary files, uploads
+/// abort their parts, deletes and moves stop between requests). A read (a listing, a stat, a
+/// preview's range, a count) leaves nothing, so quitting never waits for its answer to arrive or
+/// for the transport to notice the cancel.
 final class EffectRunner: Sendable {
   let provider: any StorageProvider
   /// The provider's factory (what `put` and `get -r` ask of it).
   let kind: ProviderKind
   let domain: @Sendable (String) -> DomainChoice
-  let terminal: Terminal
+  /// Writes bytes to the terminal (the clipboard's escape sequence).
+  let toTerminal: @Sendable ([UInt8]) -> Void
   let send: @Sendable (Message) -> Void
   let environment: [String: String]
   /// How long copied URLs last, in seconds.
   let expires: Int64
-  private let tasks = Mutex([Int: Task<Void, Never>]())
+  private let tasks = Mutex([Int: Running]())
   /// Each folder's place in its listing (the shared paging driver's rules).
   private let paging = BrowsePaging()
 
   init(
     provider: any StorageProvider, kind: ProviderKind,
     domain: @escaping @Sendable (String) -> DomainChoice,
-    terminal: Terminal, environment: [String: String], expires: Int64,
+    toTerminal: @escaping @Sendable ([UInt8]) -> Void, environment: [String: String],
+    expires: Int64,
     send: @escaping @Sendable (Message) -> Void
   ) {
     self.provider = provider
     self.kind = kind
     self.domain = domain
-    self.terminal = terminal
+    self.toTerminal = toTerminal
     self.environment = environment
     self.expires = expires
     self.send = send
@@ -66,8 +74,8 @@ final class EffectRunner: Sendable {
         send(.statLoaded(id: id, result))
       }
     case .cancel(let id):
-      let task = tasks.withLock { $0.removeValue(forKey: id) }
-      task?.cancel()
+      let running = tasks.withLock { $0.removeValue(forKey: id) }
+      running?.task.cancel()
     case .copy(let what, let text):
       copy(text)
       send(.copied(what: what, .success(text)))
@@ -80,10 +88,11 @@ final class EffectRunner: Sendable {
         send(.copied(what: "download URL", result))
       }
     case .download(let id, let bucket, let key, let size, let path):
-      start(id) { [self] in await download(id: id, bucket: bucket, key: key, size: size, path: path)
+      start(id, .cleansUp) { [self] in
+        await download(id: id, bucket: bucket, key: key, size: size, path: path)
       }
     case .downloadTree(let id, let bucket, let base, let entries):
-      start(id) { [self] in
+      start(id, .cleansUp) { [self] in
         await downloadTree(id: id, bucket: bucket, base: base, entries: entries)
       }
     case .fetchRange(let id, let bucket, let key, let range):
@@ -97,15 +106,17 @@ final class EffectRunner: Sendable {
     case .countObjects(let id, let bucket, let folders):
       start(id) { [self] in await count(id: id, bucket: bucket, folders: folders) }
     case .delete(let id, let bucket, let objects, let folders):
-      start(id) { [self] in
+      start(id, .cleansUp) { [self] in
         await delete(id: id, bucket: bucket, objects: objects, folders: folders)
       }
     case .move(let id, let bucket, let from, let to, let replace):
-      start(id) { [self] in
+      start(id, .cleansUp) { [self] in
         await move(id: id, bucket: bucket, from: from, to: to, replace: replace)
       }
     case .upload(let id, let bucket, let plan, let replace):
-      start(id) { [self] in await upload(id: id, bucket: bucket, plan: plan, replace: replace) }
+      start(id, .cleansUp) { [self] in
+        await upload(id: id, bucket: bucket, plan: plan, replace: replace)
+      }
     case .listLocal(let id, let directory):
       let send = self.send
       LocalListing.start(directory) { send(.localListed(id: id, $0)) }
@@ -114,32 +125,48 @@ final class EffectRunner: Sendable {
     }
   }
 
+  /// Whether quitting waits for an effect's task to end.
+  enum Ending {
+    /// A read: cancelled and left to end on its own.
+    case abandons
+    /// A transfer or a write: cancelled, then waited for, so that what it leaves is cleaned up.
+    case cleansUp
+  }
+
+  private struct Running {
+    let task: Task<Void, Never>
+    let ending: Ending
+  }
+
   /// Cancels everything still running.
   func cancelAll() {
     let running = tasks.withLock { tasks in
       defer { tasks.removeAll() }
       return Array(tasks.values)
     }
-    for task in running { task.cancel() }
+    for each in running { each.task.cancel() }
   }
 
-  /// Cancels everything still running and waits for it to end, so that a download has
-  /// removed its temporary files before the browser exits.
+  /// Cancels everything still running and waits for the transfers and writes to end (see
+  /// `Ending`), so that a download has removed its temporary files before the browser exits;
+  /// reads are not waited for.
   func stopAll() async {
     let running = tasks.withLock { tasks in
       defer { tasks.removeAll() }
       return Array(tasks.values)
     }
-    for task in running { task.cancel() }
-    for task in running { await task.value }
+    for each in running { each.task.cancel() }
+    for each in running where each.ending == .cleansUp { await each.task.value }
   }
 
-  private func start(_ id: Int, _ body: @escaping @Sendable () async -> Void) {
+  private func start(
+    _ id: Int, _ ending: Ending = .abandons, _ body: @escaping @Sendable () async -> Void
+  ) {
     let task = Task {
       await body()
       _ = self.tasks.withLock { $0.removeValue(forKey: id) }
     }
-    tasks.withLock { $0[id] = task }
+    tasks.withLock { $0[id] = Running(task: task, ending: ending) }
   }
 
   static func result<T: Sendable>(
@@ -170,7 +197,7 @@ final class EffectRunner: Sendable {
       let doubled = sequence.replacingOccurrences(of: "\u{1B}", with: "\u{1B}\u{1B}")
       bytes += Array(("\u{1B}Ptmux;" + doubled + "\u{1B}\\").utf8)
     }
-    terminal.write(bytes)
+    toTerminal(bytes)
   }
 
   /// The same safe file handling as `kodo get`: a new temporary file next to the destination,
