@@ -183,8 +183,16 @@ struct PutUpload: Sendable {
   private func multipart<Writer: MultipartWriting>(_ source: PutSource, with writer: Writer)
     async throws(StorageError) -> WriteResult
   {
-    let (object, partSize, parts) = try await send(
-      source, try writer.multipartUploader(for: target(source)))
+    let sent: (UploadedObject, Int64, [PartReceipt])
+    do throws(StorageError) {
+      sent = try await send(source, try writer.multipartUploader(for: target(source)))
+    } catch {
+      // Parts are read twice (for the digest, then for the wire): a part of a file that changed
+      // in between is refused for its digest; the change is the error to tell.
+      if error.kind != .cancelled { try source.checkUnchanged(job.source) }
+      throw error
+    }
+    let (object, partSize, parts) = sent
     try source.checkUnchanged(job.source)
     return try writer.verifiedResult(
       of: object, parts: parts, partSize: partSize, size: source.identity.size,
