@@ -183,6 +183,15 @@ struct PutTreeTests {
       }
       #expect(met.sorted() == expected.sorted())
       #expect(Set(met).count == met.count)
+      // Each folder's names in byte order, depth first: the order of the paths' components.
+      let inOrder = files.filter { path in
+        path.allSatisfy { String(validating: $0, as: UTF8.self) != nil }
+      }.sorted { $0.lexicographicallyPrecedes($1) { $0.lexicographicallyPrecedes($1) } }
+      #expect(
+        met
+          == inOrder.map { path in
+            path.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")
+          })
       #expect((failures > 0) == (expected.count < files.count))
     }
   }

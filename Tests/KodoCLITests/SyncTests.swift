@@ -91,6 +91,48 @@ struct SyncTests {
   }
 
   @Test(arguments: wires)
+  func upWalksNestedFoldersWithOddNamesAndSizeOnlyComparesTheWalksSizes(
+    _ wire: EmulatorProtocol
+  ) async throws {
+    try await PutBench.with(wire) { bench in
+      // Names whose byte order differs from their look: upper case, `#`, `%`, spaces, accents,
+      // a name that is a prefix of a folder's.
+      let names = [
+        "odd/B b.txt", "odd/a", "odd/a#%?.txt", "odd/a.b/x.txt", "odd/é/z/deep.txt",
+        "odd/é/ü 1.txt",
+      ]
+      for (index, name) in names.enumerated() {
+        let folder = bench.home + "/" + name.split(separator: "/").dropLast().joined(separator: "/")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        _ = try bench.file(name, PutBench.bytes(10 + index, seed: index))
+      }
+      let root = bench.home + "/odd"
+      let keys = names.map { "n/" + $0.dropFirst("odd/".count) }
+      let first = try await bench.run(["sync", "--json", root, "mem/n/"])
+      #expect(first.status == 0, "\(first)")
+      #expect(Self.types(first.stdout) == Array(repeating: "uploaded", count: names.count))
+      #expect(try await PutTreeTests.keys(bench, "n/") == keys)
+
+      for flags in [[], ["--size-only"]] {
+        let again = try await bench.run(["sync", "--json"] + flags + [root, "mem/n/"])
+        #expect(again.status == 0, "\(again)")
+        #expect(Self.types(again.stdout) == Array(repeating: "skipped", count: names.count))
+        let skipped = again.stdout.split(separator: "\n").compactMap { line in
+          let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+          return object?["key"] as? String
+        }
+        #expect(skipped.sorted() == keys.sorted(), "\(again)")
+      }
+
+      // Another size: --size-only sends it, with its new bytes.
+      _ = try bench.file("odd/é/z/deep.txt", Array("longer than before".utf8))
+      let sized = try await bench.run(["sync", "--size-only", root, "mem/n/"])
+      #expect(sized.stderr.contains("1 uploaded, 5 skipped, 0 failed"), "\(sized)")
+      #expect(try await bench.content("n/é/z/deep.txt") == Array("longer than before".utf8))
+    }
+  }
+
+  @Test(arguments: wires)
   func downMirrorsUpNeverThroughALink(_ wire: EmulatorProtocol) async throws {
     try await PutBench.with(wire) { bench in
       let root = try PutTreeTests.tree(bench)

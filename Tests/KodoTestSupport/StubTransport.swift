@@ -30,6 +30,11 @@ public final class StubTransport: HTTPTransport, Sendable {
   public var requests: [HTTPRequest] { recorded.withLock { $0 } }
 
   public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    // Read as a transport reads it: a file's range is recorded as its bytes.
+    var request = request
+    if case .file = request.body.source, let bytes = request.body.sentBytes() {
+      request.body.source = .bytes(bytes)
+    }
     let index = recorded.withLock { requests in
       requests.append(request)
       return requests.count - 1

@@ -37,6 +37,8 @@ final class MemoryMultipart: MultipartUploading {
     var accepted = 0
     var completed: [UInt8]?
     var completions = 0
+    /// Parts whose body was bytes in memory rather than the file's range.
+    var partsFromMemory = 0
   }
 
   let limits: PartLimits
@@ -91,9 +93,10 @@ final class MemoryMultipart: MultipartUploading {
       throw StorageError(.cancelled, "cancelled")
     }
     if let failure { throw failure }
-    guard let bytes = body.inMemoryBytes else {
-      throw StorageError(.invalidInput, "the engine sends parts from memory")
+    guard let bytes = body.sentBytes() else {
+      throw StorageError(.invalidInput, "the part's body cannot be read")
     }
+    if body.inMemoryBytes != nil { state.withLock { $0.partsFromMemory += 1 } }
     // Sent as a transport would: the observers see the bytes.
     for observer in body.observers { observer.bodyRestarted() }
     bytes.withUnsafeBytes { all in for observer in body.observers { observer.bodyRead(all) } }
@@ -226,9 +229,10 @@ struct MultipartUploadTests {
       #expect(state.maxInFlight == 3)
       #expect(outcome.partsSent == 11 && outcome.partsResumed == 0 && !outcome.restarted)
       #expect(outcome.object.size == Int64(Self.content.count))
-      // Memory: never more than `parallel` parts in hand.
-      #expect(outcome.peakBufferedBytes > Self.partSize)
+      // Memory: never more than `parallel` read buffers, no part in memory.
+      #expect(outcome.peakBufferedBytes >= Self.partSize)
       #expect(outcome.peakBufferedBytes <= 3 * Self.partSize)
+      #expect(state.partsFromMemory == 0)
       // A checkpoint when the session starts and after each part, the last with every part.
       let checkpoints = reports.checkpoints
       #expect(checkpoints.count == 12)
@@ -444,8 +448,62 @@ struct MultipartUploadTests {
         #expect(service.snapshot.completed == Self.content)
         #expect(service.snapshot.maxInFlight == parallel)
         #expect(outcome.peakBufferedBytes <= Int64(parallel) * Self.partSize)
-        #expect(outcome.peakBufferedBytes > Int64(parallel - 1) * Self.partSize)
+        #expect(outcome.peakBufferedBytes >= Self.partSize)
       }
+    }
+  }
+
+  /// Counts the read buffers an engine makes.
+  final class BufferCount: Sendable {
+    let made = Atomic<Int>(0)
+  }
+
+  @Test func readBuffersAreAtMostParallelAndPartsAreSentFromTheFile() async throws {
+    try await Self.withSource { source in
+      for parallel in [1, 2, 5] {
+        let count = BufferCount()
+        var options = MultipartUpload.Options(
+          partSize: Self.partSize, parallel: parallel, sleep: { _ in })
+        options.makeReadBuffer = { capacity in
+          count.made.add(1, ordering: .relaxed)
+          return ReadBuffer(capacity: capacity)
+        }
+        let service = MemoryMultipart(limits: Self.limits, barrier: parallel)
+        let outcome = try await MultipartUpload(options: options).run(source, to: service)
+        let state = service.snapshot
+        #expect(state.completed == Self.content)
+        #expect(state.sent.count == 11)
+        // 11 parts through at most `parallel` buffers, each of a part's size (under a chunk).
+        let made = count.made.load(ordering: .relaxed)
+        #expect((1...parallel).contains(made), "\(made) buffers for parallel \(parallel)")
+        #expect(outcome.peakBufferedBytes == Int64(made) * Self.partSize)
+        #expect(state.partsFromMemory == 0)
+      }
+    }
+  }
+
+  @Test func aReadBufferIsAChunkAtMostWhateverThePartSize() async throws {
+    let content = RequestBodyTests.sample(3 * PartReader.chunk + 10, seed: 5)
+    try await RequestBodyTests.withFile(content) { descriptor in
+      let count = BufferCount()
+      var options = MultipartUpload.Options(
+        partSize: Int64(2 * PartReader.chunk), parallel: 2, sleep: { _ in })
+      options.makeReadBuffer = { capacity in
+        count.made.add(1, ordering: .relaxed)
+        #expect(capacity == PartReader.chunk)
+        return ReadBuffer(capacity: capacity)
+      }
+      let limits = PartLimits(
+        minimumPartSize: 1000, maximumPartSize: 1 << 30, maximumPartCount: 10_000)
+      let service = MemoryMultipart(limits: limits)
+      let outcome = try await MultipartUpload(options: options).run(
+        MultipartUpload.Source(
+          descriptor: descriptor,
+          identity: SourceIdentity(size: Int64(content.count), modifiedNanoseconds: 1)),
+        to: service)
+      #expect(service.snapshot.completed == content)
+      #expect(outcome.peakBufferedBytes <= Int64(2 * PartReader.chunk))
+      #expect((1...2).contains(count.made.load(ordering: .relaxed)))
     }
   }
 }

@@ -144,6 +144,23 @@ struct LocalTree: Sequence {
       }
     }
 
+    private static let dot = [UInt8(ascii: ".")]
+    private static let dotDot = [UInt8(ascii: "."), UInt8(ascii: ".")]
+
+    /// Whether `lhs` sorts before `rhs` byte by byte (a prefix first), with `memcmp`.
+    static func bytesPrecede(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+      lhs.withUnsafeBytes { left in
+        rhs.withUnsafeBytes { right in
+          let common = Swift.min(left.count, right.count)
+          guard common > 0, let a = left.baseAddress, let b = right.baseAddress else {
+            return left.count < right.count
+          }
+          let order = memcmp(a, b, common)
+          return order != 0 ? order < 0 : left.count < right.count
+        }
+      }
+    }
+
     /// Reads the names of the directory open at `descriptor` and puts it on the stack.
     private func enter(_ descriptor: Int32, path: String, relative: String) {
       var status = stat()
@@ -160,12 +177,15 @@ struct LocalTree: Sequence {
       var names: [[UInt8]] = []
       errno = 0
       while let entry = readdir(directory) {
-        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-          Array(raw.prefix { $0 != 0 })
+        // The name read in place (not a copy of the whole `d_name` field), up to its NUL.
+        let name = withUnsafeMutablePointer(to: &entry.pointee.d_name) { field in
+          field.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { characters in
+            let bytes = UnsafeRawBufferPointer(start: characters, count: strlen(characters))
+            return bytes.elementsEqual(Self.dot) || bytes.elementsEqual(Self.dotDot)
+              ? nil : Array(bytes)
+          }
         }
-        if name != [UInt8(ascii: ".")] && name != [UInt8(ascii: "."), UInt8(ascii: ".")] {
-          names.append(name)
-        }
+        if let name { names.append(name) }
       }
       // The stream owns the descriptor: a duplicate stays open for the walk below it.
       let kept = dup(descriptor)
@@ -180,7 +200,7 @@ struct LocalTree: Sequence {
         return
       }
       // Popped from the end: sorted in reverse, visited in byte order.
-      names.sort { !$0.lexicographicallyPrecedes($1) }
+      names.sort { Self.bytesPrecede($1, $0) }
       stack.append(
         Level(
           descriptor: kept, path: path, relative: relative,

@@ -142,6 +142,12 @@ struct PutRun: Sendable {
     // Up to --parallel files at once, a file in parts alone (`PutSchedule`).
     try await PutSchedule.run(
       items, settings: settings,
+      settled: { job in
+        // `sync --size-only` of a file the size of the object listed: no file opened, no task.
+        guard let size = PutUpload.keptBySize(job) else { return nil }
+        progress.listed(objects: 1, bytes: size)
+        return .success(.skipped(key: job.location.key, size: size))
+      },
       start: { job, size in
         // `sync` replaces an object it listed (after comparing it), and only that one.
         var jobSettings = settings

@@ -6,12 +6,14 @@ import StorageCore
 /// that every caller keeps the same bound.
 enum PutSchedule {
   /// Runs `start(job, size)`'s work for each job of `items` (`size`: its `sourceSize`, found
-  /// once), in order, as many at once as the rule above allows. Tells `note` of every item that
+  /// once), in order, as many at once as the rule above allows; a job whose outcome `settled`
+  /// knows without any work is reported at once, with no task. Tells `note` of every item that
   /// is not a job, `report` of each outcome (as they end, on the caller's task), and `listed`
   /// once every item has been seen. Once the task is cancelled nothing more starts; the work
   /// already running is awaited and reported.
   static func run<Outcome: Sendable>(
     _ items: some Sequence<PutItem>, settings: PutSettings,
+    settled: (PutJob) -> Outcome? = { _ in nil },
     start: (PutJob, Int64?) -> @Sendable () async -> Outcome,
     note: (PutItem) throws -> Void,
     report: (Outcome) throws -> Void,
@@ -23,6 +25,10 @@ enum PutSchedule {
         if Task.isCancelled { break }
         guard case .job(let job) = item else {
           try note(item)
+          continue
+        }
+        if let outcome = settled(job) {
+          try report(outcome)
           continue
         }
         let size = job.sourceSize

@@ -15,6 +15,7 @@ struct PutUpload: Sendable {
   var partsHeld: (@Sendable (Int64) -> Void)?
 
   func run() async throws(StorageError) -> PutOutcome {
+    if let size = Self.keptBySize(job) { return .skipped(key: job.location.key, size: size) }
     let source: PutSource
     if job.source == "-" {
       guard !job.location.key.isEmpty else {
@@ -122,9 +123,20 @@ struct PutUpload: Sendable {
   /// Whether the file is the same as the object `sync` listed at its key (`false` when there
   /// is none): what a dry run of `sync` asks without uploading.
   func isUnchanged() async throws(StorageError) -> Bool {
+    if Self.keptBySize(job) != nil { return true }
     guard let sync = job.sync, let listed = sync.listed else { return false }
     let source = try PutSource.file(job.source, noFollow: noFollow)
     return try await matches(listed, source, sizeOnly: sync.sizeOnly)
+  }
+
+  /// The size of `job`'s file when it is `sync --size-only`'s, found by a walk with the size of
+  /// the object listed at its key: kept without opening the file (the walk's `fstatat` was the
+  /// one look at it); else `nil`.
+  static func keptBySize(_ job: PutJob) -> Int64? {
+    guard let sync = job.sync, sync.sizeOnly, let listed = sync.listed, let size = job.size,
+      listed.size == size
+    else { return nil }
+    return size
   }
 
   /// Whether `listed` (the object `sync` listed at the key) has the file's size and, unless
@@ -183,8 +195,16 @@ struct PutUpload: Sendable {
   private func multipart<Writer: MultipartWriting>(_ source: PutSource, with writer: Writer)
     async throws(StorageError) -> WriteResult
   {
-    let (object, partSize, parts) = try await send(
-      source, try writer.multipartUploader(for: target(source)))
+    let sent: (UploadedObject, Int64, [PartReceipt])
+    do throws(StorageError) {
+      sent = try await send(source, try writer.multipartUploader(for: target(source)))
+    } catch {
+      // Parts are read twice (for the digest, then for the wire): a part of a file that changed
+      // in between is refused for its digest; the change is the error to tell.
+      if error.kind != .cancelled { try source.checkUnchanged(job.source) }
+      throw error
+    }
+    let (object, partSize, parts) = sent
     try source.checkUnchanged(job.source)
     return try writer.verifiedResult(
       of: object, parts: parts, partSize: partSize, size: source.identity.size,

@@ -25,19 +25,27 @@ struct SyncUp {
       for object in objects { remote[object.key] = object }
       return !Task.isCancelled
     }
-    var items: [PutItem] = []
-    var local = Set<String>()
+    let listed = remote
+    let sizeOnly = options.sizeOnly
+    // Each file's job with the object listed at its key.
     let walk = PutTreeJobs(
       roots: [directory], bucket: bucket, folder: prefix, patterns: patterns,
-      followLinks: options.followSymlinks)
-    for item in walk {
-      guard case .job(var job) = item else {
+      followLinks: options.followSymlinks
+    ).lazy.map { item -> PutItem in
+      guard case .job(var job) = item else { return item }
+      job.sync = SyncTarget(listed: listed[job.location.key], sizeOnly: sizeOnly)
+      return .job(job)
+    }
+    // The whole walk first only when it must be seen before anything is copied: the objects to
+    // delete are counted (and confirmed) first, and a dry run reports; else files are copied as
+    // the walk finds them.
+    var items: [PutItem] = []
+    var local = Set<String>()
+    if options.delete || options.dryRun {
+      for item in walk {
+        if options.delete, case .job(let job) = item { local.insert(job.location.key) }
         items.append(item)
-        continue
       }
-      local.insert(job.location.key)
-      job.sync = SyncTarget(listed: remote[job.location.key], sizeOnly: options.sizeOnly)
-      items.append(.job(job))
     }
     let extra = options.delete ? Self.extra(remote, local: local, prefix: prefix, patterns) : []
     let place = DisplayText(quoting: bucket + "/" + prefix)
@@ -48,7 +56,7 @@ struct SyncUp {
       command: "sync")
     if options.dryRun { return try await dryRun(items, extra, run) }
     do {
-      try await run.run(items)
+      if options.delete { try await run.run(items) } else { try await run.run(walk) }
     } catch let code as ExitCode where !extra.isEmpty {
       Diagnostics.note("nothing deleted: not every file was copied")
       throw code

@@ -1,15 +1,18 @@
 import Synchronization
 
 /// The one transfer engine for multipart uploads, provider-neutral: it plans the parts, reads
-/// each with `pread` (its digest computed in the same pass), sends up to ``Options/parallel`` at
+/// each with `pread` to compute its digest, sends it from the file, up to ``Options/parallel`` at
 /// once, retries a failed part, reports progress and checkpoints, resumes from a checkpoint
 /// without sending again the parts the service still holds, starts afresh when the service forgot
 /// the session, and completes the object. The provider supplies only the protocol
 /// (``MultipartUploading``); the caller keeps the checkpoints (the core stores nothing).
 ///
-/// Memory: a part's bytes are in memory from its read until its answer, and at most
-/// ``Options/parallel`` parts are in hand at once, so the engine holds at most `parallel × part
-/// size` bytes of the source (``Outcome/peakBufferedBytes`` says how many it did).
+/// Memory: a part is never whole in memory. Its digest is computed through a read buffer of at
+/// most ``PartReader/chunk`` bytes (reused from part to part, at most ``Options/parallel`` of
+/// them), and the request sends the part's range of the file, read with `pread` as libcurl asks
+/// for it (``RequestBody/file(descriptor:offset:length:)``). ``Outcome/peakBufferedBytes`` says
+/// how many bytes of buffers the run made. A file that changes between the two reads fails the
+/// part: the service checks the part against its digest.
 ///
 /// Cancellation: cancelling the calling task stops every part (the transport aborts within
 /// about a second) and the call throws `StorageError(.cancelled, …)`; the session is left to
@@ -28,6 +31,8 @@ public struct MultipartUpload: Sendable {
     public var retryDelay: Duration
     /// How the engine waits (tests make it instant); throws when the task is cancelled.
     public var sleep: @Sendable (Duration) async throws -> Void
+    /// Makes a read buffer of the given size (tests count them).
+    var makeReadBuffer: @Sendable (Int) -> ReadBuffer = { ReadBuffer(capacity: $0) }
 
     /// Options; the defaults are 8 MiB parts, 4 at once, 3 rounds a part, 1 s between rounds.
     public init(
@@ -68,7 +73,7 @@ public struct MultipartUpload: Sendable {
     public var partsResumed: Int
     /// Whether the service forgot a session and the upload started afresh.
     public var restarted: Bool
-    /// The most bytes of the source held in memory at once.
+    /// The bytes of the read buffers the run made (the most of the source in memory at once).
     public var peakBufferedBytes: Int64
   }
 
@@ -143,6 +148,7 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
   let checkpoints: @Sendable (UploadCheckpoint) -> Void
   let events: @Sendable (TransferEvent) -> Void
   let gauge = BufferGauge()
+  let buffers: ReadBuffers
   let progress: ProgressCounter
   private let sent = Atomic<Int>(0)
 
@@ -158,6 +164,9 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
     self.checkpoints = checkpoints
     self.events = events
     progress = ProgressCounter(total: plan.totalSize, events: events)
+    buffers = ReadBuffers(
+      capacity: Int(min(Int64(PartReader.chunk), plan.partSize)), make: options.makeReadBuffer,
+      gauge: gauge)
   }
 
   /// Parts sent by this run.
@@ -265,7 +274,7 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
     return receipts
   }
 
-  /// Reads part `number` (its digest in the same pass) and sends it, in up to `partAttempts`
+  /// Reads part `number` for its digest, then sends it from the file in up to `partAttempts`
   /// rounds.
   private func sendPart(_ number: Int, session: UploadSession) async -> Result<
     PartReceipt, StorageError
@@ -275,10 +284,18 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
       events(.partStarted(number: number))
       let range = plan.range(ofPart: number)
       let size = Int64(range.count)
-      gauge.hold(size)
-      defer { gauge.release(size) }
-      let (bytes, digest) = try await PartReader.read(
-        source.descriptor, range: range, digest: uploader.makePartDigest())
+      let buffer = buffers.take()
+      let digest: Uploader.PartDigest
+      do throws(StorageError) {
+        digest = try await PartReader.digest(
+          source.descriptor, range: range, into: uploader.makePartDigest(), through: buffer)
+      } catch {
+        buffers.give(buffer)
+        throw error
+      }
+      buffers.give(buffer)
+      let body = RequestBody.file(
+        descriptor: source.descriptor, offset: range.lowerBound, length: size)
       let receipt = try await PartScheduler.rounds(
         attempts: options.partAttempts, delay: options.retryDelay, sleep: options.sleep,
         isFinal: uploader.isForgotten,
@@ -287,7 +304,7 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
           let counter = BodyProgress { [progress] _, delta in progress.move(delta) }
           do throws(StorageError) {
             var receipt = try await uploader.uploadPart(
-              session, number: number, body: RequestBody.bytes(bytes).observed(by: counter),
+              session, number: number, body: body.observed(by: counter),
               digest: digest)
             receipt.number = number
             receipt.size = size

@@ -11,8 +11,9 @@
 /// orphan session).
 public protocol MultipartUploading: Sendable {
   /// The digest the service wants of each part (Kodo: MD5 as hex; OSS: MD5 as base64 and
-  /// CRC-64), computed by the engine in the same pass that reads the part, before the part is
-  /// sent, so the provider can put it in a header (`Content-MD5`) and check the answer with it.
+  /// CRC-64), computed by the engine in a read of the part before the part is sent, so the
+  /// provider can put it in a header (`Content-MD5`, which also makes the service refuse a part
+  /// whose bytes changed in the file since) and check the answer with it.
   associatedtype PartDigest: RunningDigest
 
   /// The service's rules for part sizes and counts.
@@ -24,7 +25,8 @@ public protocol MultipartUploading: Sendable {
   /// Starts an upload session.
   func initiate() async throws(StorageError) -> UploadSession
 
-  /// Sends part `number` (1-based) of `session`: `body`'s bytes, whose digest is `digest`.
+  /// Sends part `number` (1-based) of `session`: `body`'s bytes (the part's range of the source
+  /// file, read as it is sent), whose digest is `digest`.
   ///
   /// - Returns: the receipt to list at completion; its `size` is the body's length.
   func uploadPart(_ session: UploadSession, number: Int, body: RequestBody, digest: PartDigest)
