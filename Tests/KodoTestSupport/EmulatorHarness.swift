@@ -129,7 +129,7 @@ public struct EmulatorHarness: Sendable {
   }
 
   /// Sends a request on a new connection.
-  public func send(_ request: RawHTTPRequest, timeout: Duration = .seconds(30)) async throws
+  public func send(_ request: RawHTTPRequest, timeout: Duration = .seconds(300)) async throws
     -> RawHTTPResult
   {
     try await RawHTTPClient.send(request, port: port, timeout: timeout)

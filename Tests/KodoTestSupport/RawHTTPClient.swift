@@ -114,7 +114,7 @@ public enum RawHTTPClient {
   /// timeout to close a connection that has sent nothing.
   public static func send(
     _ request: RawHTTPRequest, host: String = "127.0.0.1", port: Int,
-    timeout: Duration = .seconds(30)
+    timeout: Duration = .seconds(300)
   ) async throws -> RawHTTPResult {
     try await withConnection(host: host, port: port, sendingOnConnect: request.bytes) {
       connection in
@@ -239,7 +239,7 @@ public final class RawHTTPConnection {
   }
 
   /// Reads one response. After `.closed` or `.timedOut` the connection is unusable.
-  public func readResponse(isHEAD: Bool = false, timeout: Duration = .seconds(30)) async throws
+  public func readResponse(isHEAD: Bool = false, timeout: Duration = .seconds(300)) async throws
     -> RawHTTPResult
   {
     let timer = TimeoutFlag()
