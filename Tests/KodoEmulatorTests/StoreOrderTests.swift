@@ -110,7 +110,11 @@ import Testing
           try store.delete(key: Array(key.utf8))
           model[target] = model.removeValue(forKey: key)
         case 9:
-          if let held { #expect(Self.agree(held.snapshot, held.model), "an old snapshot changed") }
+          // Computed first, so that a failure names the step, not every object.
+          if let held {
+            let kept = Self.agree(held.snapshot, held.model)
+            #expect(kept, "step \(step): an old snapshot changed")
+          }
           held = (store.snapshot(), model)
         default:
           let prefix = Self.key(value >> 8, maxLength: 2, minLength: 0)
@@ -123,8 +127,12 @@ import Testing
           #expect(listed == expected, "prefix \(prefix) delimiter \(delimiter) limit \(limit)")
         }
       }
-      #expect(Self.agree(store.snapshot(), model))
-      if let held { #expect(Self.agree(held.snapshot, held.model), "an old snapshot changed") }
+      let agrees = Self.agree(store.snapshot(), model)
+      #expect(agrees, "the store and the model differ at the end")
+      if let held {
+        let kept = Self.agree(held.snapshot, held.model)
+        #expect(kept, "an old snapshot changed")
+      }
       #expect(
         store.snapshot().objects.all.map(\.key) == Self.sortedKeys(model).map { Array($0.utf8) })
     }
