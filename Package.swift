@@ -128,6 +128,7 @@ let package = Package(
       dependencies: [
         "StorageCore",
         "OSSCore",
+        "KodoEmulator",
         "CLibXML2",
         "KodoTestSupport",
         .product(name: "PropertyBased", package: "swift-property-based"),

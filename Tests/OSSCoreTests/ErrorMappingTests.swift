@@ -1,4 +1,5 @@
 import Foundation
+import KodoEmulator
 import OSSCore
 import StorageCore
 import Testing

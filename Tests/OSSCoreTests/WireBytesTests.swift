@@ -1,3 +1,4 @@
+import KodoEmulator
 import OSSCore
 import StorageCore
 import Testing

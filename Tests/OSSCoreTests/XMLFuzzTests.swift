@@ -1,4 +1,5 @@
 import Foundation
+import KodoEmulator
 import KodoTestSupport
 import OSSCore
 import PropertyBased

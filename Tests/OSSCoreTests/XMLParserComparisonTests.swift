@@ -1,4 +1,5 @@
 import Foundation
+import KodoEmulator
 import OSSCore
 import PropertyBased
 import StorageCore

@@ -95,13 +95,20 @@ protocol ObjectSource: Sendable {
   /// Whether metadata and bodies come from the file system, so that requests touching them
   /// must not run on an event loop.
   var readsFiles: Bool { get }
+  /// The first index whose key is not less than `target` (or greater than it, if `strictly`).
+  /// By default a binary search over `key(at:)`; a source that can search faster says so.
+  func lowerBound(_ target: [UInt8], strictly: Bool) -> Int
 }
 
 extension ObjectSource {
   var readsFiles: Bool { false }
 
-  /// The first index whose key is not less than `target` (or greater than it, if `strictly`).
-  func lowerBound(_ target: [UInt8], strictly: Bool = false) -> Int {
+  /// The first index whose key is not less than `target`.
+  func lowerBound(_ target: [UInt8]) -> Int {
+    lowerBound(target, strictly: false)
+  }
+
+  func lowerBound(_ target: [UInt8], strictly: Bool) -> Int {
     var low = 0
     var high = count
     while low < high {

@@ -19,12 +19,16 @@ enum StoreFailure: Error, Equatable {
   case io
 }
 
-/// A writable bucket: in memory, or a `--writable` directory. Its objects are kept sorted by key;
-/// each write is done (and, in a directory, flushed to the disk) before it is answered, and
-/// readers work on snapshots (`StoreSnapshot`), so a listing never sees half a write.
+/// A writable bucket: in memory, or a `--writable` directory. Its objects are kept sorted by key
+/// (`SortedObjects`); each write is done (and, in a directory, flushed to the disk) before it is
+/// answered, and readers work on snapshots (`StoreSnapshot`), so a listing never sees half a
+/// write.
+///
+/// Each write holds the bucket's writer lock for that one object only (a `/batch` or
+/// `DeleteMultipleObjects` takes it once per key), so concurrent batches interleave.
 final class ObjectStore: Sendable {
   private struct State {
-    var objects: [StoredObject] = []
+    var objects: SortedObjects
     /// Bytes held in memory by this bucket's objects.
     var memoryUsed: Int64 = 0
   }
@@ -39,14 +43,17 @@ final class ObjectStore: Sendable {
   let spool: SpoolDirectory?
 
   /// An empty in-memory bucket, or one with `objects` (sorted, unique keys).
-  init(objects: [StoredObject], memory: MemoryBudget, spool: SpoolDirectory) {
+  init(
+    objects: [StoredObject], memory: MemoryBudget, spool: SpoolDirectory,
+    chunkLimit: Int = SortedObjects.defaultChunkLimit
+  ) {
     directory = nil
     self.spool = spool
     self.memory = memory
-    var initial = State()
-    initial.objects = objects
-    initial.memoryUsed = objects.reduce(0) { $0 + $1.metadata.fsize }
-    state = Mutex(initial)
+    state = Mutex(
+      State(
+        objects: SortedObjects(sorted: objects, chunkLimit: chunkLimit),
+        memoryUsed: objects.reduce(0) { $0 + $1.metadata.fsize }))
   }
 
   /// A directory bucket taking writes, with the objects its scan found (sorted, unique keys).
@@ -54,9 +61,7 @@ final class ObjectStore: Sendable {
     self.directory = directory
     self.memory = memory
     spool = nil
-    var initial = State()
-    initial.objects = objects
-    state = Mutex(initial)
+    state = Mutex(State(objects: SortedObjects(sorted: objects), memoryUsed: 0))
   }
 
   /// The objects now, for one request's reads.
@@ -66,8 +71,7 @@ final class ObjectStore: Sendable {
 
   /// The object with `key`, if any.
   func object(_ key: [UInt8]) -> StoredObject? {
-    let snapshot = snapshot()
-    return snapshot.index(of: key).map { snapshot.objects[$0] }
+    state.withLock { $0.objects.object(key) }
   }
 
   // MARK: Writes
@@ -154,10 +158,7 @@ final class ObjectStore: Sendable {
       let freed = directory == nil ? existing.metadata.fsize : 0
       memory.give(freed)
       state.withLock { state in
-        // The index is found through a snapshot that is gone before the array changes: one
-        // still holding the array would make every change copy it whole (every object's
-        // fields retained and released), which made a batch of a thousand moves take seconds.
-        if let index = Self.index(of: key, in: state.objects) { state.objects.remove(at: index) }
+        state.objects.remove(key)
         state.memoryUsed -= freed
       }
       return existing
@@ -166,24 +167,9 @@ final class ObjectStore: Sendable {
 
   // MARK: Helpers
 
-  /// Where `key` is in `objects`, through a snapshot released before the caller changes them.
-  private static func index(of key: [UInt8], in objects: [StoredObject]) -> Int? {
-    StoreSnapshot(objects: objects, directory: nil).index(of: key)
-  }
-
-  /// Where `key` goes in `objects`, through a snapshot released before the caller changes them.
-  private static func lowerBound(_ key: [UInt8], in objects: [StoredObject]) -> Int {
-    StoreSnapshot(objects: objects, directory: nil).lowerBound(key)
-  }
-
   private func replace(_ stored: StoredObject, memoryDelta: Int64) {
     state.withLock { state in
-      let index = Self.lowerBound(stored.key, in: state.objects)
-      if index < state.objects.count && state.objects[index].key == stored.key {
-        state.objects[index] = stored
-      } else {
-        state.objects.insert(stored, at: index)
-      }
+      state.objects.upsert(stored)
       state.memoryUsed += memoryDelta
     }
   }

@@ -25,12 +25,16 @@ struct StoredObject: Sendable {
 /// which address objects by index: one snapshot serves one request, whatever is written
 /// meanwhile.
 struct StoreSnapshot: ObjectSource {
-  let objects: [StoredObject]
+  let objects: SortedObjects
   let directory: DirectoryHandle?
 
   var count: Int { objects.count }
 
   func key(at index: Int) -> [UInt8] { objects[index].key }
+
+  func lowerBound(_ target: [UInt8], strictly: Bool) -> Int {
+    objects.lowerBound(target, strictly: strictly)
+  }
 
   func metadata(at index: Int) -> ObjectMetadata { objects[index].metadata }
 

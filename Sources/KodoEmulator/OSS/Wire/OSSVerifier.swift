@@ -1,3 +1,4 @@
+package import OSSCore
 package import StorageCore
 
 /// A request as a server receives it, decoded: what the signatures cover.

@@ -1,3 +1,4 @@
+package import OSSCore
 package import StorageCore
 
 /// Writes a ListObjects or ListObjectsV2 answer one entry at a time into one byte buffer, as

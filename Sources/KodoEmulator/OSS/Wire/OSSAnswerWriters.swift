@@ -1,8 +1,9 @@
 import Foundation
+package import OSSCore
 import StorageCore
 
-/// OSS's answers written from the same values the decoders produce, for a server that answers
-/// as OSS does (the emulator) and for tests that read them back.
+/// OSS's answers written from the same values OSSCore's decoders produce, for the emulator,
+/// which answers as OSS does, and for tests that read them back (the client only reads them).
 extension OSSAnswers {
   /// A ListObjects (V1, when `continuationToken`, `startAfter` and `keyCount` are `nil`) or
   /// ListObjectsV2 answer. With `encodingType` `url`, keys, prefixes, markers and tokens are
@@ -100,13 +101,5 @@ extension OSSAnswers {
       xml.close("AccessControlList")
     }
     xml.close("Bucket")
-  }
-}
-
-extension XMLPullReader {
-  /// Whether `text` is an XML name this reader accepts.
-  static func isName(_ text: String) -> Bool {
-    guard let first = text.utf8.first, !isDigitOrDashOrDot(first) else { return false }
-    return text.utf8.allSatisfy(isNameByte)
   }
 }
