@@ -150,7 +150,14 @@ typealias SignalAction = sigaction
 enum TerminalRestore {
   // Written before the handlers are installed and while the terminal is taken; read by the
   // handlers (async-signal-safe: plain loads, write(2), tcsetattr).
-  nonisolated(unsafe) private static var saved = termios()
+  /// The settings to restore, on the heap: a global `termios` is laid out 57 bytes long while a
+  /// copy writes all 60 of C's (AddressSanitizer: a global-buffer-overflow of 3 bytes). Made
+  /// when the terminal is first taken, before any handler can read it.
+  nonisolated(unsafe) private static let saved: UnsafeMutablePointer<termios> = {
+    let pointer = UnsafeMutablePointer<termios>.allocate(capacity: 1)
+    pointer.initialize(to: termios())
+    return pointer
+  }()
   nonisolated(unsafe) private static var input: Int32 = -1
   nonisolated(unsafe) private static var output: Int32 = -1
   nonisolated(unsafe) private static var active = false
@@ -171,7 +178,7 @@ enum TerminalRestore {
   ]
 
   static func install(saved settings: termios, input: Int32, output: Int32) {
-    saved = settings
+    saved.pointee = settings
     self.input = input
     self.output = output
     guard !installed else { return }
@@ -196,7 +203,7 @@ enum TerminalRestore {
     }
   }
 
-  static func savedSettings() -> termios { saved }
+  static func savedSettings() -> termios { saved.pointee }
 
   static func setActive(_ value: Bool) { active = value }
 
@@ -207,8 +214,7 @@ enum TerminalRestore {
     leaveBytes.withUnsafeBytes { buffer in
       if let base = buffer.baseAddress { _ = write(output, base, buffer.count) }
     }
-    var settings = saved
-    tcsetattr(input, TCSAFLUSH, &settings)
+    tcsetattr(input, TCSAFLUSH, saved)
   }
 
   /// Runs the handler that was there before (Swift's backtracer), then dies of the signal:
