@@ -335,9 +335,11 @@ package struct Rows: RandomAccessCollection, Sendable {
   }
 }
 
-/// The order of a folder's entries: folders first, by name; then objects by the sort key (as
-/// the CLI's `--sort`: smallest and oldest first; `reversed` as `--reverse`), ties by key; entries that still tie (the same key twice) in the order they arrived. Total, so that
-/// pages merged as they arrive give what one sort of everything gives.
+/// The order of a folder's entries: folders first, by name; then objects by the sort key
+/// through `ObjectOrder`, the CLI's `--sort` and `--reverse` comparison (smallest and oldest
+/// first, ties by key, `reversed` turning all of it round); entries that still tie (the same key
+/// twice) in the order they arrived. Total, so that pages merged as they arrive give what one
+/// sort of everything gives.
 struct EntryOrder {
   let prefixes: [String]
   let objects: [StoredObject]
@@ -353,22 +355,16 @@ struct EntryOrder {
       if order != 0 { return reversed ? order > 0 : order < 0 }
       return a > b
     case (false, false):
-      switch key {
-      case .name:
-        let order = KeyBytes.compare(objects[a].key, objects[b].key)
-        if order != 0 { return reversed ? order > 0 : order < 0 }
-      case .size:
-        let (x, y) = (objects[a].size, objects[b].size)
-        if x != y { return reversed ? x > y : x < y }
-        let order = KeyBytes.compare(objects[a].key, objects[b].key)
-        if order != 0 { return order < 0 }
-      case .time:
-        let (x, y) = (objects[a].putTime, objects[b].putTime)
-        if x != y { return reversed ? x > y : x < y }
-        let order = KeyBytes.compare(objects[a].key, objects[b].key)
-        if order != 0 { return order < 0 }
+      let (x, y) = (objects[a], objects[b])
+      var sameKey = false
+      let before = key.precedes(
+        sizes: (x.size, y.size), times: (x.putTime, y.putTime), reversed: reversed
+      ) {
+        let order = KeyBytes.compare(x.key, y.key)
+        sameKey = order == 0
+        return order
       }
-      return a < b
+      return sameKey ? a < b : before
     }
   }
 

@@ -63,10 +63,8 @@ package struct Row: Sendable, Equatable {
   }
 }
 
-/// How the loaded entries are sorted (folders always first).
-package enum SortKey: Sendable, Equatable {
-  case name, size, time
-}
+/// How the loaded entries are sorted (folders always first): the CLI's `--sort` orders.
+package typealias SortKey = ObjectOrder
 
 /// One folder level as loaded so far: kept when the browser leaves it, resumed from `marker`.
 package struct Folder: Sendable, Equatable {

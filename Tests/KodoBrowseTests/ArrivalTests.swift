@@ -18,7 +18,7 @@ struct ArrivalTests {
   }
 
   /// The rows one sort of everything gives: folders by bytes, then objects by the sort key
-  /// (ties by key bytes); reversed by `r`; only names containing the filter.
+  /// (ties by key bytes); all of it reversed by `r`; only names containing the filter.
   static func expected(
     folders: [String], objects: [Entry], prefix: String, key: SortKey, reversed: Bool,
     filter: String
@@ -37,7 +37,8 @@ struct ArrivalTests {
           return reversed ? a.seconds > b.seconds : a.seconds < b.seconds
         }
       }
-      return before(a.name, b.name)
+      // Ties by key bytes, turned round with the rest (as `kodo ls --sort … --reverse`).
+      return reversed ? before(b.name, a.name) : before(a.name, b.name)
     }
     return (folderIDs.map { prefix + $0 } + files.map { prefix + $0.name }).map { Array($0.utf8) }
   }

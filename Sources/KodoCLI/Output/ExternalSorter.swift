@@ -6,6 +6,15 @@ import SystemPackage
 /// `--sort`: what listing entries are ordered by.
 enum ListingOrder: String, ExpressibleByArgument, CaseIterable, Sendable {
   case name, size, time
+
+  /// The one comparison behind it.
+  var objectOrder: ObjectOrder {
+    switch self {
+    case .name: .name
+    case .size: .size
+    case .time: .time
+    }
+  }
 }
 
 /// Sorts any number of objects in bounded memory: up to `threshold` entries are sorted in
@@ -43,21 +52,15 @@ final class ExternalSorter {
     for run in runs { close(run) }
   }
 
-  /// Whether `a` comes before `b`; keys break ties (a listing never repeats one).
+  /// Whether `a` comes before `b` (`ObjectOrder`: keys break ties; a listing never repeats
+  /// one).
   func precedes(_ a: ObjectEntry, _ b: ObjectEntry) -> Bool {
-    let before: Bool
-    switch order {
-    case .name:
-      before = a.key.utf8.lexicographicallyPrecedes(b.key.utf8)
-    case .size:
-      before =
-        a.size != b.size ? a.size < b.size : a.key.utf8.lexicographicallyPrecedes(b.key.utf8)
-    case .time:
-      before =
-        a.putTime != b.putTime
-        ? a.putTime < b.putTime : a.key.utf8.lexicographicallyPrecedes(b.key.utf8)
+    order.objectOrder.precedes(
+      sizes: (a.size, b.size), times: (a.putTime, b.putTime), reversed: reverse
+    ) {
+      if a.key.utf8.elementsEqual(b.key.utf8) { return 0 }
+      return a.key.utf8.lexicographicallyPrecedes(b.key.utf8) ? -1 : 1
     }
-    return reverse ? (!before && a.key != b.key) : before
   }
 
   func add(_ entries: [ObjectEntry]) throws(StorageError) {
