@@ -160,14 +160,9 @@ struct Put: KodoCommand {
       guard skipSame else { return try await run.run(items) }
       // One listing of the folder up front instead of a request per file; the service
       // still refuses an object that appeared since.
-      var listed: [String: ObjectEntry] = [:]
-      try await RecursiveScan(
+      let known = try await RecursiveScan(
         provider: writer, bucket: bucket, prefix: folder, pageSize: 1000, parallel: nil
-      ).run { objects, _ in
-        for object in objects { listed[object.key] = object }
-        return !Task.isCancelled
-      }
-      let known = listed
+      ).objectsByKey()
       try await run.run(
         items.lazy.map { item in
           guard case .job(var job) = item else { return item }

@@ -18,14 +18,9 @@ struct SyncUp {
   let stateDirectory: String?
 
   func run() async throws {
-    var remote: [String: ObjectEntry] = [:]
-    try await RecursiveScan(
+    let listed = try await RecursiveScan(
       provider: writer, bucket: bucket, prefix: prefix, pageSize: 1000, parallel: nil
-    ).run { objects, _ in
-      for object in objects { remote[object.key] = object }
-      return !Task.isCancelled
-    }
-    let listed = remote
+    ).objectsByKey()
     let sizeOnly = options.sizeOnly
     // Each file's job with the object listed at its key.
     let walk = PutTreeJobs(
@@ -47,7 +42,7 @@ struct SyncUp {
         items.append(item)
       }
     }
-    let extra = options.delete ? Self.extra(remote, local: local, prefix: prefix, patterns) : []
+    let extra = options.delete ? Self.extra(listed, local: local, prefix: prefix, patterns) : []
     let place = DisplayText(quoting: bucket + "/" + prefix)
     guard try options.confirmDeleting(extra.count, "object", at: place) else { return }
     let settings = PutSettings(sync: options, kind: kind, stateDirectory: stateDirectory)
