@@ -1,14 +1,6 @@
 import Dispatch
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Computes the digest of one part of a source file before the part is sent: reads the part
 /// with `pread` in chunks through one reused buffer (each chunk hashed while it is still in the
 /// cache), on a thread of its own, never on the Swift cooperative pool. The part's bytes are
@@ -44,22 +36,22 @@ enum PartReader {
     var done: Int64 = 0
     while done < count {
       let want = Int(min(Int64(buffer.bytes.count), count - done))
-      let got = pread(descriptor, buffer.bytes.baseAddress, want, off_t(range.lowerBound + done))
-      if got < 0 {
-        let number = errno
-        if number == EINTR { continue }
+      let window = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[..<want])
+      let (got, failure) = PositionalFile.read(
+        descriptor, into: window, at: range.lowerBound + done)
+      digest.update(UnsafeRawBufferPointer(rebasing: window[..<got]))
+      done += Int64(got)
+      if let failure {
         return .failure(
-          StorageError(.localIO, "cannot read the file being uploaded: " + errnoText(number)))
+          StorageError(.localIO, "cannot read the file being uploaded: " + errnoText(failure)))
       }
-      if got == 0 {
+      if got < want {
         return .failure(
           StorageError(
             .localIO,
             "the file being uploaded ended at byte \(range.lowerBound + done), before the "
               + "\(range.upperBound) bytes it had; it changed during the upload"))
       }
-      digest.update(UnsafeRawBufferPointer(rebasing: buffer.bytes[..<got]))
-      done += Int64(got)
     }
     return .success(digest)
   }
