@@ -94,9 +94,9 @@ public struct CLIRunner: Sendable {
   ) throws -> Running {
     var environment = self.environment
     for (name, value) in extra { environment[name] = value }
-    let input = try Self.pipe()
-    let out = try Self.pipe()
-    let err = try Self.pipe()
+    let input = try Self.makePipe()
+    let out = try Self.makePipe()
+    let err = try Self.makePipe()
     let process: SpawnedProcess
     do {
       process = try SpawnedProcess(
@@ -135,9 +135,9 @@ public struct CLIRunner: Sendable {
 
   /// A pipe. Every child closes the descriptors it was not given (`SpawnedProcess`), so no
   /// other child holds an end of it.
-  private static func pipe() throws -> (read: Int32, write: Int32) {
+  private static func makePipe() throws -> (read: Int32, write: Int32) {
     var ends: [Int32] = [0, 0]
-    guard Glibc.pipe(&ends) == 0 else {
+    guard pipe(&ends) == 0 else {
       throw SpawnFailure(description: "cannot make a pipe: " + String(cString: strerror(errno)))
     }
     return (ends[0], ends[1])
