@@ -226,6 +226,23 @@ def text_listing(kodo, emulator, env, runs):
     return median_run(text_runs), median_run(nul_runs)
 
 
+def huge_listing(kodo, emulator_binary, env, scratch, objects):
+    """Issue 23: memory stays flat at 10,000,000 objects too (one run: it is a memory figure;
+    the emulator serving it is started for it alone and stopped after)."""
+    if objects <= 0:
+        return None
+    progress("listing %d objects once, for kodo's peak RSS" % objects)
+    emulator = Emulator(emulator_binary, ["--synthetic", "huge=%d" % objects, "--seed", "5"])
+    try:
+        config = os.path.join(scratch, "huge.json")
+        write_config(config, emulator.base, {})
+        huge_env = dict(env)
+        huge_env["KODO_CONFIG"] = config
+        return measure([kodo, "ls", "-r", "--json", "huge"], huge_env, emulator=emulator)
+    finally:
+        emulator.stop()
+
+
 def compare_builds(kodo, other, emulator, env, runs, keys_path):
     """This build against another one (`--compare-bin`), side by side on one emulator."""
     results = {}
@@ -367,6 +384,7 @@ def measure_main(options, kodo, emulator_binary, env, scratch):
     finally:
         main_emulator.stop()
         slow_emulator.stop()
+    huge = huge_listing(kodo, emulator_binary, env, scratch, options.huge_objects)
     oss_rows, oss_checks, oss_ok, oss_page = [], [], True, None
     if not options.no_oss:
         oss_rows, oss_checks, oss_ok, oss_page = oss_bench.run(
@@ -395,6 +413,12 @@ def measure_main(options, kodo, emulator_binary, env, scratch):
         ("1. … peak RSS, 100,000 objects → %s" % n,
          "%.1f → %.1f MiB" % (kodo_small.rss, kodo_list.rss), "", kodo_list.rss / kodo_small.rss,
          "flat (≤ 1.25×)", kodo_list.rss <= kodo_small.rss * 1.25),
+    ]
+    if huge:
+        rows.append(("1. … peak RSS at %s objects (one run; its CPU %.2f s, wall %.2f s)"
+                     % ("{:,}".format(options.huge_objects), huge.cpu, huge.wall),
+                     "%.1f MiB" % huge.rss, "", None, "≤ 64 MiB", huge.rss <= 64))
+    rows += [
         ("1. … text `ls -r` (piped) against `--json`: CPU", spread(kodo_text),
          "%.2f s (`--json`)" % kodo_list.cpu, kodo_text.cpu / kodo_list.cpu, "≤ 1.2",
          kodo_text.cpu / kodo_list.cpu <= 1.2),
@@ -454,6 +478,8 @@ def main():
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--startup-runs", type=int, default=50)
     parser.add_argument("--objects", type=int, default=1_000_000)
+    parser.add_argument("--huge-objects", type=int, default=10_000_000,
+                        help="objects of the one listing measured for memory alone (0: skip)")
     parser.add_argument("--output", default=os.path.join(BENCH, "results.md"))
     parser.add_argument("--compare-bin", help="another build's folder, measured side by side")
     parser.add_argument("--no-oss", action="store_true", help="skip the OSS rows (oss2 needed)")
