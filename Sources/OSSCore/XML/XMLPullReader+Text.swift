@@ -95,31 +95,24 @@ extension XMLPullReader {
 
   /// The text content as a string.
   package mutating func readString() throws(Failure) -> String {
-    try readValue(
-      { UTF8Text.validating($0) }, problem: { _ in "text that is not UTF-8" })
+    try readValue(Self.string, problem: Self.notUTF8)
   }
 
   /// The text content as a string, without the double quotes around it if there are (an
   /// ETag).
   package mutating func readUnquotedString() throws(Failure) -> String {
-    try readValue(
-      { UTF8Text.validating(OSSAnswers.unquoted(bytes: $0)) },
-      problem: { _ in "text that is not UTF-8" })
+    try readValue(Self.unquotedString, problem: Self.notUTF8)
   }
 
   /// The text content decoded as `encoding-type=url` values are: strict `%XX` decoding (a `+`
   /// stays a `+`), UTF-8 after decoding.
   package mutating func readPercentEncoded() throws(Failure) -> String {
-    try readValue(
-      { PercentEncoding.decode(utf8: $0) },
-      problem: { _ in "text that is not valid percent-encoding of UTF-8 (encoding-type=url)" })
+    try readValue(Self.percentDecoded, problem: Self.notPercentEncoded)
   }
 
   /// The text content as a non-negative decimal integer (surrounding whitespace allowed).
   package mutating func readCount() throws(Failure) -> Int64 {
-    try readValue(
-      { Self.trimmed($0).flatMap { DecimalText.parse(bytes: UnsafeBufferPointer(rebasing: $0)) } },
-      problem: { "\(Self.quotedForMessage($0)) is not a number from 0 to \(Int64.max)" })
+    try readValue(Self.count, problem: Self.notACount)
   }
 
   /// The text content as `true` or `false`.
@@ -132,6 +125,39 @@ extension XMLPullReader {
         default: nil
         }
       }, problem: { "\(Self.quotedForMessage($0)) is not true or false" })
+  }
+
+  // The typed readers' parsers and their problems, which the simple-element reader
+  // (`XMLPullReader+Simple.swift`) shares.
+
+  @inline(__always)
+  static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    UTF8Text.validating(bytes)
+  }
+
+  @inline(__always)
+  static func unquotedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    UTF8Text.validating(OSSAnswers.unquoted(bytes: bytes))
+  }
+
+  static func notUTF8(_: UnsafeBufferPointer<UInt8>) -> String { "text that is not UTF-8" }
+
+  @inline(__always)
+  static func percentDecoded(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    PercentEncoding.decode(utf8: bytes)
+  }
+
+  static func notPercentEncoded(_: UnsafeBufferPointer<UInt8>) -> String {
+    "text that is not valid percent-encoding of UTF-8 (encoding-type=url)"
+  }
+
+  @inline(__always)
+  static func count(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+    trimmed(bytes).flatMap { DecimalText.parse(bytes: UnsafeBufferPointer(rebasing: $0)) }
+  }
+
+  static func notACount(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    "\(quotedForMessage(bytes)) is not a number from 0 to \(Int64.max)"
   }
 
   /// Reads `&…;` at the current position: the character it stands for.
