@@ -168,3 +168,39 @@ struct ListingDecoderAgreementTests {
     }
   }
 }
+
+@Suite("XML text scanned eight bytes at a time")
+struct PlainTextScanTests {
+  static func expected(_ word: UInt64) -> Bool {
+    (0..<8).contains { shift in
+      let byte = UInt8(truncatingIfNeeded: word >> (8 * UInt64(shift)))
+      return byte < 0x20 || byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&")
+    }
+  }
+
+  @Test func everyByteValueAtEveryPlaceIsSeen() {
+    let filler = UInt64(0x6161_6161_6161_6161)
+    for place in 0..<8 {
+      for value in 0...255 {
+        let shift = UInt64(8 * place)
+        let word = (filler & ~(0xFF << shift)) | (UInt64(value) << shift)
+        #expect(XMLPullReader.mayHoldMarkup(word) == Self.expected(word), "\(value) at \(place)")
+      }
+    }
+  }
+
+  @Test func randomWordsAreSeenExactly() {
+    var rng = seededGenerator(31)
+    let bytes: [UInt8] = [
+      0x00, 0x09, 0x0A, 0x0D, 0x1F, 0x20, 0x25, 0x26, 0x27, 0x3B, 0x3C, 0x3D, 0x7F, 0x80, 0xFF,
+    ]
+    for _ in 0..<20_000 {
+      var word: UInt64 = 0
+      for place in 0..<8 {
+        let byte = rng.below(3) == 0 ? rng.element(bytes) : UInt8(rng.below(256))
+        word |= UInt64(byte) << UInt64(8 * place)
+      }
+      #expect(XMLPullReader.mayHoldMarkup(word) == Self.expected(word))
+    }
+  }
+}

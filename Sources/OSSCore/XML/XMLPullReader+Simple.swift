@@ -42,13 +42,13 @@ extension XMLPullReader {
     let name = nameStart..<at
     at += 1
     var textStart = at
-    while at < end, Self.isPlainTextByte(input[at]) { at += 1 }
+    at = plainTextEnd(from: at)
     var textEnd = at
     var quoted = false
     if at == textStart, matches("&quot;", at: at) {
       at += 6
       textStart = at
-      while at < end, Self.isPlainTextByte(input[at]) { at += 1 }
+      at = plainTextEnd(from: at)
       guard matches("&quot;", at: at) else { return nil }
       textEnd = at
       at += 6

@@ -31,7 +31,7 @@ extension XMLPullReader {
   ) throws(Failure) -> T {
     guard isOpen else { return try body(UnsafeBufferPointer(rebasing: input[0..<0]), start) }
     // The common case: plain text up to the end tag, used where it lies.
-    while position < input.count, Self.isPlainTextByte(input[position]) { position += 1 }
+    position = plainTextEnd(from: position)
     guard position < input.count else { throw endedInside() }
     if matches("</") {
       let text = UnsafeBufferPointer(rebasing: input[start..<position])
@@ -42,7 +42,7 @@ extension XMLPullReader {
     var run = start
     while true {
       // Runs of plain text are copied whole.
-      while position < input.count, Self.isPlainTextByte(input[position]) { position += 1 }
+      position = plainTextEnd(from: position)
       if position > run {
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[run..<position]))
       }
@@ -206,6 +206,37 @@ extension XMLPullReader {
   @inline(__always)
   static func isPlainTextByte(_ byte: UInt8) -> Bool {
     byte > 0x3C || (byte >= 0x20 && byte != 0x26 && byte != 0x3C) || byte == 0x0A || byte == 0x09
+  }
+
+  /// Where the run of plain text bytes (`isPlainTextByte`) that starts at `start` ends: eight
+  /// bytes at a time while none of them is `<`, `&` or below 0x20, then byte by byte.
+  @inline(__always)
+  func plainTextEnd(from start: Int) -> Int {
+    var at = start
+    let end = input.count
+    if let base = input.baseAddress {
+      let bytes = UnsafeRawPointer(base)
+      while at + 8 <= end {
+        let word = bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+        if Self.mayHoldMarkup(word) { break }
+        at += 8
+      }
+    }
+    while at < end, Self.isPlainTextByte(input[at]) { at += 1 }
+    return at
+  }
+
+  /// Whether one of the eight bytes of `word` is `<`, `&` or below 0x20 (tab and line feed,
+  /// which are plain text, included): the bit tricks for a zero byte and a byte below n.
+  @inline(__always)
+  package static func mayHoldMarkup(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let lessThanSpace = (word &- ones &* 0x20) & ~word
+    let lessThanSign = word ^ (ones &* 0x3C)
+    let ampersand = word ^ (ones &* 0x26)
+    let zeroByte = ((lessThanSign &- ones) & ~lessThanSign) | ((ampersand &- ones) & ~ampersand)
+    return (lessThanSpace | zeroByte) & highs != 0
   }
 
   static func isXMLCharacter(_ value: UInt32) -> Bool {
