@@ -92,32 +92,55 @@ public struct OSSRestore: Sendable, Equatable {
 
   /// Parses the header's or element's text; `nil` when it is not of that form.
   public init?(_ text: String) {
+    var text = text
+    guard let restore = text.withUTF8(Self.parse) else { return nil }
+    self = restore
+  }
+
+  /// `init(_:)` over the text's UTF-8 bytes: `name="value"` pairs separated by commas, spaces
+  /// around each part ignored; `ongoing-request` once and required, `expiry-date` at most once,
+  /// other names skipped. (A page of archived objects has one of these each, with a different
+  /// date: read as bytes, not as `Substring`s.)
+  private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> OSSRestore? {
+    let space = UInt8(ascii: " ")
+    let quote = UInt8(ascii: "\"")
     var ongoing: Bool?
     var expiry: Int64?
-    var rest = Substring(text)
+    var at = 0
     while true {
-      rest = rest.trimmingSpaces
-      guard let (rawName, afterEquals) = WireText.cut(rest, at: "=") else { return nil }
-      let name = rawName.trimmingSpaces
-      guard let quoted = WireText.dropping(prefix: "\"", from: afterEquals.trimmingSpaces),
-        let (value, afterValue) = WireText.cut(quoted, at: "\"")
+      while at < bytes.count, bytes[at] == space { at += 1 }
+      guard let equals = bytes[at...].firstIndex(of: UInt8(ascii: "=")) else { return nil }
+      var nameEnd = equals
+      while nameEnd > at, bytes[nameEnd - 1] == space { nameEnd -= 1 }
+      let name = UnsafeBufferPointer(rebasing: bytes[at..<nameEnd])
+      at = equals + 1
+      while at < bytes.count, bytes[at] == space { at += 1 }
+      guard at < bytes.count, bytes[at] == quote,
+        let close = bytes[(at + 1)...].firstIndex(of: quote)
       else { return nil }
-      rest = afterValue.trimmingSpaces
-      switch name {
-      case "ongoing-request":
-        guard ongoing == nil, value == "true" || value == "false" else { return nil }
-        ongoing = value == "true"
-      case "expiry-date":
-        guard expiry == nil, let date = HTTPDate.parse(String(value)) else { return nil }
+      let value = UnsafeBufferPointer(rebasing: bytes[(at + 1)..<close])
+      at = close + 1
+      if name.elementsEqual("ongoing-request".utf8) {
+        guard ongoing == nil else { return nil }
+        if value.elementsEqual("true".utf8) {
+          ongoing = true
+        } else if value.elementsEqual("false".utf8) {
+          ongoing = false
+        } else {
+          return nil
+        }
+      } else if name.elementsEqual("expiry-date".utf8) {
+        guard expiry == nil, let date = HTTPDate.parse(String(decoding: value, as: UTF8.self))
+        else { return nil }
         expiry = date
-      default: break
       }
-      if rest.isEmpty { break }
-      guard let next = WireText.dropping(prefix: ",", from: rest) else { return nil }
-      rest = next
+      while at < bytes.count, bytes[at] == space { at += 1 }
+      if at == bytes.count { break }
+      guard bytes[at] == UInt8(ascii: ",") else { return nil }
+      at += 1
     }
     guard let ongoing else { return nil }
-    self.init(ongoing: ongoing, expiry: expiry)
+    return OSSRestore(ongoing: ongoing, expiry: expiry)
   }
 
   /// The provider-neutral state: `restoring` or `restored`.
@@ -127,15 +150,5 @@ public struct OSSRestore: Sendable, Equatable {
   public var text: String {
     "ongoing-request=\"\(ongoing)\""
       + (expiry.map { ", expiry-date=\"" + HTTPDate.format(unixSeconds: $0) + "\"" } ?? "")
-  }
-}
-
-extension Substring {
-  var trimmingSpaces: Substring {
-    let space = UInt8(ascii: " ")
-    let start = utf8.firstIndex { $0 != space } ?? endIndex
-    var end = endIndex
-    while end > start, utf8[utf8.index(before: end)] == space { end = utf8.index(before: end) }
-    return self[start..<end]
   }
 }

@@ -131,7 +131,8 @@ extension OSSAnswers {
       func value(_ reader: inout XMLPullReader) throws(Failure) -> String {
         encoded ? try reader.readPercentEncoded() : try reader.readString()
       }
-      try reader.readChildren { (reader, name) throws(Failure) in
+      let inside = try reader.beginContent()  // `<ListBucketResult/>` has no children
+      while inside, let name = try reader.nextChild() {
         switch name {
         case "Contents":
           result.objects.append(try objectSummary(&reader, encoded: encoded, restores: &restores))
@@ -179,16 +180,25 @@ extension OSSAnswers {
     var restore: OSSRestore?
   }
 
+  /// One `<Contents>`. Its children are read the fast way while they are simple elements
+  /// (`readSimpleElement`), and the general way (`nextChild`) when one is not; both end in the
+  /// same values and the same failures.
   static func objectSummary(
     _ reader: inout XMLPullReader, encoded: Bool, restores: inout RecentRestore
   ) throws(Failure) -> OSSObjectSummary {
     var object = OSSObjectSummary(key: "", lastModified: Timestamp(unixSeconds: 0), size: 0)
     var seen = Seen()
-    try reader.readChildren { (reader, name) throws(Failure) in
+    let inside = try reader.beginContent()  // `<Contents/>` has no children
+    while inside {
+      if let element = reader.readSimpleElement() {
+        if try simpleField(element, &reader, &object, &seen, encoded: encoded) { continue }
+        reader.unread(element)
+      }
+      guard let name = try reader.nextChild() else { break }
       switch name {
       case "Key":
         object.key = encoded ? try reader.readPercentEncoded() : try reader.readString()
-        guard !object.key.isEmpty else { throw reader.failure("<Key> is empty") }
+        try checkKey(object.key, reader)
         seen.insert(.key)
       case "LastModified":
         object.lastModified = try reader.readISO8601()
@@ -201,19 +211,77 @@ extension OSSAnswers {
       case "StorageClass": object.storageClass = try reader.readString()
       case "RestoreInfo":
         let text = try reader.readString()
-        if text != restores.text {
-          guard let restore = OSSRestore(text) else {
-            throw reader.failure("\(DisplayText.quoted(text)) is not a restore state")
-          }
-          restores = RecentRestore(text: text, restore: restore)
-        }
-        object.restore = restores.restore
+        object.restore = try restore(text, reader, &restores)
       case "Owner": object.owner = try owner(&reader)
       default: break
       }
     }
     try seen.require([.key, .lastModified, .size], in: "Contents", reader)
     return object
+  }
+
+  /// A child of `<Contents>` read as a simple element into `object`; `false` when it must be
+  /// read the general way instead (an `<Owner>`, a `<RestoreInfo>` (its text has entities), or
+  /// quoted text anywhere but in an ETag).
+  @inline(__always)
+  static func simpleField(
+    _ element: XMLSimpleElement, _ reader: inout XMLPullReader, _ object: inout OSSObjectSummary,
+    _ seen: inout Seen, encoded: Bool
+  ) throws(Failure) -> Bool {
+    let name = reader.name(of: element)
+    if element.quoted {
+      guard name == "ETag" else { return false }
+      object.etag = try reader.value(
+        of: element, XMLPullReader.string, problem: XMLPullReader.notUTF8)
+      return true
+    }
+    switch name {
+    case "Key":
+      object.key =
+        encoded
+        ? try reader.value(
+          of: element, XMLPullReader.percentDecoded, problem: XMLPullReader.notPercentEncoded)
+        : try reader.value(of: element, XMLPullReader.string, problem: XMLPullReader.notUTF8)
+      try checkKey(object.key, reader)
+      seen.insert(.key)
+    case "LastModified":
+      object.lastModified = try reader.value(
+        of: element, OSSTime.parseISO8601(bytes:), problem: XMLPullReader.notATime)
+      seen.insert(.lastModified)
+    case "Size":
+      object.size = try reader.value(
+        of: element, XMLPullReader.count, problem: XMLPullReader.notACount)
+      seen.insert(.size)
+    case "ETag":
+      object.etag = try reader.value(
+        of: element, XMLPullReader.unquotedString, problem: XMLPullReader.notUTF8)
+    case "Type":
+      object.type = try reader.value(
+        of: element, XMLPullReader.string, problem: XMLPullReader.notUTF8)
+    case "StorageClass":
+      object.storageClass = try reader.value(
+        of: element, XMLPullReader.string, problem: XMLPullReader.notUTF8)
+    case "RestoreInfo", "Owner": return false
+    default: break
+    }
+    return true
+  }
+
+  static func checkKey(_ key: String, _ reader: XMLPullReader) throws(Failure) {
+    guard !key.isEmpty else { throw reader.failure("<Key> is empty") }
+  }
+
+  /// The restore state `text` says, the one before it when it says the same.
+  static func restore(
+    _ text: String, _ reader: XMLPullReader, _ restores: inout RecentRestore
+  ) throws(Failure) -> OSSRestore? {
+    if text != restores.text {
+      guard let restore = OSSRestore(text) else {
+        throw reader.failure("\(DisplayText.quoted(text)) is not a restore state")
+      }
+      restores = RecentRestore(text: text, restore: restore)
+    }
+    return restores.restore
   }
 
   static func owner(_ reader: inout XMLPullReader) throws(Failure) -> OSSOwner {

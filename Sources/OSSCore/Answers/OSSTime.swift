@@ -81,8 +81,10 @@ public enum OSSTime {
 extension XMLPullReader {
   /// The text content as an ISO 8601 time (`OSSTime.parseISO8601`).
   package mutating func readISO8601() throws(Failure) -> Timestamp {
-    try readValue(
-      { OSSTime.parseISO8601(bytes: $0) },
-      problem: { "\(Self.quotedForMessage($0)) is not a time such as 2012-02-24T08:42:32.000Z" })
+    try readValue(OSSTime.parseISO8601(bytes:), problem: Self.notATime)
+  }
+
+  static func notATime(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    "\(quotedForMessage(bytes)) is not a time such as 2012-02-24T08:42:32.000Z"
   }
 }

@@ -31,7 +31,7 @@ extension XMLPullReader {
   ) throws(Failure) -> T {
     guard isOpen else { return try body(UnsafeBufferPointer(rebasing: input[0..<0]), start) }
     // The common case: plain text up to the end tag, used where it lies.
-    while position < input.count, Self.isPlainTextByte(input[position]) { position += 1 }
+    position = plainTextEnd(from: position)
     guard position < input.count else { throw endedInside() }
     if matches("</") {
       let text = UnsafeBufferPointer(rebasing: input[start..<position])
@@ -42,7 +42,7 @@ extension XMLPullReader {
     var run = start
     while true {
       // Runs of plain text are copied whole.
-      while position < input.count, Self.isPlainTextByte(input[position]) { position += 1 }
+      position = plainTextEnd(from: position)
       if position > run {
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: input[run..<position]))
       }
@@ -95,31 +95,24 @@ extension XMLPullReader {
 
   /// The text content as a string.
   package mutating func readString() throws(Failure) -> String {
-    try readValue(
-      { UTF8Text.validating($0) }, problem: { _ in "text that is not UTF-8" })
+    try readValue(Self.string, problem: Self.notUTF8)
   }
 
   /// The text content as a string, without the double quotes around it if there are (an
   /// ETag).
   package mutating func readUnquotedString() throws(Failure) -> String {
-    try readValue(
-      { UTF8Text.validating(OSSAnswers.unquoted(bytes: $0)) },
-      problem: { _ in "text that is not UTF-8" })
+    try readValue(Self.unquotedString, problem: Self.notUTF8)
   }
 
   /// The text content decoded as `encoding-type=url` values are: strict `%XX` decoding (a `+`
   /// stays a `+`), UTF-8 after decoding.
   package mutating func readPercentEncoded() throws(Failure) -> String {
-    try readValue(
-      { PercentEncoding.decode(utf8: $0) },
-      problem: { _ in "text that is not valid percent-encoding of UTF-8 (encoding-type=url)" })
+    try readValue(Self.percentDecoded, problem: Self.notPercentEncoded)
   }
 
   /// The text content as a non-negative decimal integer (surrounding whitespace allowed).
   package mutating func readCount() throws(Failure) -> Int64 {
-    try readValue(
-      { Self.trimmed($0).flatMap { DecimalText.parse(bytes: UnsafeBufferPointer(rebasing: $0)) } },
-      problem: { "\(Self.quotedForMessage($0)) is not a number from 0 to \(Int64.max)" })
+    try readValue(Self.count, problem: Self.notACount)
   }
 
   /// The text content as `true` or `false`.
@@ -132,6 +125,39 @@ extension XMLPullReader {
         default: nil
         }
       }, problem: { "\(Self.quotedForMessage($0)) is not true or false" })
+  }
+
+  // The typed readers' parsers and their problems, which the simple-element reader
+  // (`XMLPullReader+Simple.swift`) shares.
+
+  @inline(__always)
+  static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    UTF8Text.validating(bytes)
+  }
+
+  @inline(__always)
+  static func unquotedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    UTF8Text.validating(OSSAnswers.unquoted(bytes: bytes))
+  }
+
+  static func notUTF8(_: UnsafeBufferPointer<UInt8>) -> String { "text that is not UTF-8" }
+
+  @inline(__always)
+  static func percentDecoded(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    PercentEncoding.decode(utf8: bytes)
+  }
+
+  static func notPercentEncoded(_: UnsafeBufferPointer<UInt8>) -> String {
+    "text that is not valid percent-encoding of UTF-8 (encoding-type=url)"
+  }
+
+  @inline(__always)
+  static func count(_ bytes: UnsafeBufferPointer<UInt8>) -> Int64? {
+    trimmed(bytes).flatMap { DecimalText.parse(bytes: UnsafeBufferPointer(rebasing: $0)) }
+  }
+
+  static func notACount(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+    "\(quotedForMessage(bytes)) is not a number from 0 to \(Int64.max)"
   }
 
   /// Reads `&…;` at the current position: the character it stands for.
@@ -180,6 +206,37 @@ extension XMLPullReader {
   @inline(__always)
   static func isPlainTextByte(_ byte: UInt8) -> Bool {
     byte > 0x3C || (byte >= 0x20 && byte != 0x26 && byte != 0x3C) || byte == 0x0A || byte == 0x09
+  }
+
+  /// Where the run of plain text bytes (`isPlainTextByte`) that starts at `start` ends: eight
+  /// bytes at a time while none of them is `<`, `&` or below 0x20, then byte by byte.
+  @inline(__always)
+  func plainTextEnd(from start: Int) -> Int {
+    var at = start
+    let end = input.count
+    if let base = input.baseAddress {
+      let bytes = UnsafeRawPointer(base)
+      while at + 8 <= end {
+        let word = bytes.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+        if Self.mayHoldMarkup(word) { break }
+        at += 8
+      }
+    }
+    while at < end, Self.isPlainTextByte(input[at]) { at += 1 }
+    return at
+  }
+
+  /// Whether one of the eight bytes of `word` is `<`, `&` or below 0x20 (tab and line feed,
+  /// which are plain text, included): the bit tricks for a zero byte and a byte below n.
+  @inline(__always)
+  package static func mayHoldMarkup(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let lessThanSpace = (word &- ones &* 0x20) & ~word
+    let lessThanSign = word ^ (ones &* 0x3C)
+    let ampersand = word ^ (ones &* 0x26)
+    let zeroByte = ((lessThanSign &- ones) & ~lessThanSign) | ((ampersand &- ones) & ~ampersand)
+    return (lessThanSpace | zeroByte) & highs != 0
   }
 
   static func isXMLCharacter(_ value: UInt32) -> Bool {

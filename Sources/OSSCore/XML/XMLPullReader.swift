@@ -42,7 +42,7 @@ package struct XMLPullReader {
   // Name ranges of the open elements, innermost last.
   private(set) var open: [Range<Int>] = []
   // Whether the element last returned has not been read yet (its start tag is consumed).
-  private var pending = false
+  private(set) var pending = false
   // Whether that element was `<empty/>`.
   private var pendingIsEmpty = false
   /// Scratch space for text that needs decoding (entities, CDATA, line ends), reused.
@@ -100,17 +100,24 @@ package struct XMLPullReader {
     _ body: (inout XMLPullReader, XMLName) throws(Failure) -> Void
   ) throws(Failure) {
     guard try beginContent() else { return }
-    while true {
-      try skipMarkupAndWhitespace(textAllowed: false)
-      guard position + 1 < input.count else { throw endedInside() }
-      if input[position + 1] == UInt8(ascii: "/") {
-        try readEndTag()
-        return
-      }
-      let name = try readStartTag()
+    while let name = try nextChild() {
       try body(&self, name)
-      if pending { try skipElement() }
     }
+  }
+
+  /// The next child element of the element being read (the reader is placed inside it), or
+  /// `nil` once the element's end tag is consumed; what was left unread of the previous child
+  /// is skipped first. Text between children must be whitespace. The loop `readChildren` runs,
+  /// for decoders that read their children without a closure.
+  package mutating func nextChild() throws(Failure) -> XMLName? {
+    if pending { try skipElement() }
+    try skipMarkupAndWhitespace(textAllowed: false)
+    guard position + 1 < input.count else { throw endedInside() }
+    if input[position + 1] == UInt8(ascii: "/") {
+      try readEndTag()
+      return nil
+    }
+    return try readStartTag()
   }
 
   /// Reads past the element just returned, whatever it contains, checking that it is
