@@ -56,4 +56,31 @@ struct ListingSyntheticGoldenTests {
       }
     }
   }
+
+  /// `find` and `du` share `ls`'s listing (`RecursiveScan`) and, for `find`, its renderer: on
+  /// the same bucket they write the bytes recorded from the build before the listing path was
+  /// tuned (`find --name '*'` exactly `ls -r`'s).
+  @Test func findAndDiskUsageWriteTheRecordedBytes() async throws {
+    let configuration = EmulatorConfiguration(
+      credentials: RemoveTests.credentials, buckets: [.synthetic("keys", count: 2_500)], seed: 4)
+    try await EmulatorHarness.with(configuration) { emulator in
+      let environment = MoveRecursiveTests.environment(.kodo, emulator)
+      let cases: [(String, [String], String?)] = [
+        ("find json", ["find", "--json", "--name", "*"], Self.golden["kodo json"]),
+        ("find nul", ["find", "-0", "--name", "*"], Self.golden["kodo nul"]),
+        (
+          "du json", ["du", "--json", "--depth", "2"],
+          "60b75946fbacef786faddf2842dc9e59d18ab04701473c78693ecf3dd8817022"
+        ),
+        ("du text", ["du"], "a0c5b4095d020efeed5567377e719b49b6b42b7a41986c2d13e4ac7c1cde9505"),
+      ]
+      for (name, command, golden) in cases {
+        let arguments = [command[0], "--page-size", "700"] + command.dropFirst() + ["keys"]
+        let result = try await InProcess.run(arguments, environment: environment)
+        #expect(result.status == 0, "\(result)")
+        let digest = Self.hex(Digest.sha256(result.stdoutBytes))
+        #expect(digest == golden, "\(name): \(digest)")
+      }
+    }
+  }
 }

@@ -277,6 +277,44 @@ struct CodecPropertyTests {
     }
   }
 
+  /// `Timestamp.appendRFC3339` (built on the stack for years 0–9999, through `CivilTime`'s
+  /// writer for the rest) writes the calendar fields, then the fraction with exactly the
+  /// timestamp's digits, then `Z`: the same bytes on both paths and across their border.
+  @Test func rfc3339TimesMatchTheCalendarFields() async {
+    func expected(_ time: Timestamp) -> String {
+      var fraction = time.hundredNanoseconds % 10_000_000
+      if fraction < 0 { fraction += 10_000_000 }
+      var text = CivilTime(unixSeconds: time.unixSeconds).rfc3339Seconds
+      if time.fractionDigits > 0 {
+        let digits = String(
+          fraction
+            / [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000][
+              7 - time.fractionDigits])
+        text += "." + String(repeating: "0", count: time.fractionDigits - digits.count) + digits
+      }
+      return text + "Z"
+    }
+    // Year 0 begins at -62167219200 s, year 10000 at 253402300800 s.
+    let borders: [Int64] = [-62_167_219_201, -62_167_219_200, 0, 253_402_300_799, 253_402_300_800]
+    for seconds in borders {
+      for digits in 0...7 {
+        let time = Timestamp(
+          hundredNanoseconds: seconds * 10_000_000 + 1_234_567, fractionDigits: digits)
+        #expect(time.rfc3339 == expected(time), "\(seconds) \(digits)")
+      }
+    }
+    #expect(
+      Timestamp(hundredNanoseconds: 13_603_956_734_587_420).rfc3339
+        == "2013-02-09T07:41:13.4587420Z")
+    await seededCheck(
+      count: 500, input: Gen<Int64>.value(in: -700_000_000_000_000_000...700_000_000_000_000_000),
+      Gen<Int>.value(in: 0...7)
+    ) { hundredNanoseconds, digits in
+      let time = Timestamp(hundredNanoseconds: hundredNanoseconds, fractionDigits: digits)
+      #expect(time.rfc3339 == expected(time))
+    }
+  }
+
   @Test func httpDatesRoundTrip() async {
     #expect(HTTPDate.format(unixSeconds: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
     await seededCheck(count: 300, input: Gen<Int64>.value(in: 0...4_102_444_800)) { seconds in

@@ -44,18 +44,32 @@ extension JSONReader {
     }
 
     /// Whether `name` is `literal` (a decoder matches eight names an object): the lengths, then
-    /// at most 16 bytes.
+    /// the inline words. Small enough to be inlined into a decoder's `switch`, where most cases
+    /// are decided by the length alone.
     @inlinable @inline(__always)
     package static func ~= (literal: StaticString, name: MemberName) -> Bool {
-      guard name.count >= 0 else { return name.text == literal.description }
-      guard literal.utf8CodeUnitCount == name.count else { return false }
-      guard literal.hasPointerRepresentation else { return name.string == literal.description }
-      // The inline words hold the name's bytes in order (little-endian): one short `memcmp`.
-      let words = (name.low.littleEndian, name.high.littleEndian)
-      return withUnsafeBytes(of: words) { stored in
-        guard let base = stored.baseAddress else { return false }
-        return memcmp(base, literal.utf8Start, name.count) == 0
+      guard literal.utf8CodeUnitCount == name.count else {
+        return name.count < 0 && name.text == literal.description
       }
+      return name.hasInlineBytes(of: literal)
+    }
+
+    /// Whether the inline bytes are `literal`'s (whose length is `count`): its bytes gathered
+    /// into two words and compared with the stored ones, no call into the C library.
+    @inlinable @inline(__always)
+    package func hasInlineBytes(of literal: StaticString) -> Bool {
+      guard literal.hasPointerRepresentation else { return string == literal.description }
+      var words: (low: UInt64, high: UInt64) = (0, 0)
+      let start = literal.utf8Start
+      for offset in 0..<count {
+        let byte = UInt64(start[offset])
+        if offset < 8 {
+          words.low |= byte << UInt64(offset * 8)
+        } else {
+          words.high |= byte << UInt64((offset - 8) * 8)
+        }
+      }
+      return words.low == low && words.high == high
     }
   }
 }

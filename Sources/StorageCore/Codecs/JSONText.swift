@@ -10,9 +10,9 @@ package enum JSONText {
   /// With `asciiOnly`, every character outside printable ASCII is written as `\uXXXX` (UTF-16
   /// units), the form Qiniu's SDKs write policies in.
   package static func appendString(_ value: String, to bytes: inout [UInt8]) {
-    // The concrete fast path (a listing writes millions of strings): no generic dispatch.
-    var value = value
-    let copied = value.withUTF8 { buffer -> Bool in
+    // The concrete fast path (a listing writes millions of strings): no generic dispatch, and
+    // the string's own bytes, borrowed (no copy of the string, no retain).
+    let copied = value.utf8.withContiguousStorageIfAvailable { buffer -> Bool in
       for byte in buffer where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 {
         return false
       }
@@ -21,7 +21,7 @@ package enum JSONText {
       bytes.append(UInt8(ascii: "\""))
       return true
     }
-    if !copied { appendString(Substring(value), to: &bytes, asciiOnly: false) }
+    if copied != true { appendString(Substring(value), to: &bytes, asciiOnly: false) }
   }
 
   /// Appends `value` as a JSON string (see the `String` overload); with `asciiOnly`, every
