@@ -202,7 +202,7 @@ import Testing
 
   @Test(arguments: RemoveTests.wires)
   func faultsGiveExactResultsAndARerunFinishes(_ wire: EmulatorProtocol) async throws {
-    // On Kodo three `/batch` requests (1000, 1000 and 345 moves, sent at once), the second to
+    // On Kodo three `/batch` requests (1000, 1000 and 345 moves, two at a time), the second to
     // arrive fails for sure (a failed batch is never repeated); on OSS, copies and stats fail and are repeated (a repeated copy finds its
     // own earlier copy and counts it).
     let keys = Self.numbered("f/", wire == .kodo ? 2_345 : 300)

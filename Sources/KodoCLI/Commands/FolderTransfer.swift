@@ -66,7 +66,7 @@ struct FolderTransfer {
   /// error and it is kept.
   ///
   /// The listing goes on while a batch runs; a service that moves and copies in batches of its
-  /// own (Kodo) gets a few batches at once (`BatchWindow`), one that copies each object gets one
+  /// own (Kodo) gets two batches at once (`BatchWindow`), one that copies each object gets one
   /// batch at a time (its copies run in parallel already).
   ///
   /// - Returns: how many objects the folder held.
