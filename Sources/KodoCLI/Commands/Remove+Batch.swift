@@ -100,7 +100,7 @@ enum DeleteEvent {
 }
 
 /// The deleting of `rm`, also `kodo browse`'s `d`: keys sent in batches of the service's limit
-/// while they are given (a listing streams), a few batches at once (`BatchWindow`), each key's
+/// while they are given (a listing streams), two batches at once (`BatchWindow`), each key's
 /// fate told to `report` in the order given. With `statFirst`, keys are checked to exist before
 /// a batch goes (OSS deletes a missing key "successfully"); a dry run sends nothing.
 struct DeleteBatches {
