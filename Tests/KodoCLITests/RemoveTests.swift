@@ -3,6 +3,7 @@ import KodoEmulator
 import KodoTestSupport
 import PropertyBased
 import StorageCore
+import Synchronization
 import Testing
 
 @testable import KodoCLI
@@ -184,6 +185,39 @@ import Testing
       let joined = batches.flatMap { $0 }
       #expect(joined.count == keys.count)
       #expect(zip(joined, keys).allSatisfy { $0.utf8.elementsEqual($1.utf8) })
+    }
+  }
+
+  /// How many of a window's batches run at once, at most.
+  final class Gauge: Sendable {
+    let state = Mutex((now: 0, most: 0))
+  }
+
+  @Test func windowDeliversInStartOrderWithAtMostDepthRunning() async {
+    let counts = Gen<Int>.value(in: 0...40)
+    let depths = Gen<Int>.value(in: 1...6)
+    let yields = Gen<Int>.value(in: 0...20).array(of: 40...40)
+    await seededCheck(input: counts, depths, yields) { count, depth, yields in
+      let gauge = Gauge()
+      let window = BatchWindow<Int>(depth: depth)
+      var delivered: [Int] = []
+      for index in 0..<count {
+        // Batches end in an order of their own: some yield more than others.
+        let spins = yields[index]
+        try await window.start(
+          {
+            gauge.state.withLock {
+              $0.now += 1
+              $0.most = max($0.most, $0.now)
+            }
+            for _ in 0..<spins { await Task.yield() }
+            gauge.state.withLock { $0.now -= 1 }
+            return index
+          }, deliver: { delivered.append($0) })
+      }
+      try await window.finish { delivered.append($0) }
+      #expect(delivered == Array(0..<count))
+      #expect(gauge.state.withLock { $0.most } <= depth)
     }
   }
 }

@@ -18,6 +18,30 @@ struct RoundTripPropertyTests {
     }
   }
 
+  /// `KodoBatch.body` writes deletes, moves and copies as bytes: the same bytes as the form
+  /// built from each operation's `path`, for any keys (and the generic path for the rest).
+  @Test func batchBodyIsTheFormOfThePathsForAnyKeys() async {
+    await seededCheck(
+      count: 300, input: anyKey.array(of: 1...6), Gen.lowercaseLetter.string(of: 1...12)
+    ) { keys, bucket in
+      var operations: [KodoOperation] = []
+      for (index, key) in keys.enumerated() {
+        let here = ObjectLocation(bucket: bucket, key: key)
+        let there = ObjectLocation(bucket: "b" + bucket, key: key + String(index))
+        operations += [
+          .delete(here), .move(here, to: there, force: index % 2 == 0),
+          .copy(there, to: here, force: index % 2 == 1), .stat(here),
+          .delete(here, condition: KodoCondition(hash: key, size: Int64(index))),
+        ]
+      }
+      let expected = KodoBatch.formBody(operations.map { String($0.path.dropFirst()) })
+      #expect(KodoBatch.body(operations) == expected)
+      #expect(
+        KodoBatch.body(Array(operations.prefix(1)))
+          == KodoBatch.formBody([String(operations[0].path.dropFirst())]))
+    }
+  }
+
   @Test func urlPathRoundTripsAnyKey() async {
     await seededCheck(count: 500, input: anyKey) { key in
       let path = PercentEncoding.encodePath(key)

@@ -65,46 +65,70 @@ struct FolderTransfer {
   /// The folder's own marker object has no destination at a bucket's root: its outcome is an
   /// error and it is kept.
   ///
+  /// The listing goes on while a batch runs; a service that moves and copies in batches of its
+  /// own (Kodo) gets two batches at once (`BatchWindow`), one that copies each object gets one
+  /// batch at a time (its copies run in parallel already).
+  ///
   /// - Returns: how many objects the folder held.
   func run(
     dryRun: Bool, listed: (Int) -> Void = { _ in },
     report: (TransferOutcome) async throws -> Void
   ) async throws -> Int {
     var splitter = BatchSplitter<CopyRequest>(limit: writer.transferBatchLimit)
+    let window = BatchWindow<Result<[TransferOutcome], StorageError>>(
+      depth: writer is any BatchTransferring ? BatchWindow<[TransferOutcome]>.defaultDepth : 1)
     var seen = 0
+    let (writer, move) = (self.writer, self.move)
+    func deliver(_ outcomes: Result<[TransferOutcome], StorageError>) async throws {
+      for outcome in try outcomes.get() { try await report(outcome) }
+    }
     func send(_ batch: [CopyRequest]) async throws {
       if dryRun {
         for request in batch { try await report(TransferOutcome(request: request)) }
         return
       }
-      let outcomes: [TransferOutcome]
-      do {
-        outcomes = try await writer.transferBatch(batch, move: move)
-      } catch {
-        if error.kind == .cancelled { throw error }
-        outcomes = batch.map { TransferOutcome(request: $0, error: error) }
-      }
-      for outcome in outcomes { try await report(outcome) }
+      try await window.start(
+        { await Self.transfer(batch, writer: writer, move: move) }, deliver: deliver)
     }
-    try await folder.scan { objects in
-      listed(objects.count)
-      for object in objects {
-        seen += 1
-        let request = request(for: object)
-        if request.destination.key.isEmpty {
-          try await report(
-            TransferOutcome(
-              request: request,
-              error: StorageError(
-                .invalidInput,
-                "the folder marker \(request.source) was kept: the root of bucket \(DisplayText.quoted(destinationBucket)) holds no folder marker"
-              )))
-          continue
+    do {
+      try await folder.scan { objects in
+        listed(objects.count)
+        for object in objects {
+          seen += 1
+          let request = request(for: object)
+          if request.destination.key.isEmpty {
+            try await report(
+              TransferOutcome(
+                request: request,
+                error: StorageError(
+                  .invalidInput,
+                  "the folder marker \(request.source) was kept: the root of bucket \(DisplayText.quoted(destinationBucket)) holds no folder marker"
+                )))
+            continue
+          }
+          if let batch = splitter.add(request) { try await send(batch) }
         }
-        if let batch = splitter.add(request) { try await send(batch) }
       }
+    } catch {
+      // What the batches still running did is reported before the listing's failure.
+      try? await window.finish(deliver: deliver)
+      throw error
     }
     if let batch = splitter.finish() { try await send(batch) }
+    try await window.finish(deliver: deliver)
     return seen
+  }
+
+  /// The outcome of each request of `batch`: a request that failed as a whole is every
+  /// object's failure; a cancellation is the whole batch's (the caller stops).
+  private static func transfer(_ batch: [CopyRequest], writer: any ObjectWriting, move: Bool)
+    async -> Result<[TransferOutcome], StorageError>
+  {
+    do {
+      return .success(try await writer.transferBatch(batch, move: move))
+    } catch {
+      if error.kind == .cancelled { return .failure(error) }
+      return .success(batch.map { TransferOutcome(request: $0, error: error) })
+    }
   }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import StorageCore
+import Synchronization
 
 /// `put`'s options, resolved and checked once.
 struct PutSettings: Sendable {
@@ -86,35 +87,36 @@ struct PutRun: Sendable {
   /// The command to run again after an interruption (`put`, `sync`).
   var command = "put"
 
-  private struct Tally {
-    var uploaded = 0
-    var skipped = 0
-    var failed = 0
-    var firstFailure: Int32?
+  /// What is done so far; read by the resume note, which a signal prints from another thread.
+  private final class Tally: Sendable {
+    let uploaded = Atomic(0)
+    let skipped = Atomic(0)
+    let failed = Atomic(0)
+    let firstFailure = Mutex<Int32?>(nil)
   }
 
   func run(_ items: some Sequence<PutItem>) async throws {
     let output = OutputStream.standardOutput()
     let progress = TransferProgress.forTransfer(json: json, output: output)
     defer { progress.clear() }
-    var tally = Tally()
-    func hint() -> DisplayText {
-      "interrupted: \(tally.uploaded) uploaded, \(tally.skipped) skipped; run the same \(command) again to finish (an upload in parts resumes)"
+    let tally = Tally()
+    let command = self.command
+    // Made when printed (not for every file): the counts as they are then.
+    @Sendable func hint() -> DisplayText {
+      "interrupted: \(tally.uploaded.load(ordering: .relaxed)) uploaded, \(tally.skipped.load(ordering: .relaxed)) skipped; run the same \(command) again to finish (an upload in parts resumes)"
     }
-    Signals.setResumeHint(hint())
+    Signals.setResumeHint(making: hint)
     defer { Signals.setResumeHint(nil) }
     func report(_ result: Result<PutOutcome, StorageError>) throws {
       switch result {
       case .success(.uploaded(let key, let size, let result)):
-        tally.uploaded += 1
+        tally.uploaded.add(1, ordering: .relaxed)
         progress.finished(bytes: size, transferred: true)
         try write("uploaded", key, size, result, to: output)
-        Signals.setResumeHint(hint())
       case .success(.skipped(let key, let size)):
-        tally.skipped += 1
+        tally.skipped.add(1, ordering: .relaxed)
         progress.finished(bytes: size, transferred: false)
         try write("skipped", key, size, nil, to: output)
-        Signals.setResumeHint(hint())
       case .failure(let error):
         progress.underWay(bytes: 0)
         progress.clear()
@@ -122,9 +124,9 @@ struct PutRun: Sendable {
           throw CommandFailure(error: StorageError(.cancelled, "interrupted"), notes: [hint()])
         }
         if error.kind == .outputClosed { throw error }
-        tally.failed += 1
+        tally.failed.add(1, ordering: .relaxed)
         let code = ErrorReporting.report(error, notes: [], json: json)
-        if tally.firstFailure == nil { tally.firstFailure = code }
+        tally.firstFailure.withLock { if $0 == nil { $0 = code } }
       }
     }
     // What a walk met that is not a file to upload: a skip is told and counted, a failure
@@ -133,7 +135,7 @@ struct PutRun: Sendable {
       switch item {
       case .skipped(let text):
         progress.clear()
-        tally.skipped += 1
+        tally.skipped.add(1, ordering: .relaxed)
         Diagnostics.note(text)
       case .failed(let error): try report(.failure(error))
       case .job: break
@@ -164,9 +166,10 @@ struct PutRun: Sendable {
     }
     if !json {
       Diagnostics.note(
-        "\(tally.uploaded) uploaded, \(tally.skipped) skipped, \(tally.failed) failed")
+        "\(tally.uploaded.load(ordering: .relaxed)) uploaded, \(tally.skipped.load(ordering: .relaxed)) skipped, \(tally.failed.load(ordering: .relaxed)) failed"
+      )
     }
-    if let code = tally.firstFailure { throw ExitCode(code) }
+    if let code = tally.firstFailure.withLock({ $0 }) { throw ExitCode(code) }
   }
 
   private static func outcome(of upload: PutUpload) async -> Result<PutOutcome, StorageError> {

@@ -99,8 +99,13 @@ struct Remove: KodoCommand {
     let deleter = BatchDeleter(
       writer: writer, bucket: bucket, options: try options(context), checkMissing: true,
       provider: provider)
-    for key in first { try await deleter.add(key) }
-    while let key = try source.next() { try await deleter.add(key) }
+    do {
+      for key in first { try await deleter.add(key) }
+      while let key = try source.next() { try await deleter.add(key) }
+    } catch {
+      await deleter.settle()
+      throw error
+    }
     try await deleter.finish()
   }
 
@@ -121,9 +126,15 @@ struct Remove: KodoCommand {
       provider: provider)
     let progress = Progress.forScan()
     defer { progress.clear() }
-    try await folder.scan { objects in
-      for object in objects { try await deleter.add(object.key) }
-      progress.add(objects.count)
+    do {
+      try await folder.scan { objects in
+        for object in objects { try await deleter.add(object.key) }
+        progress.add(objects.count)
+      }
+    } catch {
+      progress.clear()
+      await deleter.settle()
+      throw error
     }
     progress.clear()
     if deleter.seen == 0 { return try Self.nothingUnder(folder.place, force: force) }

@@ -13,7 +13,7 @@ enum Signals {
 
   struct State {
     var task: Task<Void, any Error>?
-    var resumeHint: DisplayText?
+    var resumeHint: (@Sendable () -> DisplayText)?
     var signal: Int32 = 0
     var signals: TerminationSignals?
   }
@@ -25,7 +25,14 @@ enum Signals {
 
   /// The resume note printed if the work does not stop on its own in time.
   static func setResumeHint(_ hint: DisplayText?) {
-    state.withLock { $0.resumeHint = hint }
+    guard let hint else { return setResumeHint(making: nil) }
+    setResumeHint(making: { hint })
+  }
+
+  /// The resume note, made only when it is printed: for work that would otherwise make a new
+  /// note for each file it finishes.
+  static func setResumeHint(making make: (@Sendable () -> DisplayText)?) {
+    state.withLock { $0.resumeHint = make }
   }
 
   /// Runs `body` in a task that SIGINT and SIGTERM cancel; ignores SIGPIPE (a closed stdout
@@ -51,7 +58,7 @@ enum Signals {
     task?.cancel()
     DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(700)) {
       let hint = state.withLock { $0.resumeHint }
-      if let hint { Diagnostics.note(hint) }
+      if let hint { Diagnostics.note(hint()) }
       TemporaryFiles.removeAll()
       exit(number == SIGTERM ? 143 : 130)
     }

@@ -56,33 +56,45 @@ public enum QETag {
     return URLSafeBase64.encode([0x96] + Digest.sha1(Array(blockDigests.joined())))
   }
 
-  /// The qetag of the file at `path`, read one block at a time.
+  /// The qetag of the file at `path`, read one block at a time into one buffer: the file's
+  /// size when under a block (`sync` and `get -r` hash thousands of small files), else a block.
   ///
   /// - Throws: `QETag.FileError` when the file cannot be opened or read.
   public static func hash(fileAt path: String) throws -> String {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw FileError(path: path, reason: "cannot open the file")
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
+      throw FileError(
+        path: path, reason: "cannot open the file: \(String(cString: strerror(errno)))")
     }
-    defer { try? handle.close() }
+    defer { _ = close(descriptor) }
+    var status = stat()
+    let size = fstat(descriptor, &status) == 0 ? Int(status.st_size) : blockSize
+    // One byte more than the size, so that a file that grew since is read on, not cut.
+    var buffer = [UInt8](repeating: 0, count: max(1, min(blockSize, size + 1)))
+    var filled = 0
     var digests = [[UInt8]]()
-    var block = Data()
-    block.reserveCapacity(blockSize)
     while true {
-      let chunk: Data?
-      do {
-        chunk = try handle.read(upToCount: blockSize - block.count)
-      } catch {
-        throw FileError(path: path, reason: "\(error)")
+      if filled == buffer.count {
+        if filled == blockSize {
+          digests.append(buffer.withUnsafeBytes { Digest.sha1($0) })
+          filled = 0
+        } else {
+          buffer += [UInt8](repeating: 0, count: min(blockSize, buffer.count * 2) - buffer.count)
+        }
       }
-      guard let chunk, !chunk.isEmpty else { break }
-      block.append(chunk)
-      if block.count == blockSize {
-        digests.append(block.withUnsafeBytes { Digest.sha1($0) })
-        block.removeAll(keepingCapacity: true)
+      let count = buffer.withUnsafeMutableBytes { bytes in
+        read(descriptor, bytes.baseAddress?.advanced(by: filled), bytes.count - filled)
       }
+      if count < 0 {
+        if errno == EINTR { continue }
+        throw FileError(path: path, reason: String(cString: strerror(errno)))
+      }
+      if count == 0 { break }
+      filled += count
     }
-    if !block.isEmpty || digests.isEmpty {
-      digests.append(block.withUnsafeBytes { Digest.sha1($0) })
+    if filled > 0 || digests.isEmpty {
+      digests.append(
+        buffer.withUnsafeBytes { Digest.sha1(UnsafeRawBufferPointer(rebasing: $0[..<filled])) })
     }
     return hash(blockDigests: digests)
   }

@@ -68,6 +68,40 @@ public enum KodoOperation: Sendable, Equatable {
     }
   }
 
+  /// Appends `path`'s bytes to `bytes`: for a delete without a condition, a move and a copy
+  /// (what batches carry by the thousand) without building a string; `scratch` is working
+  /// space, reused from one call to the next.
+  func appendPath(to bytes: inout [UInt8], scratch: inout [UInt8]) {
+    func entry(_ location: ObjectLocation) {
+      scratch.removeAll(keepingCapacity: true)
+      scratch.append(contentsOf: location.bucket.utf8)
+      scratch.append(UInt8(ascii: ":"))
+      scratch.append(contentsOf: location.key.utf8)
+      scratch.withUnsafeBufferPointer { URLSafeBase64.append($0, to: &bytes) }
+    }
+    func transfer(
+      _ name: StaticString, _ source: ObjectLocation, _ destination: ObjectLocation, _ force: Bool
+    ) {
+      bytes.append(
+        contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+      entry(source)
+      bytes.append(UInt8(ascii: "/"))
+      entry(destination)
+      bytes.append(contentsOf: (force ? "/force/true" : "/force/false").utf8)
+    }
+    switch self {
+    case .delete(let object, nil):
+      bytes.append(contentsOf: "/delete/".utf8)
+      entry(object)
+    case .move(let source, let destination, let force):
+      transfer("/move/", source, destination, force)
+    case .copy(let source, let destination, let force):
+      transfer("/copy/", source, destination, force)
+    default:
+      bytes.append(contentsOf: path.utf8)
+    }
+  }
+
   /// The object the operation is about (the source of a move or copy).
   public var object: ObjectLocation {
     switch self {

@@ -159,9 +159,20 @@ extension EmulatorService {
     guard let sourceBucket = buckets[source.bucket] else {
       return .failure(631, "no such bucket")
     }
-    let snapshot = sourceBucket.source
-    guard let index = snapshot.index(of: Array(source.key.utf8)) else {
-      return .store(.noSuchKey)
+    // The source's body and metadata, read from a snapshot that is let go before the writes
+    // below: a snapshot still held would make each write copy the store's chunk it changes.
+    let read: Result<(body: ObjectBody, metadata: ObjectMetadata), OperationResult> = {
+      let snapshot = sourceBucket.source
+      guard let index = snapshot.index(of: Array(source.key.utf8)),
+        let body = snapshot.body(at: index)
+      else { return .failure(.store(.noSuchKey)) }
+      return .success((body, snapshot.metadata(at: index)))
+    }()
+    let body: ObjectBody
+    var metadata: ObjectMetadata
+    switch read {
+    case .failure(let result): return result
+    case .success(let found): (body, metadata) = found
     }
     if ExactKey.same(source.bucket, target.bucket) && ExactKey.same(source.key, target.key) {
       return force || !move ? .ok : .store(.exists)
@@ -172,8 +183,6 @@ extension EmulatorService {
     case .success(let store): targetStore = store
     }
     if move && sourceBucket.writable == nil { return .store(.readOnly) }
-    guard let body = snapshot.body(at: index) else { return .store(.noSuchKey) }
-    var metadata = snapshot.metadata(at: index)
     metadata.putTime = putTimeNow
     do throws(StoreFailure) {
       // Copied a chunk at a time; the CRC-64 computed on the way when the source has none.
