@@ -41,6 +41,25 @@ import Testing
     #expect(try QETag.hash(fileAt: directory.path + "/empty") == "Fto5o-5ea0sNMlW_75VgGJCv2AcJ")
   }
 
+  /// `hash(file:)` reads an open descriptor from its start with positional reads: the offset
+  /// a caller is at (an upload reading the same descriptor) does not move, and sizes at and
+  /// around the block edge hash as in memory.
+  @Test func anOpenFileHashesFromItsStartWithoutMovingItsOffset() throws {
+    let directory = try TemporaryDirectory()
+    defer { directory.remove() }
+    for size in [0, 1, 4095, 4 * 1_048_576, 4 * 1_048_576 + 1, 9 * 1_048_576] {
+      let data = Self.pattern(size)
+      try directory.write("f", data)
+      let file = open(directory.path + "/f", O_RDONLY | O_CLOEXEC)
+      try #require(file >= 0)
+      defer { close(file) }
+      let offset = off_t(size / 2)
+      #expect(lseek(file, offset, SEEK_SET) == offset)
+      #expect(try QETag.hash(file: file) == QETag.hash(of: data), "size \(size)")
+      #expect(lseek(file, 0, SEEK_CUR) == offset)
+    }
+  }
+
   @Test func missingFileThrows() {
     #expect(throws: QETag.FileError.self) {
       try QETag.hash(fileAt: "/nonexistent/kodo-emulator/file")

@@ -60,5 +60,12 @@ struct CRC64Tests {
     #expect(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
     #expect(try CRC64.checksum(fileAt: path) == CRC64.checksum(bytes))
     #expect(throws: StorageError.self) { try CRC64.checksum(fileAt: path + ".missing") }
+    // An open descriptor is read from its start, its offset left where the caller had it.
+    let file = open(path, O_RDONLY | O_CLOEXEC)
+    try #require(file >= 0)
+    defer { close(file) }
+    #expect(lseek(file, 12345, SEEK_SET) == 12345)
+    #expect(try CRC64.checksum(file: file) == CRC64.checksum(bytes))
+    #expect(lseek(file, 0, SEEK_CUR) == 12345)
   }
 }

@@ -22,19 +22,19 @@ enum ListedContent {
     case unknown
   }
 
-  /// Compares the file readable at `path` (of `size` bytes) with `object` as listed.
+  /// Compares the open, readable file `file` (of `size` bytes) with `object` as listed.
   ///
   /// - Throws: `.localIO` when the file cannot be read.
   static func compare(
-    _ object: ObjectEntry, fileAt path: String, size: Int64, provider: any StorageProvider
+    _ object: ObjectEntry, file: Int32, size: Int64, provider: any StorageProvider
   ) throws(StorageError) -> Verdict {
     guard object.size == size else { return .different }
     if let check = provider.integrityCheck(for: ObjectDetails(object: object)) {
-      return try check.compute(path) == check.expected
+      return try check.compute(file) == check.expected
         ? .same(digest: check.expected, field: "hash") : .different
     }
     guard let md5 = contentMD5(object) else { return .unknown }
-    return try fileMD5(path) == md5 ? .same(digest: md5, field: "md5") : .unknown
+    return try fileMD5(file) == md5 ? .same(digest: md5, field: "md5") : .unknown
   }
 
   /// The content's MD5 (lower-case hex) that the listing shows: OSS's ETag of a `Normal`
@@ -56,26 +56,23 @@ enum ListedContent {
     }
   }
 
-  /// The MD5 (lower-case hex) of the file at `path`, read in 1 MiB chunks.
-  static func fileMD5(_ path: String) throws(StorageError) -> String {
-    let file: FileDescriptor
-    do {
-      file = try FileDescriptor.open(path, .readOnly, options: [.closeOnExec])
-    } catch {
-      throw StorageError(.localIO, "cannot open \(DisplayText.quoted(path)): \(error)")
-    }
-    defer { try? file.close() }
+  /// The MD5 (lower-case hex) of the open file `file`, read from its start with positional
+  /// reads (its offset is not moved) in 1 MiB chunks.
+  static func fileMD5(_ file: Int32) throws(StorageError) -> String {
     let digest = MD5Digest()
     var buffer = [UInt8](repeating: 0, count: 1 << 20)
+    var offset: Int64 = 0
     while true {
-      let count: Int
-      do {
-        count = try buffer.withUnsafeMutableBytes { try file.read(into: $0) }
-      } catch {
-        throw StorageError(.localIO, "cannot read \(DisplayText.quoted(path)): \(error)")
+      let (count, failure) = buffer.withUnsafeMutableBytes {
+        PositionalFile.read(file, into: $0, at: offset)
       }
-      guard count > 0 else { break }
+      if let failure {
+        throw StorageError(
+          .localIO, "cannot read the file to compute its MD5: \(Errno(rawValue: failure))")
+      }
       buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+      offset += Int64(count)
+      if count < buffer.count { break }
     }
     return digest.text
   }

@@ -93,7 +93,7 @@ struct PutUpload: Sendable {
     if let listing {
       guard let object = listing.object else { return .absent }
       switch try ListedContent.compare(
-        object, fileAt: "/proc/self/fd/\(source.descriptor)", size: source.identity.size,
+        object, file: source.descriptor, size: source.identity.size,
         provider: writer)
       {
       case .same: return .same
@@ -117,7 +117,7 @@ struct PutUpload: Sendable {
   {
     guard details.object.size == source.identity.size else { return false }
     guard let check = writer.integrityCheck(for: details) else { return nil }
-    return try check.compute("/proc/self/fd/\(source.descriptor)") == check.expected
+    return try check.compute(source.descriptor) == check.expected
   }
 
   /// Whether the file is the same as the object `sync` listed at its key (`false` when there

@@ -314,7 +314,7 @@ struct RecursiveGet {
     defer { _ = Glibc.close(raw) }
     var status = stat()
     guard fstat(raw, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
-    return try? check.compute("/proc/self/fd/\(raw)")
+    return try? check.compute(raw)
   }
 
   /// What the listing shows of the regular file `name` in `parent` (opened without following
@@ -328,7 +328,7 @@ struct RecursiveGet {
     var status = stat()
     guard fstat(raw, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { return nil }
     return try? ListedContent.compare(
-      object, fileAt: "/proc/self/fd/\(raw)", size: Int64(status.st_size), provider: provider)
+      object, file: raw, size: Int64(status.st_size), provider: provider)
   }
 
   /// Downloads one object unless a file with its size and hash (only its size: `sizeOnly`) is

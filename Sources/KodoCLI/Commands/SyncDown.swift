@@ -188,23 +188,33 @@ struct SyncDown {
   }
 
   /// Whether the regular file at `path` has `object`'s size and (unless `--size-only`) hash.
+  ///
+  /// The file is opened without following a link and read through that descriptor, so what is
+  /// compared is what was checked to be a regular file.
   private func isSame(_ object: ObjectEntry, _ path: String) async throws -> Bool {
+    if options.sizeOnly {
+      var status = stat()
+      return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
+        && Int64(status.st_size) == object.size
+    }
+    let file = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
+    guard file >= 0 else { return false }
+    defer { _ = close(file) }
     var status = stat()
-    guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+    guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
       Int64(status.st_size) == object.size
     else { return false }
-    if options.sizeOnly { return true }
     var details = ObjectDetails(object: object)
     if provider.integrityCheck(for: details) == nil {
       // The listing's MD5 ETag (OSS) settles a file that is the same; else the CRC-64 does.
       if case .same? = try? ListedContent.compare(
-        object, fileAt: path, size: object.size, provider: provider)
+        object, file: file, size: object.size, provider: provider)
       {
         return true
       }
       details = try await provider.stat(bucket: bucket, key: object.key)
     }
     guard let check = provider.integrityCheck(for: details) else { return false }
-    return (try? check.compute(path)) == check.expected
+    return (try? check.compute(file)) == check.expected
   }
 }

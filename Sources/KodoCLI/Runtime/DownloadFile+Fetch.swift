@@ -58,7 +58,7 @@ extension DownloadFile {
     try file.finish(size: request.expectedSize)
     let digest = try check.map { check throws(StorageError) in
       // Read back through the open descriptor, never through the directory.
-      try check.compute(file.readablePath)
+      try check.compute(file.descriptor.rawValue)
     }
     if let check, let digest, digest != check.expected { throw mismatch(check, digest) }
     try file.commit(replacing: replacing)

@@ -129,10 +129,6 @@ struct DownloadFile {
     )
   }
 
-  /// The path that reads the temporary file through its open descriptor (not through its
-  /// directory), for computing its digest.
-  var readablePath: String { "/proc/self/fd/\(descriptor.rawValue)" }
-
   /// Checks that the file holds exactly `size` bytes, flushes it to disk and gives it the mode a
   /// new file gets (the umask's).
   func finish(size: Int64?) throws(StorageError) {

@@ -49,11 +49,11 @@ extension KodoClient: StorageProvider {
     guard let hash = details.object.hash, !hash.isEmpty else { return nil }
     return IntegrityCheck(
       name: "qetag", expected: hash,
-      compute: { path throws(StorageError) in
-        do {
-          return try QETag.hash(fileAt: path)
+      compute: { file throws(StorageError) in
+        do throws(QETag.FileError) {
+          return try QETag.hash(file: file)
         } catch {
-          throw StorageError(.localIO, "cannot read \(DisplayText.quoted(path)): \(error)")
+          throw StorageError(.localIO, "cannot read the file to compute its qetag: \(error.reason)")
         }
       })
   }

@@ -56,8 +56,7 @@ public enum QETag {
     return URLSafeBase64.encode([0x96] + Digest.sha1(Array(blockDigests.joined())))
   }
 
-  /// The qetag of the file at `path`, read one block at a time into one buffer: the file's
-  /// size when under a block (`sync` and `get -r` hash thousands of small files), else a block.
+  /// The qetag of the file at `path` (see `hash(file:)`).
   ///
   /// - Throws: `QETag.FileError` when the file cannot be opened or read.
   public static func hash(fileAt path: String) throws -> String {
@@ -67,30 +66,45 @@ public enum QETag {
         path: path, reason: "cannot open the file: \(String(cString: strerror(errno)))")
     }
     defer { _ = close(descriptor) }
+    do {
+      return try hash(file: descriptor)
+    } catch {
+      throw FileError(path: path, reason: error.reason)
+    }
+  }
+
+  /// The qetag of the open file `descriptor`, read from its start with positional reads (its
+  /// offset is not moved) one block at a time into one buffer: the file's size when under a
+  /// block (`sync` and `get -r` hash thousands of small files), else a block.
+  ///
+  /// - Throws: `QETag.FileError` (without a path) when the file cannot be read.
+  public static func hash(file descriptor: Int32) throws(FileError) -> String {
     var status = stat()
     let size = fstat(descriptor, &status) == 0 ? Int(status.st_size) : blockSize
     // One byte more than the size, so that a file that grew since is read on, not cut.
     var buffer = [UInt8](repeating: 0, count: max(1, min(blockSize, size + 1)))
+    var offset: Int64 = 0
     var filled = 0
     var digests = [[UInt8]]()
     while true {
-      if filled == buffer.count {
-        if filled == blockSize {
-          digests.append(buffer.withUnsafeBytes { Digest.sha1($0) })
-          filled = 0
-        } else {
-          buffer += [UInt8](repeating: 0, count: min(blockSize, buffer.count * 2) - buffer.count)
-        }
+      let (count, failure) = buffer.withUnsafeMutableBytes {
+        PositionalFile.read(
+          descriptor, into: UnsafeMutableRawBufferPointer(rebasing: $0[filled...]), at: offset)
       }
-      let count = buffer.withUnsafeMutableBytes { bytes in
-        read(descriptor, bytes.baseAddress?.advanced(by: filled), bytes.count - filled)
+      if let failure {
+        throw FileError(path: "", reason: String(cString: strerror(failure)))
       }
-      if count < 0 {
-        if errno == EINTR { continue }
-        throw FileError(path: path, reason: String(cString: strerror(errno)))
-      }
-      if count == 0 { break }
+      offset += Int64(count)
       filled += count
+      // A buffer not filled: the file ended.
+      if filled < buffer.count { break }
+      if filled == blockSize {
+        digests.append(buffer.withUnsafeBytes { Digest.sha1($0) })
+        filled = 0
+      } else {
+        // The file grew past the size it had: read on in blocks.
+        buffer += [UInt8](repeating: 0, count: blockSize - buffer.count)
+      }
     }
     if filled > 0 || digests.isEmpty {
       digests.append(

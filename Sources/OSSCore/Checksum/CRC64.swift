@@ -48,25 +48,41 @@ public struct CRC64: Sendable, Equatable {
     }
   }
 
-  /// The CRC of the file at `path`, read in 1 MiB chunks.
+  /// The CRC of the file at `path` (see `checksum(file:)`).
   ///
   /// - Throws: `StorageError(.localIO)` when the file cannot be opened or read.
   public static func checksum(fileAt path: String) throws(StorageError) -> UInt64 {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+    guard descriptor >= 0 else {
       throw StorageError(.localIO, "cannot open \(DisplayText.quoted(path)) to check its CRC-64")
     }
-    defer { try? handle.close() }
+    defer { _ = close(descriptor) }
+    return try checksum(file: descriptor)
+  }
+
+  /// The CRC of the open file `descriptor`, read from its start with positional reads (its
+  /// offset is not moved) in chunks of at most 1 MiB.
+  ///
+  /// - Throws: `StorageError(.localIO)` when the file cannot be read.
+  public static func checksum(file descriptor: Int32) throws(StorageError) -> UInt64 {
+    var status = stat()
+    let size = fstat(descriptor, &status) == 0 ? Int(status.st_size) : 1 << 20
+    // One byte more than the size, so that a file that grew since is read on, not cut.
+    var buffer = [UInt8](repeating: 0, count: max(1, min(1 << 20, size + 1)))
     var crc = CRC64()
+    var offset: Int64 = 0
     while true {
-      let chunk: Data?
-      do {
-        chunk = try handle.read(upToCount: 1 << 20)
-      } catch {
-        throw StorageError(
-          .localIO, "cannot read \(DisplayText.quoted(path)) to check its CRC-64: \(error)")
+      let (count, failure) = buffer.withUnsafeMutableBytes {
+        PositionalFile.read(descriptor, into: $0, at: offset)
       }
-      guard let chunk, !chunk.isEmpty else { break }
-      chunk.withUnsafeBytes { crc.update($0) }
+      if let failure {
+        throw StorageError(
+          .localIO,
+          "cannot read the file to check its CRC-64: \(String(cString: strerror(failure)))")
+      }
+      buffer.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+      offset += Int64(count)
+      if count < buffer.count { break }
     }
     return crc.value
   }

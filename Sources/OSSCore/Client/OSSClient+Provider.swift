@@ -149,7 +149,7 @@ extension OSSClient: StorageProvider {
     guard let crc64 = details.crc64, !crc64.isEmpty else { return nil }
     return IntegrityCheck(
       name: "CRC-64", expected: crc64,
-      compute: { path throws(StorageError) in String(try CRC64.checksum(fileAt: path)) },
+      compute: { file throws(StorageError) in String(try CRC64.checksum(file: file)) },
       running: CRC64())
   }
 }

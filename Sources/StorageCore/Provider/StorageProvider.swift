@@ -201,8 +201,10 @@ public struct IntegrityCheck: Sendable {
   public var name: String
   /// The service's value.
   public var expected: String
-  /// Computes the value over the bytes of the file at a path.
-  public var compute: @Sendable (_ path: String) throws(StorageError) -> String
+  /// Computes the value over the bytes of an open, readable file, read from its start with
+  /// positional reads (its offset is not moved), never through a path: the caller opened the
+  /// file itself (without following a link) and keeps it open.
+  public var compute: @Sendable (_ file: Int32) throws(StorageError) -> String
   /// The digest before any byte, for computing the value while the bytes stream (`cat`), when
   /// the digest can be computed that way.
   public var running: (any RunningDigest)?
@@ -210,7 +212,7 @@ public struct IntegrityCheck: Sendable {
   /// A check from its parts.
   public init(
     name: String, expected: String,
-    compute: @escaping @Sendable (_ path: String) throws(StorageError) -> String,
+    compute: @escaping @Sendable (_ file: Int32) throws(StorageError) -> String,
     running: (any RunningDigest)? = nil
   ) {
     self.name = name
