@@ -17,6 +17,11 @@ extension ConnectionHandler {
     bodyLimit = service.maximumBodySize(for: head)
     // A body that stays in memory stays under the in-memory cap, whatever the request limit.
     if !spools { bodyLimit = min(bodyLimit, limits.maximumBodyInMemory) }
+    spoolDigests = spools ? service.spoolDigests(for: head) : []
+    if !spoolDigests.isEmpty {
+      let declared = head.headers.first(name: "Content-Length").flatMap { Int64($0) }
+      spoolPass = DigestPass(spoolDigests, expectedSize: declared)
+    }
   }
 
   /// Forgets the body under way (its spool file goes with its last reference).
@@ -25,6 +30,8 @@ extension ConnectionHandler {
     received = 0
     spools = false
     spoolFile = nil
+    spoolDigests = []
+    spoolPass = nil
     spoolWriting = false
     bodyEnded = false
     bodyGeneration &+= 1
@@ -53,7 +60,10 @@ extension ConnectionHandler {
   func flushToSpool(context: ChannelHandlerContext) {
     guard !spoolWriting, !discarding else { return }
     guard !body.isEmpty else {
-      if bodyEnded, let file = spoolFile { dispatch(content: .file(file), context: context) }
+      if bodyEnded, let file = spoolFile {
+        let digests = spoolPass.map { SpooledDigests(options: spoolDigests, digests: $0.digests) }
+        dispatch(content: .file(file), digests: digests, context: context)
+      }
       return
     }
     guard bodyEnded || body.count >= Self.spoolChunk else { return }
@@ -63,19 +73,24 @@ extension ConnectionHandler {
     let generation = bodyGeneration
     let existing = spoolFile
     let spool = service.spool
+    let pass = spoolPass
+    // The chunk is hashed (what the front end asked for) as it is written, in memory.
     BlockingWork.pool.runIfActive(eventLoop: context.eventLoop) {
-      try Self.write(chunk, to: existing, in: spool)
+      var pass = pass
+      if pass != nil { chunk.withUnsafeBytes { pass?.update($0) } }
+      return (try Self.write(chunk, to: existing, in: spool), pass)
     }.assumeIsolated().whenComplete { result in
       // A body refused or abandoned meanwhile gave its whole share back already.
       guard generation == self.bodyGeneration, !self.discarding else { return }
       self.spoolWriting = false
       self.service.bodyBudget.give(Int64(chunk.count))
       self.reserved -= chunk.count
-      guard case .success(let file) = result else {
+      guard case .success(let (file, pass)) = result else {
         self.refuseBody(context: context, reply: self.service.unstorableBodyReply())
         return
       }
       self.spoolFile = file
+      self.spoolPass = pass
       self.flushToSpool(context: context)
       if self.readsHeld && (self.body.count < Self.heldBehind || self.bodyEnded) {
         self.readsHeld = false
