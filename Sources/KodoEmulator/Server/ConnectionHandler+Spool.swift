@@ -32,6 +32,7 @@ extension ConnectionHandler {
     spoolFile = nil
     spoolDigests = []
     spoolPass = nil
+    spareChunk = []
     spoolWriting = false
     bodyEnded = false
     bodyGeneration &+= 1
@@ -68,7 +69,11 @@ extension ConnectionHandler {
     }
     guard bodyEnded || body.count >= Self.spoolChunk else { return }
     let chunk = body
-    body = []
+    let count = chunk.count
+    // The next chunk fills the last one's memory, room made for a whole chunk at once.
+    body = spareChunk
+    spareChunk = []
+    body.reserveCapacity(Self.spoolChunk + Self.spoolChunk / 4)
     spoolWriting = true
     let generation = bodyGeneration
     let existing = spoolFile
@@ -78,19 +83,24 @@ extension ConnectionHandler {
     BlockingWork.pool.runIfActive(eventLoop: context.eventLoop) {
       var pass = pass
       if pass != nil { chunk.withUnsafeBytes { pass?.update($0) } }
-      return (try Self.write(chunk, to: existing, in: spool), pass)
+      return (try Self.write(chunk, to: existing, in: spool), pass, chunk)
     }.assumeIsolated().whenComplete { result in
       // A body refused or abandoned meanwhile gave its whole share back already.
       guard generation == self.bodyGeneration, !self.discarding else { return }
       self.spoolWriting = false
-      self.service.bodyBudget.give(Int64(chunk.count))
-      self.reserved -= chunk.count
-      guard case .success(let (file, pass)) = result else {
+      self.service.bodyBudget.give(Int64(count))
+      self.reserved -= count
+      guard case .success(let (file, pass, written)) = result else {
         self.refuseBody(context: context, reply: self.service.unstorableBodyReply())
         return
       }
       self.spoolFile = file
       self.spoolPass = pass
+      if !self.bodyEnded {
+        var spare = written
+        spare.removeAll(keepingCapacity: true)
+        self.spareChunk = spare
+      }
       self.flushToSpool(context: context)
       if self.readsHeld && (self.body.count < Self.heldBehind || self.bodyEnded) {
         self.readsHeld = false
