@@ -32,7 +32,6 @@ extension ConnectionHandler {
     spoolFile = nil
     spoolDigests = []
     spoolPass = nil
-    spareChunk = []
     spoolWriting = false
     bodyEnded = false
     bodyGeneration &+= 1
@@ -68,12 +67,14 @@ extension ConnectionHandler {
       return
     }
     guard bodyEnded || body.count >= Self.spoolChunk else { return }
-    let chunk = body
-    let count = chunk.count
-    // The next chunk fills the last one's memory, room made for a whole chunk at once.
+    let count = body.count
+    // The chunk moves to the thread pool and comes back (the only reference to its memory, so
+    // that it is reused, not copied); the next chunk fills the last one's memory, room made for
+    // a whole chunk at once.
+    let chunk = Locked(body)
     body = spareChunk
     spareChunk = []
-    body.reserveCapacity(Self.spoolChunk + Self.spoolChunk / 4)
+    if !bodyEnded { body.reserveCapacity(Self.spoolChunk + Self.spoolChunk / 4) }
     spoolWriting = true
     let generation = bodyGeneration
     let existing = spoolFile
@@ -81,25 +82,31 @@ extension ConnectionHandler {
     let pass = spoolPass
     // The chunk is hashed (what the front end asked for) as it is written, in memory.
     BlockingWork.pool.runIfActive(eventLoop: context.eventLoop) {
+      let bytes = chunk.withLock { held -> [UInt8] in
+        defer { held = [] }
+        return held
+      }
       var pass = pass
-      if pass != nil { chunk.withUnsafeBytes { pass?.update($0) } }
-      return (try Self.write(chunk, to: existing, in: spool), pass, chunk)
+      if pass != nil { bytes.withUnsafeBytes { pass?.update($0) } }
+      let file = try Self.write(bytes, to: existing, in: spool)
+      chunk.withLock { $0 = bytes }
+      return (file, pass)
     }.assumeIsolated().whenComplete { result in
       // A body refused or abandoned meanwhile gave its whole share back already.
       guard generation == self.bodyGeneration, !self.discarding else { return }
       self.spoolWriting = false
       self.service.bodyBudget.give(Int64(count))
       self.reserved -= count
-      guard case .success(let (file, pass, written)) = result else {
+      guard case .success(let (file, pass)) = result else {
         self.refuseBody(context: context, reply: self.service.unstorableBodyReply())
         return
       }
       self.spoolFile = file
       self.spoolPass = pass
-      if !self.bodyEnded {
-        var spare = written
-        spare.removeAll(keepingCapacity: true)
-        self.spareChunk = spare
+      self.spareChunk = chunk.withLock { held -> [UInt8] in
+        held.removeAll(keepingCapacity: true)
+        defer { held = [] }
+        return held
       }
       self.flushToSpool(context: context)
       if self.readsHeld && (self.body.count < Self.heldBehind || self.bodyEnded) {

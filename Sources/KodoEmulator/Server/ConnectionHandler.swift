@@ -37,8 +37,9 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
   /// What the front end wants computed as the body under way is spooled, and the pass doing it.
   var spoolDigests: DigestPass.Options = []
   var spoolPass: DigestPass?
-  /// The memory of the chunk last written to the spool file, emptied, for the next chunk: a
-  /// spooled body cycles two buffers rather than allocating (and faulting in) one a chunk.
+  /// The memory of the chunk last written to the spool file, emptied, for the next chunk (of
+  /// this body or the connection's next): spooled bodies cycle two buffers rather than
+  /// allocating (and faulting in) one a chunk.
   var spareChunk: [UInt8] = []
   /// A write of the body to its spool file is under way on the thread pool.
   var spoolWriting = false
