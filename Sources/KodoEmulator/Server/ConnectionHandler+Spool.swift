@@ -14,6 +14,7 @@ extension ConnectionHandler {
   func startBody(for head: HTTPRequestHead) {
     resetBody()
     spools = service.spoolsBody(for: head)
+    if spools, let spare = spareChunks.popLast() { body = spare }
     bodyLimit = service.maximumBodySize(for: head)
     // A body that stays in memory stays under the in-memory cap, whatever the request limit.
     if !spools { bodyLimit = min(bodyLimit, limits.maximumBodyInMemory) }
@@ -26,6 +27,10 @@ extension ConnectionHandler {
 
   /// Forgets the body under way (its spool file goes with its last reference).
   func resetBody() {
+    // An emptied chunk buffer is kept for the connection's next spooled body.
+    if body.isEmpty, body.capacity >= Self.spoolChunk, spareChunks.count < Self.spareChunkCount {
+      spareChunks.append(body)
+    }
     body = []
     received = 0
     spools = false
@@ -72,8 +77,7 @@ extension ConnectionHandler {
     // that it is reused, not copied); the next chunk fills the last one's memory, room made for
     // a whole chunk at once.
     let chunk = Locked(body)
-    body = spareChunk
-    spareChunk = []
+    body = spareChunks.popLast() ?? []
     if !bodyEnded { body.reserveCapacity(Self.spoolChunk + Self.spoolChunk / 4) }
     spoolWriting = true
     let generation = bodyGeneration
@@ -103,11 +107,12 @@ extension ConnectionHandler {
       }
       self.spoolFile = file
       self.spoolPass = pass
-      self.spareChunk = chunk.withLock { held -> [UInt8] in
+      let spare = chunk.withLock { held -> [UInt8] in
         held.removeAll(keepingCapacity: true)
         defer { held = [] }
         return held
       }
+      if self.spareChunks.count < Self.spareChunkCount { self.spareChunks.append(spare) }
       self.flushToSpool(context: context)
       if self.readsHeld && (self.body.count < Self.heldBehind || self.bodyEnded) {
         self.readsHeld = false

@@ -37,10 +37,11 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
   /// What the front end wants computed as the body under way is spooled, and the pass doing it.
   var spoolDigests: DigestPass.Options = []
   var spoolPass: DigestPass?
-  /// The memory of the chunk last written to the spool file, emptied, for the next chunk (of
-  /// this body or the connection's next): spooled bodies cycle two buffers rather than
-  /// allocating (and faulting in) one a chunk.
-  var spareChunk: [UInt8] = []
+  /// The memory of chunks written to the spool file, emptied, for the next chunks (of this body
+  /// or the connection's next; at most `spareChunkCount`): spooled bodies cycle two buffers
+  /// rather than allocating (and faulting in) one a chunk.
+  var spareChunks: [[UInt8]] = []
+  static let spareChunkCount = 2
   /// A write of the body to its spool file is under way on the thread pool.
   var spoolWriting = false
   /// The request's end arrived; it is handled once the spool file has every byte.
