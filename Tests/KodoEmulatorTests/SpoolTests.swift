@@ -106,7 +106,11 @@ import Testing
         #expect(get.status == 200)
         #expect(get.body == body, "\(bucket)")
       }
-      #expect(try Self.record(tree, key: "big.bin")["hash"]?.stringValue == QETag.hash(of: body))
+      // The qetag waits for a Kodo read to ask for it (`LazyDigestTests`).
+      #expect(try Self.record(tree, key: "big.bin")["hash"] == nil)
+      #expect(
+        try Self.record(tree, key: "big.bin")["crc64"]?.stringValue
+          == String(CRC64.checksum(body)))
       // The in-memory bucket's object is the one spool file left; overwriting it replaces the
       // file, deleting it removes it.
       #expect(try await Self.eventually { emulator.server.spoolFileCount == 1 })
@@ -217,7 +221,8 @@ import Testing
         #expect(try await Self.eventually { emulator.server.spoolFileCount == before + kept })
       }
       let record = try Self.record(tree, key: "multi.bin")
-      #expect(record["hash"]?.stringValue == QETag.hash(of: whole))
+      // The qetag waits for a Kodo read to ask for it (`LazyDigestTests`).
+      #expect(record["hash"] == nil)
       #expect(record["crc64"]?.stringValue == String(CRC64.checksum(whole)))
       #expect(record["multipart"] == .bool(true))
     }
@@ -260,9 +265,9 @@ import Testing
           emulator.publicDownloadTarget(bucket: bucket, key: key))
         #expect(download.body == whole, "\(bucket)")
       }
-      #expect(
-        try Self.record(tree, key: "v2.bin")["crc64"]?.stringValue
-          == String(CRC64.checksum(whole)))
+      // The CRC-64 waits for an OSS read to ask for it (`LazyDigestTests`).
+      #expect(try Self.record(tree, key: "v2.bin")["hash"]?.stringValue == QETag.hash(of: whole))
+      #expect(try Self.record(tree, key: "v2.bin")["crc64"] == nil)
       #expect(try await Self.eventually { emulator.server.spoolFileCount == 1 })
     }
   }

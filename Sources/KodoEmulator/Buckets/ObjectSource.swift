@@ -89,6 +89,9 @@ protocol ObjectSource: Sendable {
   func key(at index: Int) -> [UInt8]
   /// The object's metadata (its hash may be computed on first use).
   func metadata(at index: Int) -> ObjectMetadata
+  /// The object's metadata with at least the digests of `wanted`: a source that computes some
+  /// on demand (a writable store) spares a read the others. By default `metadata(at:)`.
+  func metadata(at index: Int, digests wanted: DigestFields) -> ObjectMetadata
   /// The object's body, or `nil` when it can no longer be served (a file replaced by something
   /// other than a regular file, or removed, since the scan).
   func body(at index: Int) -> ObjectBody?
@@ -102,6 +105,10 @@ protocol ObjectSource: Sendable {
 
 extension ObjectSource {
   var readsFiles: Bool { false }
+
+  func metadata(at index: Int, digests wanted: DigestFields) -> ObjectMetadata {
+    metadata(at: index)
+  }
 
   /// The first index whose key is not less than `target`.
   func lowerBound(_ target: [UInt8]) -> Int {

@@ -74,11 +74,12 @@ extension EmulatorService {
     guard let number = Int(numberText), (1...10_000).contains(number) else {
       return error(400, "invalid partNumber", reqid: reqid)
     }
-    // The part's digests as it is read once: its MD5 and qetag for the answer, its CRC-64 and
-    // SHA-1 for the object's, combined at completion without reading the part again.
+    // The part's digests as it is read once: its MD5 and qetag for the answer, its SHA-1 for
+    // the object's hash, combined at completion without reading the part again (the CRC-64 is
+    // computed when an OSS read first asks for it).
     let digests: PartDigests
     do throws(StoreFailure) {
-      digests = try DigestPass.of(request.content, [.md5, .crc64, .blocks, .wholeSHA1])
+      digests = try request.contentDigests(Self.v2PartDigests)
     } catch {
       return storeError(error, reqid: reqid)
     }

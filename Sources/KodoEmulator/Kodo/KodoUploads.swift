@@ -83,7 +83,7 @@ extension EmulatorService {
       return error(400, "file not specified", reqid: reqid)
     }
     // The file's digests, and its CRC-32 when the form gives one, in one read.
-    var pass = DigestPass()
+    var pass = DigestPass(.kodo)
     var crc32: UInt32 = 0
     do throws(StoreFailure) {
       try file.body.forEachChunk { chunk in
@@ -157,7 +157,7 @@ extension EmulatorService {
         guard let existing, !mayOverwrite else { return .write }
         // Insert-only: the same content again is a success (the object stays as it was), other
         // content is refused.
-        if existing.metadata.hash != digests.hash { throw .exists }
+        if store.metadata(of: existing, digests: .hash).hash != digests.hash { throw .exists }
         return .keepExisting
       }
     } catch {

@@ -104,7 +104,7 @@ extension OSSFront {
       // A synthetic object's ETag comes from its qetag's bytes, without the qetag's text.
       let metadata =
         synthetic?.metadata(at: item.index, qetag: &qetag)
-        ?? source.metadata(at: item.index)
+        ?? source.metadata(at: item.index, digests: [])
       let storageClass = OSSObjectView.storageClass(kodoType: metadata.type)
       let kind = OSSObjectView.kind(metadata, index: item.index, synthetic: seed)
       etag.removeAll(keepingCapacity: true)

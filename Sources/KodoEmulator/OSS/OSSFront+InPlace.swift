@@ -84,7 +84,7 @@ extension OSSFront {
   /// copy onto itself keeps it, since the content stays.
   func etag(of source: any ObjectSource, key: String, index: Int) -> String {
     OSSObjectView(
-      key: Array(key.utf8), metadata: source.metadata(at: index), index: index,
+      key: Array(key.utf8), metadata: source.metadata(at: index, digests: []), index: index,
       synthetic: source is SyntheticSource ? configuration.seed : nil
     ).etag
   }

@@ -92,18 +92,22 @@ extension OSSFront {
         payload = payload.slice(first, last - first + 1)
       }
     }
-    // The part's MD5, CRC-64 and qetag blocks as it is read (a copied range is copied into the
-    // spool in the same pass): completion combines them, never reading the part again.
+    // The part's MD5 and CRC-64, computed as it was spooled, or as it is read (a copied range
+    // is copied into the spool in the same pass): completion combines them, never reading the
+    // part again (the qetag is computed when a Kodo read first asks for it).
     let held: (data: Payload, digests: PartDigests)
     do throws(StoreFailure) {
-      held = try payload.held(digests: .all, spool: service.spool)
+      held =
+        isCopy
+        ? try payload.held(digests: .oss, spool: service.spool)
+        : (request.content, try request.contentDigests(.oss))
     } catch {
       throw Self.failure(error, key: key)
     }
     let md5 = held.digests.md5
     if !isCopy { try Self.checkContentMD5(headers["Content-MD5"], md5) }
     let etag = Hex.encode(md5).uppercased()
-    let crc = held.digests.crc64
+    guard let crc = held.digests.crc64 else { throw Self.failure(.io, key: key) }
     let part = UploadSessions.Part(
       number: number, data: held.data, digests: held.digests, etag: etag, putTime: context.now)
     do throws(UploadSessions.Failure) {
@@ -173,13 +177,18 @@ extension OSSFront {
     }
     let forbidden = try Self.forbidOverwrite(headers)
     let forbid = session.forbidOverwrite || forbidden
-    // The parts are joined by file copies; the digests come from the parts' own, and only the
-    // qetag's blocks are hashed while joining, when the parts are not whole blocks.
+    // The parts are joined by file copies; the CRC-64 comes from the parts' own (computed while
+    // joining only for parts that have none), and the qetag is computed when a Kodo read first
+    // asks for it.
     let combined = ContentDigests.combining(chosen.map(\.digests), boundaries: .blocks)
-    let prepared = try prepare(
-      store, chosen.map(\.data), key: key, digests: combined == nil ? .blocks : [])
+    var hashed: DigestPass.Options = combined == nil ? .blocks : []
+    if combined?.crc64 == nil { hashed.insert(.crc64) }
+    let prepared = try prepare(store, chosen.map(\.data), key: key, digests: hashed)
     var digests = combined ?? ContentDigests(prepared.digests)
-    digests.crc64 = CRC64.combine(chosen.map { (crc: $0.digests.crc64, size: $0.size) })
+    guard let crc = digests.crc64 ?? prepared.digests.crc64 else {
+      throw Self.failure(.io, key: key)
+    }
+    digests.crc64 = crc
     var metadata =
       session.metadata
       ?? ObjectMetadata(fsize: 0, hash: "", mimeType: MimeTypes.forKey(key), putTime: 0)
@@ -203,7 +212,7 @@ extension OSSFront {
     writer.element("ETag", "\"" + (metadata.ossETag ?? "") + "\"")
     writer.close("CompleteMultipartUploadResult")
     var answer = xml(writer.bytes, context)
-    answer.headers.append(("x-oss-hash-crc64ecma", String(digests.crc64)))
+    answer.headers.append(("x-oss-hash-crc64ecma", String(crc)))
     return answer
   }
 
@@ -263,7 +272,7 @@ extension OSSFront {
       writer.element("PartNumber", String(part.number))
       writer.element("LastModified", OSSTime.iso8601(Timestamp(unixSeconds: part.putTime)))
       writer.element("ETag", "\"" + part.etag + "\"")
-      writer.element("HashCrc64ecma", String(part.digests.crc64))
+      if let crc = part.digests.crc64 { writer.element("HashCrc64ecma", String(crc)) }
       writer.element("Size", String(part.size))
       writer.close("Part")
     }

@@ -35,7 +35,7 @@ extension OSSFront {
         ec: "0026-00000001", fields: ["Key": key])
     }
     let seed = source is SyntheticSource ? configuration.seed : nil
-    let metadata = source.metadata(at: index)
+    let metadata = source.metadata(at: index, digests: .crc64)
     let view = OSSObjectView(
       key: Array(key.utf8), metadata: metadata, index: index, synthetic: seed)
     var headers = commonHeaders(context.requestID, now: context.now, xml: false)

@@ -51,7 +51,7 @@ extension OSSFront {
     try Self.validate(key: key)
     let headers = context.incoming.headers
     let body = request.content
-    let read = try Self.digests(of: body, key: key)
+    let (read, crc) = try Self.digests(of: request, key: key)
     try Self.checkContentMD5(headers["Content-MD5"], read.md5)
     let forbid = try Self.forbidOverwrite(headers)
     var metadata = try objectMetadata(headers, key: key)
@@ -60,26 +60,32 @@ extension OSSFront {
     metadata.fsize = digests.fsize
     metadata.hash = digests.hash
     metadata.md5 = digests.md5
-    metadata.crc64 = digests.crc64
+    metadata.crc64 = crc
     metadata.ossETag = md5
     let prepared = try prepare(store, [body], key: key)
     try put(store, key: key, content: prepared.content, metadata: metadata, forbidOverwrite: forbid)
     var answer = empty(200, context)
     answer.headers += [
       ("ETag", "\"" + md5 + "\""),
-      ("x-oss-hash-crc64ecma", String(digests.crc64)),
+      ("x-oss-hash-crc64ecma", String(crc)),
       ("Content-MD5", Data(read.md5).base64EncodedString()),
     ]
     return answer
   }
 
-  /// The MD5, CRC-64 and qetag blocks of `payload`, read once.
-  static func digests(of payload: Payload, key: String) throws(OSSFailure) -> PartDigests {
+  /// The MD5 and CRC-64 of `request`'s body, computed as it was spooled or read once now (the
+  /// qetag is computed when a Kodo read first asks for it).
+  static func digests(of request: IncomingRequest, key: String) throws(OSSFailure)
+    -> (digests: PartDigests, crc64: UInt64)
+  {
+    let digests: PartDigests
     do throws(StoreFailure) {
-      return try DigestPass.of(payload)
+      digests = try request.contentDigests(.oss)
     } catch {
       throw failure(error, key: key)
     }
+    guard let crc = digests.crc64 else { throw failure(.io, key: key) }
+    return (digests, crc)
   }
 
   /// `payloads` joined into content `store` can take (see `ObjectStore.prepare`).
@@ -222,7 +228,7 @@ extension OSSFront {
     let (source, sourceKey, index) = try copySource(headers)
     try checkCopySourceMatch(headers, source: source, key: sourceKey, index: index)
     let forbid = try Self.forbidOverwrite(headers)
-    var metadata = source.metadata(at: index)
+    var metadata = source.metadata(at: index, digests: [])
     let replace = headers["x-oss-metadata-directive"] == "REPLACE"
     if replace {
       let given = try objectMetadata(headers, key: key)
@@ -255,11 +261,11 @@ extension OSSFront {
       guard let body = source.body(at: index) else {
         throw Self.failure(.noSuchKey, key: sourceKey)
       }
-      // The copy's digests as its bytes are copied, each read once.
-      let prepared = try prepare(store, [.whole(body)], key: sourceKey, digests: .all)
-      let digests = ContentDigests(prepared.digests)
-      metadata.crc64 = digests.crc64
-      metadata.hash = digests.hash
+      // The copy has the source's digests; its CRC-64, when the source has none yet, computed
+      // as the bytes are copied (a hash not known stays to compute on demand).
+      let prepared = try prepare(
+        store, [.whole(body)], key: sourceKey, digests: metadata.crc64 == nil ? .crc64 : [])
+      if metadata.crc64 == nil { metadata.crc64 = prepared.digests.crc64 }
       // The copy keeps the source's ETag, as OSS's does (whatever made the source).
       if metadata.ossETag == nil {
         metadata.ossETag = self.etag(of: source, key: sourceKey, index: index)
@@ -276,7 +282,9 @@ extension OSSFront {
       OSSTime.iso8601(Timestamp(unixSeconds: metadata.putTime / 10_000_000)))
     writer.close("CopyObjectResult")
     var answer = xml(writer.bytes, context)
-    if let crc = store.writable?.object(Array(key.utf8))?.metadata.crc64 {
+    if let writable = store.writable, let object = writable.object(Array(key.utf8)),
+      let crc = writable.metadata(of: object, digests: .crc64).crc64
+    {
       answer.headers.append(("x-oss-hash-crc64ecma", String(crc)))
     }
     return answer

@@ -165,6 +165,11 @@ final class OSSFront: EmulatorFront {
     head.method == .PUT
   }
 
+  /// PutObject's and UploadPart's digests (what their answers carry).
+  func spoolDigests(for head: HTTPRequestHead) -> DigestPass.Options {
+    head.method == .PUT ? .oss : []
+  }
+
   func unstorableBodyReply() -> Reply {
     _ = service.admit(.unknown)
     return reply(

@@ -14,17 +14,29 @@ extension ConnectionHandler {
   func startBody(for head: HTTPRequestHead) {
     resetBody()
     spools = service.spoolsBody(for: head)
+    if spools, let spare = spareChunks.popLast() { body = spare }
     bodyLimit = service.maximumBodySize(for: head)
     // A body that stays in memory stays under the in-memory cap, whatever the request limit.
     if !spools { bodyLimit = min(bodyLimit, limits.maximumBodyInMemory) }
+    spoolDigests = spools ? service.spoolDigests(for: head) : []
+    if !spoolDigests.isEmpty {
+      let declared = head.headers.first(name: "Content-Length").flatMap { Int64($0) }
+      spoolPass = DigestPass(spoolDigests, expectedSize: declared)
+    }
   }
 
   /// Forgets the body under way (its spool file goes with its last reference).
   func resetBody() {
+    // An emptied chunk buffer is kept for the connection's next spooled body.
+    if body.isEmpty, body.capacity >= Self.spoolChunk, spareChunks.count < Self.spareChunkCount {
+      spareChunks.append(body)
+    }
     body = []
     received = 0
     spools = false
     spoolFile = nil
+    spoolDigests = []
+    spoolPass = nil
     spoolWriting = false
     bodyEnded = false
     bodyGeneration &+= 1
@@ -53,29 +65,54 @@ extension ConnectionHandler {
   func flushToSpool(context: ChannelHandlerContext) {
     guard !spoolWriting, !discarding else { return }
     guard !body.isEmpty else {
-      if bodyEnded, let file = spoolFile { dispatch(content: .file(file), context: context) }
+      if bodyEnded, let file = spoolFile {
+        let digests = spoolPass.map { SpooledDigests(options: spoolDigests, digests: $0.digests) }
+        dispatch(content: .file(file), digests: digests, context: context)
+      }
       return
     }
     guard bodyEnded || body.count >= Self.spoolChunk else { return }
-    let chunk = body
-    body = []
+    let count = body.count
+    // The chunk moves to the thread pool and comes back (the only reference to its memory, so
+    // that it is reused, not copied); the next chunk fills the last one's memory, room made for
+    // a whole chunk at once.
+    let chunk = Locked(body)
+    body = spareChunks.popLast() ?? []
+    if !bodyEnded { body.reserveCapacity(Self.spoolChunk + Self.spoolChunk / 4) }
     spoolWriting = true
     let generation = bodyGeneration
     let existing = spoolFile
     let spool = service.spool
+    let pass = spoolPass
+    // The chunk is hashed (what the front end asked for) as it is written, in memory.
     BlockingWork.pool.runIfActive(eventLoop: context.eventLoop) {
-      try Self.write(chunk, to: existing, in: spool)
+      let bytes = chunk.withLock { held -> [UInt8] in
+        defer { held = [] }
+        return held
+      }
+      var pass = pass
+      if pass != nil { bytes.withUnsafeBytes { pass?.update($0) } }
+      let file = try Self.write(bytes, to: existing, in: spool)
+      chunk.withLock { $0 = bytes }
+      return (file, pass)
     }.assumeIsolated().whenComplete { result in
       // A body refused or abandoned meanwhile gave its whole share back already.
       guard generation == self.bodyGeneration, !self.discarding else { return }
       self.spoolWriting = false
-      self.service.bodyBudget.give(Int64(chunk.count))
-      self.reserved -= chunk.count
-      guard case .success(let file) = result else {
+      self.service.bodyBudget.give(Int64(count))
+      self.reserved -= count
+      guard case .success(let (file, pass)) = result else {
         self.refuseBody(context: context, reply: self.service.unstorableBodyReply())
         return
       }
       self.spoolFile = file
+      self.spoolPass = pass
+      let spare = chunk.withLock { held -> [UInt8] in
+        held.removeAll(keepingCapacity: true)
+        defer { held = [] }
+        return held
+      }
+      if self.spareChunks.count < Self.spareChunkCount { self.spareChunks.append(spare) }
       self.flushToSpool(context: context)
       if self.readsHeld && (self.body.count < Self.heldBehind || self.bodyEnded) {
         self.readsHeld = false

@@ -34,6 +34,14 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
   var spools = false
   /// The spool file of the body under way, once it has one.
   var spoolFile: SpoolFile?
+  /// What the front end wants computed as the body under way is spooled, and the pass doing it.
+  var spoolDigests: DigestPass.Options = []
+  var spoolPass: DigestPass?
+  /// The memory of chunks written to the spool file, emptied, for the next chunks (of this body
+  /// or the connection's next; at most `spareChunkCount`): spooled bodies cycle two buffers
+  /// rather than allocating (and faulting in) one a chunk.
+  var spareChunks: [[UInt8]] = []
+  static let spareChunkCount = 2
   /// A write of the body to its spool file is under way on the thread pool.
   var spoolWriting = false
   /// The request's end arrived; it is handled once the spool file has every byte.
@@ -116,11 +124,13 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
 
   /// Hands the complete request to the front end: in place, or on the thread pool when it may
   /// read files.
-  func dispatch(content: Payload, context: ChannelHandlerContext) {
+  func dispatch(
+    content: Payload, digests: SpooledDigests? = nil, context: ChannelHandlerContext
+  ) {
     guard let head else { return }
     self.head = nil
     responding = true
-    let request = IncomingRequest(head: head, content: content)
+    let request = IncomingRequest(head: head, content: content, spooledDigests: digests)
     resetBody()
     // The body's share of the budget goes back once the request is handled.
     let held = Int64(reserved)

@@ -21,6 +21,9 @@ protocol EmulatorFront: Sendable {
   /// Whether `head`'s body goes to a spool file past `Payload.inMemorySize` (an upload's: a
   /// form, a part, a block, an object) rather than staying in memory.
   func spoolsBody(for head: HTTPRequestHead) -> Bool
+  /// The digests computed while `head`'s body is written to its spool file (those its answer
+  /// needs), handed over in `IncomingRequest.spooledDigests`; none for a body in memory.
+  func spoolDigests(for head: HTTPRequestHead) -> DigestPass.Options
   /// The answer to a request whose body could not be written to the spool folder.
   func unstorableBodyReply() -> Reply
   /// The private folder of spooled bodies, parts and large in-memory objects.

@@ -11,10 +11,23 @@ struct IncomingRequest: Sendable {
   /// The body: in memory, or for an upload past `Payload.inMemorySize` a spool file (only
   /// requests the front's `spoolsBody` names are spooled).
   var content: Payload
+  /// A spooled body's digests, computed as it was written (those the front's `spoolDigests`
+  /// names), so that it is not read back to hash it.
+  var spooledDigests: SpooledDigests?
 
-  init(head: HTTPRequestHead, content: Payload) {
+  init(head: HTTPRequestHead, content: Payload, spooledDigests: SpooledDigests? = nil) {
     self.head = head
     self.content = content
+    self.spooledDigests = spooledDigests
+  }
+
+  /// The digests `options` names of the body: those computed as it was spooled when they
+  /// include them, else read now.
+  func contentDigests(_ options: DigestPass.Options) throws(StoreFailure) -> PartDigests {
+    if let spooledDigests, spooledDigests.options.isSuperset(of: options) {
+      return spooledDigests.digests
+    }
+    return try DigestPass.of(content, options)
   }
 
   init(head: HTTPRequestHead, body: [UInt8]) {
@@ -27,6 +40,13 @@ struct IncomingRequest: Sendable {
     if case .bytes(let bytes) = content { return bytes }
     return []
   }
+}
+
+/// The digests of a spooled body, computed as it was written to its spool file.
+struct SpooledDigests: Sendable {
+  /// What was asked for.
+  var options: DigestPass.Options
+  var digests: PartDigests
 }
 
 /// The emulator's request handling, independent of the network: a request in, a decision out.
@@ -98,6 +118,17 @@ final class EmulatorService: Sendable {
     case .formUpload, .upload, .write: configuration.limits.maximumWriteBodySize
     default: configuration.limits.maximumBodySize
     }
+  }
+
+  /// A resumable v2 part's digests: its MD5 and qetag (its answer), its SHA-1 (the object's
+  /// hash).
+  static let v2PartDigests = DigestPass.Options.kodo.union(.wholeSHA1)
+
+  func spoolDigests(for head: HTTPRequestHead) -> DigestPass.Options {
+    guard head.method == .PUT, case .upload(let path) = Route(path: RequestTarget(head.uri).path),
+      WireText.hasPrefix(path, "/buckets/")
+    else { return [] }
+    return Self.v2PartDigests
   }
 
   func spoolsBody(for head: HTTPRequestHead) -> Bool {

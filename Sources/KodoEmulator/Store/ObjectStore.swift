@@ -66,7 +66,34 @@ final class ObjectStore: Sendable {
 
   /// The objects now, for one request's reads.
   func snapshot() -> StoreSnapshot {
-    StoreSnapshot(objects: state.withLock { $0.objects }, directory: directory?.root)
+    StoreSnapshot(objects: state.withLock { $0.objects }, directory: directory?.root, store: self)
+  }
+
+  /// `object`'s metadata with the digests of `wanted` computed now where its write did not
+  /// compute them (remembered by the object's slot, not yet in its record): for checks made
+  /// while the bucket's writers are held off.
+  func metadata(of object: StoredObject, digests wanted: DigestFields) -> ObjectMetadata {
+    var metadata = object.metadata
+    object.pending?.fill(&metadata, wanted) { snapshot().body(of: object) }
+    return metadata
+  }
+
+  /// Keeps the digests `object`'s slot has computed on demand in its metadata and, in a
+  /// directory, its record (so that they survive a restart), while its key still holds it. A
+  /// record that cannot be written keeps its old fields: the digests are computed again after a
+  /// restart.
+  func remember(_ object: StoredObject) {
+    guard let pending = object.pending else { return }
+    writer.withLock { _ in
+      guard var stored = self.object(object.key), stored.pending === pending else { return }
+      stored.takeDigests()
+      if let directory, case .file(let components) = stored.content,
+        let modified = directory.modificationTime(of: components)
+      {
+        try? saveRecord(stored, modified: modified)
+      }
+      replace(stored, memoryDelta: 0)
+    }
   }
 
   /// The object with `key`, if any.

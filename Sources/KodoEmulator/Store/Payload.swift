@@ -111,7 +111,8 @@ struct PartDigests: Sendable {
   var size: Int64 = 0
   /// MD5 (empty when not asked for).
   var md5: [UInt8] = []
-  var crc64: UInt64 = 0
+  /// `nil` when not asked for.
+  var crc64: UInt64?
   /// The SHA-1 of each 4 MiB block, counted from the part's start (the qetag's blocks).
   var blocks: [[UInt8]] = []
   /// The SHA-1 of the whole part, when asked for (empty otherwise).
@@ -134,6 +135,12 @@ struct DigestPass: Sendable {
     static let wholeSHA1 = Options(rawValue: 8)
 
     static let all: Options = [.md5, .crc64, .blocks]
+    /// What a Kodo upload answers with and keeps: the MD5 and the qetag's blocks (the CRC-64 is
+    /// computed when an OSS read first asks for it, `PendingDigests`).
+    static let kodo: Options = [.md5, .blocks]
+    /// What an OSS upload answers with: the MD5 and the CRC-64 (the qetag is computed when a
+    /// Kodo read first asks for it).
+    static let oss: Options = [.md5, .crc64]
   }
 
   let options: Options

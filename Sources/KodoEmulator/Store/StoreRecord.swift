@@ -34,8 +34,11 @@ struct StoreRecord {
     buffer.writeDecimal(metadata.fsize)
     buffer.writeStaticString(",\"modified\":")
     buffer.writeDecimal(modified)
-    buffer.writeStaticString(",\"hash\":")
-    buffer.writeJSONString(metadata.hash)
+    // A hash not computed yet is left out (a build that requires it then hashes the file).
+    if !metadata.hash.isEmpty {
+      buffer.writeStaticString(",\"hash\":")
+      buffer.writeJSONString(metadata.hash)
+    }
     if let md5 = metadata.md5 {
       buffer.writeStaticString(",\"md5\":")
       buffer.writeJSONString(md5)
@@ -89,8 +92,8 @@ struct StoreRecord {
       if case .string(let value)? = fields[name] { return value }
       return nil
     }
+    // Without `hash` or `crc64` (not computed when written), the store computes them on demand.
     guard let key = string("key"), let fsize = number("fsize"), let modified = number("modified"),
-      let hash = string("hash"),
       let mimeType = string("mimeType"), let putTime = number("putTime"),
       let type = number("type"), let status = number("status")
     else { return nil }
@@ -103,7 +106,8 @@ struct StoreRecord {
         meta.append(MetaMember(name: name, value: value))
       }
     }
-    var metadata = ObjectMetadata(fsize: fsize, hash: hash, mimeType: mimeType, putTime: putTime)
+    var metadata = ObjectMetadata(
+      fsize: fsize, hash: string("hash") ?? "", mimeType: mimeType, putTime: putTime)
     metadata.type = Int(type)
     metadata.status = Int(status)
     metadata.md5 = string("md5")

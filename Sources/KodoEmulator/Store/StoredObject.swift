@@ -16,9 +16,27 @@ struct StoredObject: Sendable {
   }
 
   var key: [UInt8]
-  /// Every field, with the digests of the content (`hash`, `crc64`, `ossETag`).
+  /// Every field, with the digests of the content (`ossETag`, and `hash` and `crc64` unless
+  /// `pending` computes them on demand).
   var metadata: ObjectMetadata
   var content: Content
+  /// Where the digests the write did not compute (an empty `hash`, a `nil` `crc64`) are
+  /// computed and remembered; `nil` when the metadata has them all.
+  private(set) var pending: PendingDigests?
+
+  init(key: [UInt8], metadata: ObjectMetadata, content: Content) {
+    self.key = key
+    self.metadata = metadata
+    self.content = content
+    pending = DigestFields.missing(in: metadata).isEmpty ? nil : PendingDigests()
+  }
+
+  /// Fills the metadata with what the pending slot has computed, and drops the slot once
+  /// nothing is missing.
+  mutating func takeDigests() {
+    pending?.apply(to: &metadata)
+    if DigestFields.missing(in: metadata).isEmpty { pending = nil }
+  }
 }
 
 /// A writable bucket's objects at one moment, for the read paths (listing, stat, download),
@@ -27,6 +45,8 @@ struct StoredObject: Sendable {
 struct StoreSnapshot: ObjectSource {
   let objects: SortedObjects
   let directory: DirectoryHandle?
+  /// The store the snapshot was taken of, told of digests computed on demand.
+  let store: ObjectStore?
 
   var count: Int { objects.count }
 
@@ -36,14 +56,33 @@ struct StoreSnapshot: ObjectSource {
     objects.lowerBound(target, strictly: strictly)
   }
 
-  func metadata(at index: Int) -> ObjectMetadata { objects[index].metadata }
+  /// Every field, the Kodo `hash` computed now when the write did not.
+  func metadata(at index: Int) -> ObjectMetadata { metadata(at: index, digests: .hash) }
 
-  /// Whether reading may block on files: a directory, or an object in the spool. Reads of a
-  /// body say so for themselves (`ObjectBody.readsFiles`).
-  var readsFiles: Bool { directory != nil }
+  /// The object's metadata with the digests of `wanted` (those the write did not compute are
+  /// computed now, once, and remembered); the others as the write left them. Without an
+  /// `ossETag`, the `hash` it derives from is always wanted.
+  func metadata(at index: Int, digests wanted: DigestFields) -> ObjectMetadata {
+    let object = objects[index]
+    var metadata = object.metadata
+    guard let pending = object.pending else { return metadata }
+    let wanted = metadata.ossETag == nil ? wanted.union(.hash) : wanted
+    let computed = pending.fill(&metadata, wanted) { body(at: index) }
+    if !computed.isEmpty { store?.remember(object) }
+    return metadata
+  }
+
+  /// Whether reading may block on files: a directory, or (an in-memory bucket) an object in the
+  /// spool, whose digests may be computed on demand. Reads of a body say so for themselves
+  /// (`ObjectBody.readsFiles`).
+  var readsFiles: Bool { store != nil || directory != nil }
 
   func body(at index: Int) -> ObjectBody? {
-    let object = objects[index]
+    body(of: objects[index])
+  }
+
+  /// The body of `object`, one of this bucket's.
+  func body(of object: StoredObject) -> ObjectBody? {
     switch object.content {
     case .bytes(let body):
       return ObjectBody(length: Int64(body.count)) { offset, count, buffer in
@@ -85,42 +124,60 @@ struct ContentDigests {
   }
 
   var fsize: Int64
+  /// Empty when not computed (the store computes it when first asked for).
   var hash: String
   /// Lower-case hex; `nil` for a content combined from parts (its MD5 is never read again).
   var md5: String?
-  var crc64: UInt64
+  /// `nil` when not computed (the store computes it when first asked for).
+  var crc64: UInt64?
 
   /// The digests of one content read in one pass.
   init(_ digests: PartDigests) {
     fsize = digests.size
-    hash = digests.qetag
+    hash = digests.blocks.isEmpty ? "" : digests.qetag
     md5 = digests.md5.isEmpty ? nil : Hex.encode(digests.md5)
     crc64 = digests.crc64
   }
 
-  /// The digests of `parts` joined in order, from each part's own: the CRC-64s combined, the
-  /// hash from the parts' SHA-1s (`.parts`) or their 4 MiB blocks (`.blocks`). `nil` for
-  /// `.blocks` when a part but the last is not a whole number of blocks (its blocks do not
-  /// line up with the content's): the caller hashes the blocks as it joins the parts.
+  /// The digests of `parts` joined in order, from each part's own: the CRC-64s combined (when
+  /// every part has one; else it is left to compute on demand), the hash from the parts' SHA-1s
+  /// (`.parts`) or their 4 MiB blocks (`.blocks`), left empty (to compute on demand) when the
+  /// parts do not have them. `nil` for `.blocks` when a part but the last is not a whole number
+  /// of blocks (its blocks do not line up with the content's): the caller hashes the blocks as it
+  /// joins the parts.
   static func combining(_ parts: [PartDigests], boundaries: HashBoundaries) -> ContentDigests? {
     let size = parts.reduce(0) { $0 + $1.size }
-    let crc = CRC64.combine(parts.map { (crc: $0.crc64, size: $0.size) })
-    let hash: String
+    var hash = ""
     switch boundaries {
     case .parts:
-      hash = QETag.hash(blockDigests: parts.map(\.sha1))
-    case .blocks:
+      if parts.allSatisfy({ !$0.sha1.isEmpty }) {
+        hash = QETag.hash(blockDigests: parts.map(\.sha1))
+      }
+    case .blocks where parts.allSatisfy({ !$0.blocks.isEmpty }):
       guard parts.dropLast().allSatisfy({ $0.size % Int64(QETag.blockSize) == 0 }) else {
         return nil
       }
       var blocks = [[UInt8]]()
       for part in parts where part.size > 0 || parts.count == 1 { blocks += part.blocks }
       hash = QETag.hash(blockDigests: blocks)
+    case .blocks:
+      break
     }
-    var combined = ContentDigests(PartDigests(size: size, crc64: crc))
+    var combined = ContentDigests(PartDigests(size: size, crc64: combinedCRC64(parts)))
     combined.hash = hash
     combined.md5 = nil
     return combined
+  }
+
+  /// The CRC-64 of `parts` joined, from theirs; `nil` when a part has none.
+  static func combinedCRC64(_ parts: [PartDigests]) -> UInt64? {
+    var items = [(crc: UInt64, size: Int64)]()
+    items.reserveCapacity(parts.count)
+    for part in parts {
+      guard let crc = part.crc64 else { return nil }
+      items.append((crc, part.size))
+    }
+    return CRC64.combine(items)
   }
 
   /// The digests of `parts` joined in order: combined from their own, and when their blocks do
@@ -132,7 +189,7 @@ struct ContentDigests {
     var pass = DigestPass(.blocks)
     for part in parts { try part.data.forEachChunk { pass.update($0) } }
     var digests = ContentDigests(pass.digests)
-    digests.crc64 = CRC64.combine(parts.map { (crc: $0.digests.crc64, size: $0.digests.size) })
+    digests.crc64 = combinedCRC64(parts.map(\.digests))
     return digests
   }
 }

@@ -169,7 +169,7 @@ final class KodoBlock: Sendable {
   let file: SpoolFile
   /// The size `mkblk` announced.
   let declaredSize: Int64
-  private let pass = Mutex(DigestPass([.md5, .crc64, .blocks]))
+  private let pass = Mutex(DigestPass(.kodo))
 
   init(file: SpoolFile, declaredSize: Int64) {
     self.file = file
