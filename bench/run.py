@@ -98,9 +98,12 @@ def measure(command, env, stdin_path=None, emulator=None, capture=False):
     before = emulator.cpu_seconds() if emulator else 0.0
     digest = hashlib.sha256() if capture else None
     start = time.perf_counter()
+    # Standard error goes to a file, not a pipe read after the process exits: a command that
+    # writes more than a pipe holds (an error line per failed object) would block on it.
+    errors_file = tempfile.TemporaryFile()
     process = subprocess.Popen(command, env=env, stdin=stdin,
                                stdout=subprocess.PIPE if capture else subprocess.DEVNULL,
-                               stderr=subprocess.PIPE)
+                               stderr=errors_file)
     # Peak RSS is the kernel's high-water mark of the process's own memory (VmHWM), read every
     # 5 ms until it exits. Not wait4's ru_maxrss: Linux carries the forking parent's size (this
     # Python process) across exec into it.
@@ -133,7 +136,9 @@ def measure(command, env, stdin_path=None, emulator=None, capture=False):
     watcher.join()
     wall = time.perf_counter() - start
     process.returncode = os.waitstatus_to_exitcode(status)
-    errors = process.stderr.read().decode("utf-8", "replace")
+    errors_file.seek(0)
+    errors = errors_file.read().decode("utf-8", "replace")[-4000:]
+    errors_file.close()
     if stdin_path:
         stdin.close()
     if process.returncode != 0:
