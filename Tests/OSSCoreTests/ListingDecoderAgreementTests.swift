@@ -138,23 +138,7 @@ struct ListingDecoderAgreementTests {
       .map { Array($0.utf8) }
     await seededCheck(
       count: iterations(600),
-      input: randomInput { rng in
-        var bytes = rng.element(sources)
-        for _ in 0...rng.below(4) {
-          let at = rng.below(bytes.count + 1)
-          switch rng.below(4) {
-          case 0: bytes.insert(contentsOf: rng.element(tokens), at: at)
-          case 1 where at < bytes.count:
-            bytes.removeSubrange(at..<min(bytes.count, at + 1 + rng.below(8)))
-          case 2 where at < bytes.count: bytes[at] = UInt8.random(in: 0...255, using: &rng)
-          default:
-            bytes.insert(
-              contentsOf: bytes[at..<min(bytes.count, at + rng.below(40))],
-              at: rng.below(bytes.count))
-          }
-        }
-        return bytes
-      }
+      input: randomInput { rng in rng.mutated(sources, inserting: tokens) }
     ) { bytes in
       Self.expectAgreement(bytes)
     }

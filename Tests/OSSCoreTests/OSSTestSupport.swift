@@ -36,6 +36,25 @@ extension RandomNumberGenerator {
 
   mutating func element<T>(_ choices: [T]) -> T { choices[below(choices.count)] }
 
+  /// One of `sources` changed in one to five places: a token of `tokens` inserted, a few bytes
+  /// removed, a byte replaced, or a run of its own bytes copied elsewhere.
+  mutating func mutated(_ sources: [[UInt8]], inserting tokens: [[UInt8]]) -> [UInt8] {
+    var bytes = element(sources)
+    for _ in 0...below(4) {
+      let at = below(bytes.count + 1)
+      switch below(4) {
+      case 0: bytes.insert(contentsOf: element(tokens), at: at)
+      case 1 where at < bytes.count:
+        bytes.removeSubrange(at..<min(bytes.count, at + 1 + below(8)))
+      case 2 where at < bytes.count: bytes[at] = UInt8.random(in: 0...255, using: &self)
+      default:
+        bytes.insert(
+          contentsOf: bytes[at..<min(bytes.count, at + below(40))], at: below(bytes.count))
+      }
+    }
+    return bytes
+  }
+
   /// A key of up to `pieces` hostile pieces (never empty).
   mutating func hostileKey(pieces: Int = 8) -> String {
     var key = ""
