@@ -43,47 +43,7 @@ public struct Timestamp: Sendable, Hashable, Comparable {
   public func appendRFC3339(to bytes: inout [UInt8]) {
     var fraction = hundredNanoseconds % 10_000_000
     if fraction < 0 { fraction += 10_000_000 }
-    let civil = CivilTime(unixSeconds: unixSeconds)
-    // Years 0–9999 (every time a service gives): built on the stack and appended at once, not
-    // a byte at a time (a listing writes two of these an object).
-    if (0...9_999).contains(civil.year) {
-      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 28) { text in
-        var end = 0
-        func put(_ value: Int64, digits: Int) {
-          var value = value
-          for offset in stride(from: digits - 1, through: 0, by: -1) {
-            text[end + offset] = UInt8(truncatingIfNeeded: value % 10) &+ UInt8(ascii: "0")
-            value /= 10
-          }
-          end += digits
-        }
-        func put(_ byte: Unicode.Scalar) {
-          text[end] = UInt8(ascii: byte)
-          end += 1
-        }
-        put(civil.year, digits: 4)
-        put("-")
-        put(Int64(civil.month), digits: 2)
-        put("-")
-        put(Int64(civil.day), digits: 2)
-        put("T")
-        put(Int64(civil.hour), digits: 2)
-        put(":")
-        put(Int64(civil.minute), digits: 2)
-        put(":")
-        put(Int64(civil.second), digits: 2)
-        if fractionDigits > 0 {
-          var shown = fraction
-          for _ in fractionDigits..<7 { shown /= 10 }
-          put(".")
-          put(shown, digits: fractionDigits)
-        }
-        put("Z")
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<end]))
-      }
-      return
-    }
-    civil.appendRFC3339Seconds(to: &bytes)
+    CivilTime(unixSeconds: unixSeconds).appendRFC3339Seconds(to: &bytes)
     if fractionDigits > 0 {
       var shown = fraction
       for _ in fractionDigits..<7 { shown /= 10 }
