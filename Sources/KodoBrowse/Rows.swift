@@ -157,32 +157,6 @@ func entry(_ stored: StoredObject, shapes: Shapes) -> ObjectEntry {
   return entry
 }
 
-/// Keys ordered by their bytes: the services' order (String's `<` compares canonical
-/// equivalents, which two keys may be without being the same; `ExactKey.same` tests equality).
-enum KeyBytes {
-  static func precede(_ a: String, _ b: String) -> Bool { compare(a, b) < 0 }
-
-  /// -1, 0 or 1 as `a`'s bytes sort before, the same as, or after `b`'s.
-  static func compare(_ a: String, _ b: String) -> Int {
-    let quick = a.utf8.withContiguousStorageIfAvailable { x in
-      b.utf8.withContiguousStorageIfAvailable { y in compare(x, y) }
-    }
-    if let quick, let result = quick { return result }
-    if a.utf8.elementsEqual(b.utf8) { return 0 }
-    return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
-  }
-
-  static func compare(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Int {
-    let common = min(x.count, y.count)
-    var index = 0
-    while index < common {
-      if x[index] != y[index] { return x[index] < y[index] ? -1 : 1 }
-      index += 1
-    }
-    return x.count == y.count ? 0 : x.count < y.count ? -1 : 1
-  }
-}
-
 /// The filter: names (keys after the folder's prefix) that contain `needle` (lower-cased), as
 /// `String.contains` on lower-cased names decides. Names and needles of plain ASCII (no CR, which
 /// joins a following LF into one character) are compared byte by byte, in place, without making

@@ -57,10 +57,7 @@ final class ExternalSorter {
   func precedes(_ a: ObjectEntry, _ b: ObjectEntry) -> Bool {
     order.objectOrder.precedes(
       sizes: (a.size, b.size), times: (a.putTime, b.putTime), reversed: reverse
-    ) {
-      if a.key.utf8.elementsEqual(b.key.utf8) { return 0 }
-      return a.key.utf8.lexicographicallyPrecedes(b.key.utf8) ? -1 : 1
-    }
+    ) { KeyBytes.compare(a.key, b.key) }
   }
 
   func add(_ entries: [ObjectEntry]) throws(StorageError) {

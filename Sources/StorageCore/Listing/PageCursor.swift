@@ -226,21 +226,7 @@ public struct PageCursor: Sendable {
   }
 
   /// Whether `a` sorts strictly before `b` by UTF-8 bytes.
-  static func precedes(_ a: String, _ b: String) -> Bool {
-    // Native strings compare with one `memcmp` (a listing compares a million neighbours).
-    let compared = a.utf8.withContiguousStorageIfAvailable { left in
-      b.utf8.withContiguousStorageIfAvailable { right -> Bool in
-        let common = Swift.min(left.count, right.count)
-        if common > 0, let start = left.baseAddress, let other = right.baseAddress {
-          let order = memcmp(start, other, common)
-          if order != 0 { return order < 0 }
-        }
-        return left.count < right.count
-      }
-    }
-    if let compared, let result = compared { return result }
-    return a.utf8.lexicographicallyPrecedes(b.utf8)
-  }
+  static func precedes(_ a: String, _ b: String) -> Bool { KeyBytes.precede(a, b) }
 
   /// The offset just past the first `needle` in `bytes`, or `nil`.
   static func firstEnd<Bytes: Collection<UInt8>>(of needle: [UInt8], in bytes: Bytes) -> Int? {
