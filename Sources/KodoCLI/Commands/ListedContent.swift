@@ -57,22 +57,12 @@ enum ListedContent {
   }
 
   /// The MD5 (lower-case hex) of the open file `file`, read from its start with positional
-  /// reads (its offset is not moved) in 1 MiB chunks.
+  /// reads (its offset is not moved).
   static func fileMD5(_ file: Int32) throws(StorageError) -> String {
     let digest = MD5Digest()
-    var buffer = [UInt8](repeating: 0, count: 1 << 20)
-    var offset: Int64 = 0
-    while true {
-      let (count, failure) = buffer.withUnsafeMutableBytes {
-        PositionalFile.read(file, into: $0, at: offset)
-      }
-      if let failure {
-        throw StorageError(
-          .localIO, "cannot read the file to compute its MD5: \(Errno(rawValue: failure))")
-      }
-      buffer.withUnsafeBytes { digest.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-      offset += Int64(count)
-      if count < buffer.count { break }
+    if let failure = PositionalFile.readAll(file, { digest.update($0) }) {
+      throw StorageError(
+        .localIO, "cannot read the file to compute its MD5: \(Errno(rawValue: failure))")
     }
     return digest.text
   }

@@ -61,28 +61,14 @@ public struct CRC64: Sendable, Equatable {
   }
 
   /// The CRC of the open file `descriptor`, read from its start with positional reads (its
-  /// offset is not moved) in chunks of at most 1 MiB.
+  /// offset is not moved) in chunks of at most 1 MiB (`PositionalFile.readAll`).
   ///
   /// - Throws: `StorageError(.localIO)` when the file cannot be read.
   public static func checksum(file descriptor: Int32) throws(StorageError) -> UInt64 {
-    var status = stat()
-    let size = fstat(descriptor, &status) == 0 ? Int(status.st_size) : 1 << 20
-    // One byte more than the size, so that a file that grew since is read on, not cut.
-    var buffer = [UInt8](repeating: 0, count: max(1, min(1 << 20, size + 1)))
     var crc = CRC64()
-    var offset: Int64 = 0
-    while true {
-      let (count, failure) = buffer.withUnsafeMutableBytes {
-        PositionalFile.read(descriptor, into: $0, at: offset)
-      }
-      if let failure {
-        throw StorageError(
-          .localIO,
-          "cannot read the file to check its CRC-64: \(String(cString: strerror(failure)))")
-      }
-      buffer.withUnsafeBytes { crc.update(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-      offset += Int64(count)
-      if count < buffer.count { break }
+    if let failure = PositionalFile.readAll(descriptor, { crc.update($0) }) {
+      throw StorageError(
+        .localIO, "cannot read the file to check its CRC-64: \(String(cString: strerror(failure)))")
     }
     return crc.value
   }

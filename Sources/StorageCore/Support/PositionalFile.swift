@@ -49,4 +49,26 @@ package enum PositionalFile {
     }
     return (done, nil)
   }
+
+  /// Reads the whole open file `descriptor` from its start (its offset is not moved) through
+  /// one buffer of at most `chunk` bytes (less for a smaller file: its size and one byte, so a
+  /// file that grew since is read on), handing each chunk to `body` in order; the `errno` of a
+  /// failure that stopped it, or `nil` at the file's end.
+  package static func readAll(
+    _ descriptor: Int32, chunk: Int = 1 << 20, _ body: (UnsafeRawBufferPointer) -> Void
+  ) -> Int32? {
+    var status = stat()
+    let size = fstat(descriptor, &status) == 0 ? Int(status.st_size) : chunk
+    var buffer = [UInt8](repeating: 0, count: max(1, min(chunk, size + 1)))
+    var offset: Int64 = 0
+    while true {
+      let (count, failure) = buffer.withUnsafeMutableBytes {
+        read(descriptor, into: $0, at: offset)
+      }
+      buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+      if let failure { return failure }
+      offset += Int64(count)
+      if count < buffer.count { return nil }
+    }
+  }
 }
