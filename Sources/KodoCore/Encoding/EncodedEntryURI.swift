@@ -7,7 +7,22 @@ package enum EncodedEntryURI {
   /// Encodes a bucket and an optional key.
   package static func encode(bucket: String, key: String?) -> String {
     guard let key else { return URLSafeBase64.encode(bucket) }
-    return URLSafeBase64.encode(bucket + ":" + key)
+    var bytes: [UInt8] = []
+    var scratch: [UInt8] = []
+    append(bucket: bucket, key: key, to: &bytes, scratch: &scratch)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends the entry of `bucket:key` to `bytes` without building a string (a batch writes a
+  /// thousand); `scratch` is working space, reused from one call to the next.
+  package static func append(
+    bucket: String, key: String, to bytes: inout [UInt8], scratch: inout [UInt8]
+  ) {
+    scratch.removeAll(keepingCapacity: true)
+    scratch.append(contentsOf: bucket.utf8)
+    scratch.append(UInt8(ascii: ":"))
+    scratch.append(contentsOf: key.utf8)
+    scratch.withUnsafeBufferPointer { URLSafeBase64.append($0, to: &bytes) }
   }
 
   /// Decodes an entry, splitting on the first colon so keys that contain `:` survive.

@@ -37,12 +37,14 @@ public enum KodoOperation: Sendable, Equatable {
       value.map { "/cond/" + $0.encoded } ?? ""
     }
     switch self {
+    case .delete(_, nil), .move, .copy:
+      // Written once, as the bytes a batch carries.
+      var bytes: [UInt8] = []
+      var scratch: [UInt8] = []
+      appendPath(to: &bytes, scratch: &scratch)
+      return String(decoding: bytes, as: UTF8.self)
     case .delete(let object, let cond):
       return "/delete/" + entry(object) + condition(cond)
-    case .move(let source, let destination, let force):
-      return "/move/" + entry(source) + "/" + entry(destination) + "/force/" + String(force)
-    case .copy(let source, let destination, let force):
-      return "/copy/" + entry(source) + "/" + entry(destination) + "/force/" + String(force)
     case .changeMetadata(let object, let mimeType, let metadata):
       var path = "/chgm/" + entry(object)
       if let mimeType { path += "/mime/" + URLSafeBase64.encode(mimeType) }
@@ -73,11 +75,8 @@ public enum KodoOperation: Sendable, Equatable {
   /// space, reused from one call to the next.
   func appendPath(to bytes: inout [UInt8], scratch: inout [UInt8]) {
     func entry(_ location: ObjectLocation) {
-      scratch.removeAll(keepingCapacity: true)
-      scratch.append(contentsOf: location.bucket.utf8)
-      scratch.append(UInt8(ascii: ":"))
-      scratch.append(contentsOf: location.key.utf8)
-      scratch.withUnsafeBufferPointer { URLSafeBase64.append($0, to: &bytes) }
+      EncodedEntryURI.append(
+        bucket: location.bucket, key: location.key, to: &bytes, scratch: &scratch)
     }
     func transfer(
       _ name: StaticString, _ source: ObjectLocation, _ destination: ObjectLocation, _ force: Bool
@@ -97,7 +96,8 @@ public enum KodoOperation: Sendable, Equatable {
       transfer("/move/", source, destination, force)
     case .copy(let source, let destination, let force):
       transfer("/copy/", source, destination, force)
-    default:
+    case .delete(_, .some), .changeMetadata, .changeType, .changeStatus, .deleteAfterDays,
+      .lifecycle, .restoreArchive, .stat:
       bytes.append(contentsOf: path.utf8)
     }
   }
