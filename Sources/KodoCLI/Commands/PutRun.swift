@@ -145,8 +145,9 @@ struct PutRun: Sendable {
     try await PutSchedule.run(
       items, settings: settings,
       settled: { job in
-        // `sync --size-only` of a file the size of the object listed: no file opened, no task.
-        guard let size = PutUpload.keptBySize(job) else { return nil }
+        // A `sync` file the same as the object listed (by size with `--size-only`, else
+        // compared already): no task.
+        guard let size = PutUpload.keptAsListed(job) else { return nil }
         progress.listed(objects: 1, bytes: size)
         return .success(.skipped(key: job.location.key, size: size))
       },

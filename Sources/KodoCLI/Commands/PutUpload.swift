@@ -15,7 +15,7 @@ struct PutUpload: Sendable {
   var partsHeld: (@Sendable (Int64) -> Void)?
 
   func run() async throws(StorageError) -> PutOutcome {
-    if let size = Self.keptBySize(job) { return .skipped(key: job.location.key, size: size) }
+    if let size = Self.keptAsListed(job) { return .skipped(key: job.location.key, size: size) }
     let source: PutSource
     if job.source == "-" {
       guard !job.location.key.isEmpty else {
@@ -39,7 +39,8 @@ struct PutUpload: Sendable {
         before = try await stored(source, listing: job.destinationListing)
         if before == .same { return .skipped(key: job.location.key, size: size) }
       }
-      if let listed = job.sync?.listed, source.path != nil,
+      // (A file `sync` found to differ already is not compared again.)
+      if let listed = job.sync?.listed, job.sync?.same != false, source.path != nil,
         try await matches(listed, source, sizeOnly: job.sync?.sizeOnly ?? false)
       {
         return .skipped(key: job.location.key, size: size)
@@ -123,18 +124,18 @@ struct PutUpload: Sendable {
   /// Whether the file is the same as the object `sync` listed at its key (`false` when there
   /// is none): what a dry run of `sync` asks without uploading.
   func isUnchanged() async throws(StorageError) -> Bool {
-    if Self.keptBySize(job) != nil { return true }
+    if Self.keptAsListed(job) != nil { return true }
     guard let sync = job.sync, let listed = sync.listed else { return false }
     let source = try PutSource.file(job.source, noFollow: noFollow)
     return try await matches(listed, source, sizeOnly: sync.sizeOnly)
   }
 
-  /// The size of `job`'s file when it is `sync --size-only`'s, found by a walk with the size of
-  /// the object listed at its key: kept without opening the file (the walk's `fstatat` was the
-  /// one look at it); else `nil`.
-  static func keptBySize(_ job: PutJob) -> Int64? {
-    guard let sync = job.sync, sync.sizeOnly, let listed = sync.listed, let size = job.size,
-      listed.size == size
+  /// The size of `job`'s file when `sync` keeps it with no more work: found by a walk with the
+  /// size of the object listed at its key, and `--size-only` (the walk's `fstatat` was the one
+  /// look at it) or found the same already (`SyncCompare`); else `nil`.
+  static func keptAsListed(_ job: PutJob) -> Int64? {
+    guard let sync = job.sync, let listed = sync.listed, let size = job.size, listed.size == size,
+      sync.sizeOnly || sync.same == true
     else { return nil }
     return size
   }

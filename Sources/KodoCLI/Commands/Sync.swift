@@ -166,6 +166,9 @@ struct Sync: KodoCommand {
 struct SyncTarget: Sendable {
   var listed: ObjectEntry?
   var sizeOnly: Bool
+  /// Whether the file was found the same as `listed` before its job ran (`SyncCompare`);
+  /// `nil`: not compared yet.
+  var same: Bool? = nil
 }
 
 /// One line of a dry run: `{"type":"would-ACTION",FIELD:NAME,"size":…}` with `--json`, else

@@ -1,11 +1,19 @@
 import ArgumentParser
 import StorageCore
 
-/// `sync DIR BUCKET/PREFIX/`: the prefix listed once (a map of its keys, in memory), then the
-/// files under DIR uploaded by `put -r`'s run, each compared with the object listed at its key
-/// first (kept when the same, replaced when it differs, uploaded without replacing when there
-/// was none); with `--delete`, the objects under the prefix no file has are deleted at the end,
-/// only when every copy succeeded.
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `sync DIR BUCKET/PREFIX/`: the prefix listed once (in memory, in key order: `SyncListing`),
+/// then the files under DIR uploaded by `put -r`'s run, each compared with the object listed at
+/// its key first (kept when the same, replaced when it differs, uploaded without replacing when
+/// there was none); with `--delete`, the objects under the prefix no file has are deleted at the
+/// end, only when every copy succeeded.
 struct SyncUp {
   let writer: any ObjectWriting
   let kind: ProviderKind
@@ -18,31 +26,23 @@ struct SyncUp {
   let stateDirectory: String?
 
   func run() async throws {
-    let listed = try await RecursiveScan(
-      provider: writer, bucket: bucket, prefix: prefix, pageSize: 1000, parallel: nil
-    ).objectsByKey()
+    let listing = try await SyncListing.listing(writer, bucket: bucket, prefix: prefix)
     let sizeOnly = options.sizeOnly
-    // Each file's job with the object listed at its key.
+    // Each file's job with the object listed at its key (marked as having a file).
     let walk = PutTreeJobs(
       roots: [directory], bucket: bucket, folder: prefix, patterns: patterns,
       followLinks: options.followSymlinks
     ).lazy.map { item -> PutItem in
       guard case .job(var job) = item else { return item }
-      job.sync = SyncTarget(listed: listed[job.location.key], sizeOnly: sizeOnly)
+      job.sync = SyncTarget(listed: listing.take(job.location.key), sizeOnly: sizeOnly)
       return .job(job)
     }
     // The whole walk first only when it must be seen before anything is copied: the objects to
     // delete are counted (and confirmed) first, and a dry run reports; else files are copied as
     // the walk finds them.
     var items: [PutItem] = []
-    var local = Set<String>()
-    if options.delete || options.dryRun {
-      for item in walk {
-        if options.delete, case .job(let job) = item { local.insert(job.location.key) }
-        items.append(item)
-      }
-    }
-    let extra = options.delete ? Self.extra(listed, local: local, prefix: prefix, patterns) : []
+    if options.delete || options.dryRun { items = Array(walk) }
+    let extra = options.delete ? listing.untaken(prefix: prefix, patterns) : []
     let place = DisplayText(quoting: bucket + "/" + prefix)
     guard try options.confirmDeleting(extra.count, "object", at: place) else { return }
     let settings = PutSettings(sync: options, kind: kind, stateDirectory: stateDirectory)
@@ -50,8 +50,15 @@ struct SyncUp {
       writer: writer, settings: settings, json: json, noFollow: !options.followSymlinks,
       command: "sync")
     if options.dryRun { return try await dryRun(items, extra, run) }
+    // A small file is compared here, as the run reaches it: one that is the same is then kept
+    // with no task (`PutRun`), one that differs is uploaded without being compared again.
+    let compare = SyncCompare(provider: writer, noFollow: !options.followSymlinks)
     do {
-      if options.delete { try await run.run(items) } else { try await run.run(walk) }
+      if options.delete {
+        try await run.run(items.lazy.map(compare.item))
+      } else {
+        try await run.run(walk.map(compare.item))
+      }
     } catch let code as ExitCode where !extra.isEmpty {
       Diagnostics.note("nothing deleted: not every file was copied")
       throw code
@@ -64,21 +71,6 @@ struct SyncUp {
       checkMissing: false, provider: writer)
     for key in extra { try await deleter.add(key) }
     try await deleter.finish()
-  }
-
-  /// The keys under `prefix` that no local file has (and the patterns keep), in key order;
-  /// a folder marker (an empty object ending in `/`) is not one.
-  static func extra(
-    _ remote: [String: ObjectEntry], local: Set<String>, prefix: String, _ patterns: KeyPatterns
-  ) -> [String] {
-    remote.values.filter { object in
-      guard !local.contains(object.key), object.key.utf8.starts(with: prefix.utf8) else {
-        return false
-      }
-      if KeySegments.endsWithSlash(object.key) && object.size == 0 { return false }
-      let relative = String(decoding: object.key.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
-      return patterns.keeps(relative)
-    }.map(\.key).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
   }
 
   /// What a run would copy and delete, compared as a run compares (files read, OSS objects
@@ -139,5 +131,51 @@ extension PutSettings {
     storageClass = nil
     resume = true
     checkpoints = stateDirectory.map { UploadCheckpoints(directory: $0) }
+  }
+}
+
+/// `sync`'s comparison of a small file with the object listed at its key, made on the run's
+/// task as the run reaches the file: no task, no `PutSource`, for each of the many small files
+/// an unchanged tree holds. Only what the listing settles is recorded (the same, or another
+/// hash); a file that cannot be opened or read, or that the listing cannot judge (an OSS object
+/// without an MD5 ETag), is left to its job, which compares it as before and reports why.
+struct SyncCompare {
+  let provider: any StorageProvider
+  /// Open files without following a symbolic link (`sync` without `--follow-symlinks`).
+  let noFollow: Bool
+
+  /// Files up to this size are compared here; a larger one in its job, alongside others.
+  static let inlineLimit: Int64 = 256 << 10
+
+  /// `item` with its comparison recorded, when it is a small file's job to compare.
+  func item(_ item: PutItem) -> PutItem {
+    guard case .job(var job) = item, var sync = job.sync, let listed = sync.listed,
+      !sync.sizeOnly, sync.same == nil, let size = job.size, size <= Self.inlineLimit
+    else { return item }
+    if listed.size != size {
+      sync.same = false
+    } else {
+      guard let same = sameContent(job.source, listed, size: size) else { return item }
+      sync.same = same
+    }
+    job.sync = sync
+    return .job(job)
+  }
+
+  /// Whether the regular file at `path`, still of `size` bytes, holds `listed`'s content, as
+  /// far as the listing tells (`nil`: it cannot, or the file cannot be read).
+  private func sameContent(_ path: String, _ listed: ObjectEntry, size: Int64) -> Bool? {
+    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (noFollow ? O_NOFOLLOW : 0))
+    guard descriptor >= 0 else { return nil }
+    defer { _ = close(descriptor) }
+    var status = stat()
+    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+      Int64(status.st_size) == size
+    else { return nil }
+    switch try? ListedContent.compare(listed, file: descriptor, size: size, provider: provider) {
+    case .same?: return true
+    case .different?: return false
+    case .unknown?, nil: return nil
+    }
   }
 }
