@@ -114,13 +114,21 @@ struct SyncCompareTests {
       keys, lookups in
       let listed = Array(Set(keys.map { Array($0.utf8) }))
         .sorted { $0.lexicographicallyPrecedes($1) }
-      let listing = SyncListing(
-        listed.enumerated().map { index, bytes in
-          ObjectEntry(
-            key: String(decoding: bytes, as: UTF8.self), size: Int64(index + 1),
-            putTime: Timestamp(hundredNanoseconds: 0, fractionDigits: 7),
-            storageClass: StorageClass(name: "standard", serviceName: "x"))
-        })
+      let objects = listed.enumerated().map { index, bytes in
+        ObjectEntry(
+          key: String(decoding: bytes, as: UTF8.self), size: Int64(index + 1),
+          putTime: Timestamp(hundredNanoseconds: 0, fractionDigits: 7),
+          storageClass: StorageClass(name: "standard", serviceName: "x"))
+      }
+      // Pages of 1 to 4 objects, and an empty one.
+      var pages: [[ObjectEntry]] = [[]]
+      var start = 0
+      while start < objects.count {
+        let end = min(objects.count, start + 1 + (start + keys.count) % 4)
+        pages.append(Array(objects[start..<end]))
+        start = end
+      }
+      let listing = SyncListing(pages: pages)
       // Random keys, then every other listed key in order (the walk's usual order).
       let asked =
         lookups.map { Array($0.utf8) }

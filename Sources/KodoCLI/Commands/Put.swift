@@ -215,9 +215,12 @@ struct PutJob: Sendable {
 }
 
 /// What a listing of the destination held at a job's key, read before the job ran: the object,
-/// or `nil` for none (an object that appeared since is still refused by the service).
-struct DestinationListing: Sendable {
-  var object: ObjectEntry?
+/// or `nil` for none (an object that appeared since is still refused by the service). A
+/// reference, so that a job stays small as a run of thousands passes it along.
+final class DestinationListing: Sendable {
+  let object: ObjectEntry?
+
+  init(object: ObjectEntry?) { self.object = object }
 }
 
 /// What `put` is given to do, one at a time: a source to upload, or what a walk of a local tree

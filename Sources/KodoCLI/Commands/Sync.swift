@@ -164,11 +164,21 @@ struct Sync: KodoCommand {
 
 /// What `sync` listed at an upload's key: the object (if any) to compare the file with first.
 struct SyncTarget: Sendable {
-  var listed: ObjectEntry?
+  /// The object, held by reference (a job stays small as a run passes it along).
+  private let held: DestinationListing?
   var sizeOnly: Bool
   /// Whether the file was found the same as `listed` before its job ran (`SyncCompare`);
   /// `nil`: not compared yet.
-  var same: Bool? = nil
+  var same: Bool?
+
+  init(listed: ObjectEntry?, sizeOnly: Bool, same: Bool? = nil) {
+    held = listed.map { DestinationListing(object: $0) }
+    self.sizeOnly = sizeOnly
+    self.same = same
+  }
+
+  /// The object listed at the key (`nil`: none).
+  var listed: ObjectEntry? { held?.object }
 }
 
 /// One line of a dry run: `{"type":"would-ACTION",FIELD:NAME,"size":…}` with `--json`, else

@@ -7,57 +7,88 @@ import StorageCore
 /// search by bytes finds the others. Two keys that differ only in their Unicode normalization
 /// are two objects (a `String` map would take one for the other).
 final class SyncListing {
-  /// The objects, in key order.
-  let objects: [ObjectEntry]
+  /// The listing's pages as they came (kept whole: no copy of each object), none empty.
+  private let pages: [[ObjectEntry]]
+  /// The index, counted over every page, of each page's first object.
+  private let starts: [Int]
+  /// How many objects the pages hold.
+  let count: Int
   /// Whether a local file has the object at the same index.
   private var taken: [Bool]
   /// Where the next key is looked for first.
   private var cursor = 0
 
-  /// `objects` as listed, in strictly increasing byte order of their keys.
-  init(_ objects: [ObjectEntry]) {
-    self.objects = objects
-    taken = [Bool](repeating: false, count: objects.count)
+  /// `pages` as listed: their objects in strictly increasing byte order of their keys.
+  init(pages: [[ObjectEntry]]) {
+    self.pages = pages.filter { !$0.isEmpty }
+    var starts: [Int] = []
+    var count = 0
+    for page in self.pages {
+      starts.append(count)
+      count += page.count
+    }
+    self.starts = starts
+    self.count = count
+    taken = [Bool](repeating: false, count: count)
   }
 
   /// Every object under `prefix`, listed page by page.
   static func listing(_ provider: any StorageProvider, bucket: String, prefix: String)
     async throws -> SyncListing
   {
-    var objects: [ObjectEntry] = []
+    var pages: [[ObjectEntry]] = []
     try await RecursiveScan(
       provider: provider, bucket: bucket, prefix: prefix, pageSize: 1000, parallel: nil
     ).run { page, _ in
-      objects.append(contentsOf: page)
+      pages.append(page)
       return !Task.isCancelled
     }
-    return SyncListing(objects)
+    return SyncListing(pages: pages)
+  }
+
+  /// The page, and the place in it, of the object at `index` (counted over every page).
+  private func place(_ index: Int) -> (page: Int, offset: Int) {
+    // The last page that starts at or before `index`.
+    var low = 0
+    var high = starts.count - 1
+    while low < high {
+      let middle = low + (high - low + 1) / 2
+      if starts[middle] <= index { low = middle } else { high = middle - 1 }
+    }
+    return (low, index - starts[low])
+  }
+
+  /// The key of the object at `index`.
+  private func key(_ index: Int) -> String {
+    let (page, offset) = place(index)
+    return pages[page][offset].key
   }
 
   /// The object listed at exactly `key`'s bytes (`nil`: none), marked as having a local file.
   func take(_ key: String) -> ObjectEntry? {
     let index: Int
-    if cursor < objects.count, KeyBytes.compare(objects[cursor].key, key) == 0 {
+    if cursor < count, KeyBytes.compare(self.key(cursor), key) == 0 {
       index = cursor
     } else {
       // The first object whose key does not sort before `key`.
       var low = 0
-      var high = objects.count
+      var high = count
       while low < high {
         let middle = low + (high - low) / 2
-        if KeyBytes.compare(objects[middle].key, key) < 0 {
+        if KeyBytes.compare(self.key(middle), key) < 0 {
           low = middle + 1
         } else {
           high = middle
         }
       }
       cursor = low
-      guard low < objects.count, KeyBytes.compare(objects[low].key, key) == 0 else { return nil }
+      guard low < count, KeyBytes.compare(self.key(low), key) == 0 else { return nil }
       index = low
     }
     taken[index] = true
     cursor = index + 1
-    return objects[index]
+    let (page, offset) = place(index)
+    return pages[page][offset]
   }
 
   /// The keys no local file had, under `prefix`, that the patterns keep (matched against the
@@ -65,11 +96,16 @@ final class SyncListing {
   /// not one.
   func untaken(prefix: String, _ patterns: KeyPatterns) -> [String] {
     var keys: [String] = []
-    for (index, object) in objects.enumerated() where !taken[index] {
-      guard object.key.utf8.starts(with: prefix.utf8) else { continue }
-      if KeySegments.endsWithSlash(object.key) && object.size == 0 { continue }
-      let relative = String(decoding: object.key.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
-      if patterns.keeps(relative) { keys.append(object.key) }
+    var index = 0
+    for page in pages {
+      for object in page {
+        defer { index += 1 }
+        guard !taken[index], object.key.utf8.starts(with: prefix.utf8) else { continue }
+        if KeySegments.endsWithSlash(object.key) && object.size == 0 { continue }
+        let relative = String(
+          decoding: object.key.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
+        if patterns.keeps(relative) { keys.append(object.key) }
+      }
     }
     return keys
   }

@@ -54,10 +54,12 @@ struct SyncUp {
     // with no task (`PutRun`), one that differs is uploaded without being compared again.
     let compare = SyncCompare(provider: writer, noFollow: !options.followSymlinks)
     do {
-      if options.delete {
-        try await run.run(items.lazy.map(compare.item))
-      } else {
-        try await run.run(walk.map(compare.item))
+      // (`--size-only` compares sizes, which the walk found: nothing to do here.)
+      switch (options.delete, options.sizeOnly) {
+      case (true, true): try await run.run(items)
+      case (true, false): try await run.run(items.lazy.map(compare.item))
+      case (false, true): try await run.run(walk)
+      case (false, false): try await run.run(walk.map(compare.item))
       }
     } catch let code as ExitCode where !extra.isEmpty {
       Diagnostics.note("nothing deleted: not every file was copied")
