@@ -7,11 +7,11 @@ import Testing
 
 @testable import KodoCLI
 
-/// How `sync`'s upload matches local files with the objects it listed: by the keys' exact bytes
-/// (`SyncListing`, no map of `String`s, which takes canonically equivalent keys for one), and
-/// small files compared on the run's task (`SyncCompare`), larger ones in their jobs, with the
-/// same verdicts.
-@Suite("sync up: files matched to listed keys by their bytes, compared exactly at any size")
+/// How `sync`'s upload (and `put -r --skip-same`) matches local files with the objects it
+/// listed: by the keys' exact bytes (`FolderListing`, no map of `String`s, which takes
+/// canonically equivalent keys for one), and small files compared on the run's task
+/// (`SyncCompare`), larger ones in their jobs, with the same verdicts.
+@Suite("sync up, put --skip-same: files matched to listed keys by their bytes, compared exactly")
 struct SyncCompareTests {
   static func bytes(_ keys: [String]) -> [[UInt8]] {
     keys.map { Array($0.utf8) }.sorted { $0.lexicographicallyPrecedes($1) }
@@ -55,6 +55,27 @@ struct SyncCompareTests {
       #expect(deleted.status == 0, "\(deleted)")
       #expect(SyncTests.types(deleted.stdout).sorted() == ["deleted", "skipped"], "\(deleted)")
       #expect(try await Self.keys(bench, "u/") == Self.bytes([composed]))
+    }
+  }
+
+  /// `put -r --skip-same` matches files to the folder's listing the same way: the composed name
+  /// is uploaded beside the decomposed object with the same bytes, not skipped as that object.
+  @Test(arguments: SyncTests.wires)
+  func putSkipSameTellsKeysApartByTheirBytes(_ wire: EmulatorProtocol) async throws {
+    try await PutBench.with(wire) { bench in
+      let content = Array("the same bytes".utf8)
+      let source = try bench.file("source.txt", content)
+      #expect(try await bench.run(["put", source, "mem/p/cafe\u{301}.txt"]).status == 0)
+      let root = bench.home + "/normal"
+      try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+      try Self.makeFile(root + "/caf\u{E9}.txt", content)
+      let put = try await bench.run(["put", "-r", "--skip-same", "--json", root, "mem/p/"])
+      #expect(put.status == 0, "\(put)")
+      #expect(SyncTests.types(put.stdout) == ["uploaded"], "\(put)")
+      #expect(
+        try await Self.keys(bench, "p/") == Self.bytes(["p/caf\u{E9}.txt", "p/cafe\u{301}.txt"]))
+      let again = try await bench.run(["put", "-r", "--skip-same", "--json", root, "mem/p/"])
+      #expect(SyncTests.types(again.stdout) == ["skipped"], "\(again)")
     }
   }
 
@@ -128,7 +149,7 @@ struct SyncCompareTests {
         pages.append(Array(objects[start..<end]))
         start = end
       }
-      let listing = SyncListing(pages: pages)
+      let listing = FolderListing(pages: pages)
       // Random keys, then every other listed key in order (the walk's usual order).
       let asked =
         lookups.map { Array($0.utf8) }

@@ -160,13 +160,11 @@ struct Put: KodoCommand {
       guard skipSame else { return try await run.run(items) }
       // One listing of the folder up front instead of a request per file; the service
       // still refuses an object that appeared since.
-      let known = try await RecursiveScan(
-        provider: writer, bucket: bucket, prefix: folder, pageSize: 1000, parallel: nil
-      ).objectsByKey()
+      let known = try await FolderListing.listing(writer, bucket: bucket, prefix: folder)
       try await run.run(
         items.lazy.map { item in
           guard case .job(var job) = item else { return item }
-          job.destinationListing = DestinationListing(object: known[job.location.key])
+          job.destinationListing = DestinationListing(object: known.take(job.location.key))
           return .job(job)
         })
       return

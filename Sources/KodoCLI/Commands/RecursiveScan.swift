@@ -29,17 +29,6 @@ struct RecursiveScan {
   /// stopped; " (`nil`: a parallel scan stops with no note, and a signal says "interrupted").
   var parallelNote: DisplayText? = nil
 
-  /// Every object under the prefix, by key: one listing up front where a command would
-  /// otherwise ask about each key (`put --skip-same`, `sync`'s upload).
-  func objectsByKey() async throws -> [String: ObjectEntry] {
-    var found: [String: ObjectEntry] = [:]
-    try await run { objects, _ in
-      for object in objects { found[object.key] = object }
-      return !Task.isCancelled
-    }
-    return found
-  }
-
   /// Calls `body` with each batch of objects in key order, and, page by page, the page it came
   /// from (its folders too); `body` returns `false` to stop. `atEnd` runs once the listing has
   /// reached its end (or its entry limit), before this returns; its failures are reported as the

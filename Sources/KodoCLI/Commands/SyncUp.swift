@@ -9,7 +9,7 @@ import StorageCore
   import Darwin
 #endif
 
-/// `sync DIR BUCKET/PREFIX/`: the prefix listed once (in memory, in key order: `SyncListing`),
+/// `sync DIR BUCKET/PREFIX/`: the prefix listed once (in memory, in key order: `FolderListing`),
 /// then the files under DIR uploaded by `put -r`'s run, each compared with the object listed at
 /// its key first (kept when the same, replaced when it differs, uploaded without replacing when
 /// there was none); with `--delete`, the objects under the prefix no file has are deleted at the
@@ -26,7 +26,7 @@ struct SyncUp {
   let stateDirectory: String?
 
   func run() async throws {
-    let listing = try await SyncListing.listing(writer, bucket: bucket, prefix: prefix)
+    let listing = try await FolderListing.listing(writer, bucket: bucket, prefix: prefix)
     let sizeOnly = options.sizeOnly
     // Each file's job with the object listed at its key (marked as having a file).
     let walk = PutTreeJobs(

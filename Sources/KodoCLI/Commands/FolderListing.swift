@@ -1,12 +1,13 @@
 import StorageCore
 
-/// What `sync`'s upload listed under its prefix, in the listing's order (strictly increasing by
-/// bytes: `ListPages` checks it), each object found by its key's exact bytes as the walk meets
-/// the local files, and marked as having one. No map of every key: the walk meets keys mostly
-/// in the listing's order, so the object after the last one found is tried first, and a binary
-/// search by bytes finds the others. Two keys that differ only in their Unicode normalization
-/// are two objects (a `String` map would take one for the other).
-final class SyncListing {
+/// The objects under a folder, listed once up front where a command would otherwise ask about
+/// each key (`sync`'s upload, `put -r --skip-same`): kept in the listing's order (strictly
+/// increasing by bytes: `ListPages` checks it), each found by its key's exact bytes as the walk
+/// meets the local files, and marked as having one. No map of every key: the walk meets keys
+/// mostly in the listing's order, so the object after the last one found is tried first, and a
+/// binary search by bytes finds the others. Two keys that differ only in their Unicode
+/// normalization are two objects (a map of `String`s takes one for the other).
+final class FolderListing {
   /// The listing's pages as they came (kept whole: no copy of each object), none empty.
   private let pages: [[ObjectEntry]]
   /// The index, counted over every page, of each page's first object.
@@ -34,7 +35,7 @@ final class SyncListing {
 
   /// Every object under `prefix`, listed page by page.
   static func listing(_ provider: any StorageProvider, bucket: String, prefix: String)
-    async throws -> SyncListing
+    async throws -> FolderListing
   {
     var pages: [[ObjectEntry]] = []
     try await RecursiveScan(
@@ -43,7 +44,7 @@ final class SyncListing {
       pages.append(page)
       return !Task.isCancelled
     }
-    return SyncListing(pages: pages)
+    return FolderListing(pages: pages)
   }
 
   /// The page, and the place in it, of the object at `index` (counted over every page).
