@@ -134,9 +134,9 @@ struct PutUpload: Sendable {
   /// size of the object listed at its key, and `--size-only` (the walk's `fstatat` was the one
   /// look at it) or found the same already (`SyncCompare`); else `nil`.
   static func keptAsListed(_ job: PutJob) -> Int64? {
-    guard let sync = job.sync, let listed = sync.listed, let size = job.size, listed.size == size,
-      sync.sizeOnly || sync.same == true
-    else { return nil }
+    guard let sync = job.sync, let size = job.size else { return nil }
+    if sync.same == true { return size }
+    guard sync.sizeOnly, let listed = sync.listed, listed.size == size else { return nil }
     return size
   }
 

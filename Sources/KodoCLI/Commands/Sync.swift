@@ -167,7 +167,8 @@ struct SyncTarget: Sendable {
   /// The object, held by reference (a job stays small as a run passes it along).
   private let held: DestinationListing?
   var sizeOnly: Bool
-  /// Whether the file was found the same as `listed` before its job ran (`SyncCompare`);
+  /// Whether the file was found the same as the object listed at its key before its job ran
+  /// (by size with `--size-only`, else by `SyncCompare`; the object is then not held);
   /// `nil`: not compared yet.
   var same: Bool?
 

@@ -34,7 +34,13 @@ struct SyncUp {
       followLinks: options.followSymlinks
     ).lazy.map { item -> PutItem in
       guard case .job(var job) = item else { return item }
-      job.sync = SyncTarget(listed: listing.take(job.location.key), sizeOnly: sizeOnly)
+      let listed = listing.take(job.location.key)
+      if sizeOnly, let listed, listed.size == job.size {
+        // Kept by its size, which the walk found: settled here, with no object to hold.
+        job.sync = SyncTarget(listed: nil, sizeOnly: true, same: true)
+      } else {
+        job.sync = SyncTarget(listed: listed, sizeOnly: sizeOnly)
+      }
       return .job(job)
     }
     // The whole walk first only when it must be seen before anything is copied: the objects to
