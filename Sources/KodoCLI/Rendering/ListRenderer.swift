@@ -91,42 +91,44 @@ struct ListRenderer {
   mutating func objects(
     _ objects: [ObjectEntry], to output: OutputStream, held: HeldOutput? = nil
   ) throws(StorageError) {
-    objectCount += Int64(objects.count)
-    // By index: `for object in objects` copies each entry (a retain per string field) only to
-    // read its size.
-    for index in objects.indices {
+    // Every entry is read in place through the array's buffer (`entries[index]` is a borrow):
+    // `for object in objects`, or `objects[index].size`, copies each entry (a retain and a
+    // release per field) only to read it.
+    try objects.withUnsafeBufferPointer { (entries) throws(StorageError) in
+      try self.objects(entries, to: output, held: held)
+    }
+  }
+
+  private mutating func objects(
+    _ entries: UnsafeBufferPointer<ObjectEntry>, to output: OutputStream, held: HeldOutput?
+  ) throws(StorageError) {
+    objectCount += Int64(entries.count)
+    for index in entries.indices {
       // Sizes are the service's numbers: an absurd total saturates instead of crashing.
-      let size = objects[index].size
+      let size = entries[index].size
       let (sum, overflow) = totalSize.addingReportingOverflow(size)
       totalSize = overflow ? (size < 0 ? .min : .max) : sum
     }
     switch mode {
     case .json:
       try output.jsonLines { lines in
-        // Through the buffer: `for object in objects` copies each entry (a retain and a
-        // release per field) only to read it.
-        objects.withUnsafeBufferPointer { entries in
-          for index in entries.indices {
-            lines.line { line in
-              line.literal("type", "object")
-              entries[index].appendJSONFields(to: &line)
-            }
+        for index in entries.indices {
+          lines.line { line in
+            line.literal("type", "object")
+            entries[index].appendJSONFields(to: &line)
           }
         }
       }
     case .nul:
-      if objects.contains(where: { $0.key.utf8.contains(0) }) {
-        var records: [String] = []
-        for object in objects where recordable(object.key) { records.append(object.key) }
-        try output.nulSeparated(records)
-      } else {
-        try output.nulSeparated(objects.lazy.map(\.key))
+      var records: [String] = []
+      records.reserveCapacity(entries.count)
+      for index in entries.indices where recordable(entries[index].key) {
+        records.append(entries[index].key)
       }
+      try output.nulSeparated(records)
     case .text:
       let rows = { (text: inout TerminalText) in
-        objects.withUnsafeBufferPointer { entries in
-          for index in entries.indices { appendObjectRow(entries[index], to: &text) }
-        }
+        for index in entries.indices { appendObjectRow(entries[index], to: &text) }
       }
       if let held { try held.hold(rows) } else { try output.text(rows) }
     }

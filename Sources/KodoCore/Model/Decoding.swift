@@ -26,6 +26,7 @@ enum Decode {
   static func listPage(_ reader: inout JSONReader) throws(Failure) -> ListPage {
     var page = ListPage()
     var repeats = JSONReader.RecentStrings()
+    let names = entryNames
     try reader.readMembers { (reader, name) throws(Failure) in
       switch name {
       case "marker":
@@ -40,7 +41,8 @@ enum Decode {
         try reader.readArray { (reader) throws(Failure) in
           // Decoded in place: no entry is copied into the page and destroyed.
           page.items.append(emptyEntry(key: ""))
-          try listItem(&reader, into: &page.items[page.items.count - 1], repeats: &repeats)
+          try listItem(
+            &reader, into: &page.items[page.items.count - 1], repeats: &repeats, names: names)
         }
       default: try reader.skipValue()
       }
@@ -69,14 +71,16 @@ enum Decode {
   /// in `repeats` share its text.
   static func listItem(
     _ reader: inout JSONReader, into entry: inout ObjectEntry,
-    repeats: inout JSONReader.RecentStrings
+    repeats: inout JSONReader.RecentStrings, names: JSONReader.MemberNames
   ) throws(Failure) {
     let start = reader.index
     var sawKey = false
+    var expected = 0
     try reader.readMembers { (reader, name) throws(Failure) in
-      if try !entryField(&reader, name, into: &entry, sawKey: &sawKey, repeats: &repeats) {
-        try reader.skipValue()
-      }
+      let known = try entryField(
+        &reader, name, into: &entry, sawKey: &sawKey, repeats: &repeats, names: names,
+        expected: &expected)
+      if !known { try reader.skipValue() }
     }
     guard sawKey else { throw Failure(offset: start, reason: "an item has no key") }
   }
@@ -90,10 +94,13 @@ enum Decode {
     var stat = ObjectDetails(object: entry)
     var sawKey = key != nil
     var repeats = JSONReader.RecentStrings()
+    let names = entryNames
+    var expected = 0
     try reader.readMembers { (reader, name) throws(Failure) in
-      if try entryField(&reader, name, into: &entry, sawKey: &sawKey, repeats: &repeats) {
-        return
-      }
+      let known = try entryField(
+        &reader, name, into: &entry, sawKey: &sawKey, repeats: &repeats, names: names,
+        expected: &expected)
+      if known { return }
       switch name {
       case "expiration": stat.expiration = try reader.readOptionalInt64()
       case "transitionToIA": stat.transitionToIA = try reader.readOptionalInt64()
@@ -118,36 +125,61 @@ enum Decode {
       storageClass: .kodo(type: 0), mimeType: "", hash: "", status: .enabled)
   }
 
+  /// The members list items and stat answers share, in the order Kodo writes them.
+  private enum EntryMember: Int, CaseIterable {
+    case key, hash, fsize, mimeType, putTime, type, status, md5, endUser, meta, restoreStatus
+    case lastModify, parts
+  }
+
+  /// `EntryMember`'s names, by its raw values.
+  private static let entryNames = JSONReader.MemberNames([
+    "key", "hash", "fsize", "mimeType", "putTime", "type", "status", "md5", "endUser",
+    "x-qn-meta", "restoreStatus", "lastModify", "parts",
+  ])
+
+  /// Which shared member `name` is: the one after the last one found (`expected`) is tried
+  /// first, so that an item in Kodo's usual order costs one comparison a member.
+  @inline(__always)
+  private static func entryMember(
+    _ name: JSONReader.MemberName, _ names: JSONReader.MemberNames, expected: inout Int
+  ) -> EntryMember? {
+    guard let position = names.position(of: name, expected: expected) else { return nil }
+    expected = position + 1
+    return EntryMember(rawValue: position)
+  }
+
   /// Reads the member `name` into `entry` when it is one of the fields list items and stat
   /// answers share; returns whether it was.
   @inline(__always)
   private static func entryField(
     _ reader: inout JSONReader, _ name: JSONReader.MemberName, into entry: inout ObjectEntry,
-    sawKey: inout Bool, repeats: inout JSONReader.RecentStrings
+    sawKey: inout Bool, repeats: inout JSONReader.RecentStrings, names: JSONReader.MemberNames,
+    expected: inout Int
   ) throws(Failure) -> Bool {
-    switch name {
-    case "key":
+    guard let member = entryMember(name, names, expected: &expected) else { return false }
+    switch member {
+    case .key:
       entry.key = try reader.readString()
       sawKey = true
-    case "fsize": entry.size = try reader.readOptionalInt64() ?? 0
-    case "hash": entry.hash = try reader.readOptionalString() ?? ""
-    case "mimeType": entry.mimeType = try reader.readOptionalString(reusing: &repeats) ?? ""
-    case "putTime":
+    case .fsize: entry.size = try reader.readOptionalInt64() ?? 0
+    case .hash: entry.hash = try reader.readOptionalString() ?? ""
+    case .mimeType: entry.mimeType = try reader.readOptionalString(reusing: &repeats) ?? ""
+    case .putTime:
       entry.putTime = Timestamp(hundredNanoseconds: try reader.readOptionalInt64() ?? 0)
-    case "type":
+    case .type:
       entry.storageClass = .kodo(type: Int(clamping: try reader.readOptionalInt64() ?? 0))
-    case "status":
+    case .status:
       entry.status = ObjectStatus.kodo(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
-    case "md5": entry.md5 = try reader.readOptionalString()
-    case "endUser": entry.endUser = try reader.readOptionalString()
-    case "x-qn-meta": entry.meta = try reader.readMetadata()
-    case "restoreStatus":
+    case .md5: entry.md5 = try reader.readOptionalString()
+    case .endUser: entry.endUser = try reader.readOptionalString()
+    case .meta: entry.meta = try reader.readMetadata()
+    case .restoreStatus:
       entry.restoreStatus = try reader.readOptionalInt64().map {
         RestoreStatus.kodo(code: Int(clamping: $0))
       }
-    case "lastModify":
+    case .lastModify:
       entry.lastModified = try reader.readOptionalInt64().map { Timestamp(hundredNanoseconds: $0) }
-    case "parts":
+    case .parts:
       if reader.readNull() {
         entry.parts = nil
         return true
@@ -155,7 +187,6 @@ enum Decode {
       var parts: [Int64] = []
       try reader.readArray { (reader) throws(Failure) in parts.append(try reader.readInt64()) }
       entry.parts = parts
-    default: return false
     }
     return true
   }

@@ -115,7 +115,7 @@ extension JSONReader {
     guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
       throw fail("expected a string")
     }
-    var end = index + 1
+    var end = plainASCIIEnd(from: index + 1)
     while end < bytes.count {
       let byte = bytes[end]
       if byte == UInt8(ascii: "\"") {

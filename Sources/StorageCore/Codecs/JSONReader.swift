@@ -27,7 +27,10 @@ package struct JSONReader {
 
   package func fail(_ reason: String) -> Failure { Failure(offset: index, reason: reason) }
 
+  @inline(__always)
   package mutating func skipWhitespace() {
+    // Compact JSON has none: one test then.
+    if index < bytes.count, bytes[index] > 0x20 { return }
     while index < bytes.count {
       switch bytes[index] {
       case 0x20, 0x0A, 0x0D, 0x09: index += 1
@@ -107,24 +110,6 @@ package struct JSONReader {
     }
   }
 
-  /// Reads a member name: a short plain name into `MemberName`'s inline bytes, anything else
-  /// (escapes, non-ASCII, more than 16 bytes) through `readString`.
-  private mutating func readMemberName() throws(Failure) -> MemberName {
-    var cursor = index + 1
-    var name = MemberName()
-    while cursor < bytes.count {
-      let byte = bytes[cursor]
-      if byte == UInt8(ascii: "\"") {
-        index = cursor + 1
-        return name
-      }
-      guard name.isShort, byte >= 0x20, byte < 0x80, byte != UInt8(ascii: "\\") else { break }
-      name.append(byte)
-      cursor += 1
-    }
-    return MemberName(text: try readString())
-  }
-
   /// Iterates an array's elements: `body` must consume each element.
   @inline(__always)
   package mutating func readArray(_ body: (inout JSONReader) throws(Failure) -> Void)
@@ -183,7 +168,8 @@ package struct JSONReader {
     }
     index += 1
     let start = index
-    // Fast path: no escapes.
+    // Fast path: no escapes. Plain ASCII eight bytes at a time, then byte by byte.
+    index = plainASCIIEnd(from: start)
     var orOfBytes: UInt8 = 0
     while index < bytes.count {
       let byte = bytes[index]
@@ -325,8 +311,8 @@ package struct JSONReader {
       negative = true
       index += 1
     }
-    var value: Int64 = 0
-    var digits = 0
+    // Eight digits at a time while the value cannot overflow (below 10^18), then one by one.
+    var (value, digits) = eightDigitRuns()
     var overflow = false
     while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9")
     {

@@ -13,9 +13,7 @@ package enum JSONText {
     // The concrete fast path (a listing writes millions of strings): no generic dispatch, and
     // the string's own bytes, borrowed (no copy of the string, no retain).
     let copied = value.utf8.withContiguousStorageIfAvailable { buffer -> Bool in
-      for byte in buffer where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 {
-        return false
-      }
+      if mayNeedEscaping(buffer) { return false }
       bytes.append(UInt8(ascii: "\""))
       bytes.append(contentsOf: buffer)
       bytes.append(UInt8(ascii: "\""))
@@ -42,9 +40,7 @@ package enum JSONText {
       return
     }
     let fast = value.utf8.withContiguousStorageIfAvailable { buffer -> Bool in
-      for byte in buffer where byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 {
-        return false
-      }
+      if mayNeedEscaping(buffer) { return false }
       bytes.append(contentsOf: buffer)
       return true
     }
@@ -57,6 +53,40 @@ package enum JSONText {
       }
     }
     bytes.append(UInt8(ascii: "\""))
+  }
+
+  /// Whether UTF-8 `buffer` may hold a byte the writer escapes: `false` means it can be copied
+  /// as it is. `"`, `\`, control characters, and 0xE2 (the lead byte of U+2028 and U+2029, and
+  /// of other characters, which the scalar path then copies unchanged).
+  ///
+  /// Eight bytes at a time: `(w - 0x20…) & ~w & 0x80…` finds a byte below 0x20, and the same
+  /// test on `w ^ c…` a byte equal to `c`; then the remaining bytes one by one.
+  @inline(__always)
+  package static func mayNeedEscaping(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
+    let count = buffer.count
+    var index = 0
+    if let base = buffer.baseAddress {
+      let raw = UnsafeRawPointer(base)
+      let ones: UInt64 = 0x0101_0101_0101_0101
+      let highs: UInt64 = 0x8080_8080_8080_8080
+      while index + 8 <= count {
+        let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let lead = word ^ (ones &* 0xE2)
+        let found =
+          ((word &- ones &* 0x20) & ~word) | ((quote &- ones) & ~quote)
+          | ((backslash &- ones) & ~backslash) | ((lead &- ones) & ~lead)
+        if found & highs != 0 { return true }
+        index += 8
+      }
+    }
+    while index < count {
+      let byte = buffer[index]
+      if byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2 { return true }
+      index += 1
+    }
+    return false
   }
 
   /// Appends UTF-8 `bytes` as a JSON string (as `appendString`; invalid UTF-8 is copied as is).
