@@ -39,6 +39,8 @@ struct Glob: Sendable {
   /// Whether every text without a `/` matches (`*`, `**`): within one segment `*` is `**`, so
   /// such a pattern keeps every last segment (`--name '*'`) without reading it.
   let matchesEverySegment: Bool
+  /// The general matcher's automaton in words, for patterns of fewer than 64 tokens.
+  let automaton: GlobAutomaton?
 
   /// Parses `pattern`.
   ///
@@ -111,6 +113,7 @@ struct Glob: Sendable {
     self.shape = Self.shape(of: tokens)
     self.matchesEverySegment =
       !tokens.isEmpty && tokens.allSatisfy { $0 == .star || $0 == .globStar }
+    self.automaton = shape == .general ? GlobAutomaton(tokens) : nil
   }
 
   private static func shape(of tokens: [Token]) -> Shape {

@@ -42,7 +42,8 @@ extension Glob {
       }
       return true
     case .general:
-      return generalMatch(text)
+      guard let automaton else { return generalMatch(text) }
+      return tokens.withUnsafeBufferPointer { automaton.matches(text, tokens: $0) }
     }
   }
 
@@ -119,16 +120,8 @@ extension Glob {
         }
         guard at & mask != 0 else { continue }
         switch tokens[state] {
-        case .literal(let literal):
-          guard scalar == literal else { continue }
-          sets.insert(state + 1, into: .nextAt)
-        case .one:
-          guard !isSlash else { continue }
-          sets.insert(state + 1, into: .nextAt)
-        case .set(let ranges, let negated):
-          guard !isSlash, ranges.contains(where: { $0.contains(scalar) }) != negated else {
-            continue
-          }
+        case .literal, .one, .set:
+          guard takes(tokens[state], scalar) else { continue }
           sets.insert(state + 1, into: .nextAt)
         case .star:
           guard !isSlash else { continue }
@@ -169,8 +162,21 @@ extension Glob {
     }
   }
 
+  /// Whether `token`, one that reads a scalar, takes `scalar`: a literal equal to it, `?`, a set
+  /// that holds it (neither of the last two takes `/`).
+  fileprivate static func takes(_ token: Token, _ scalar: Unicode.Scalar) -> Bool {
+    switch token {
+    case .literal(let literal): scalar == literal
+    case .one: scalar != "/"
+    case .set(let ranges, let negated):
+      scalar != "/" && ranges.contains(where: { $0.contains(scalar) }) != negated
+    case .star, .globStar, .folders: false
+    }
+  }
+
   /// The scalar whose UTF-8 starts at `index` of valid UTF-8, and its length in bytes.
-  private static func scalar(
+  @inline(__always)
+  fileprivate static func scalar(
     in text: UnsafeBufferPointer<UInt8>, at index: Int
   ) -> (Unicode.Scalar, Int) {
     let lead = text[index]
@@ -211,5 +217,89 @@ private struct StateSets {
   /// The next sets become the current ones.
   func advance() {
     for index in 0..<(2 * words) { storage[index] = storage[2 * words + index] }
+  }
+}
+
+/// The automaton of a pattern of fewer than 64 tokens: each set of states is one word, moved
+/// over a scalar by a few operations on all its states at once (bit `i` is state `i`; a token
+/// that reads a scalar moves its state one bit up).
+struct GlobAutomaton: Sendable {
+  /// Per ASCII byte, the tokens that take it (a literal equal to it, `?`, a set that holds it).
+  private let ascii: [UInt64]
+  private let stars: UInt64
+  private let globStars: UInt64
+  private let folders: UInt64
+  /// The tokens that may match nothing (`*`, `**`, `**/`).
+  private let nullable: UInt64
+  private let final: UInt64
+
+  /// The automaton of `tokens`, or `nil` when they are too many for a word of states.
+  init?(_ tokens: [Glob.Token]) {
+    guard tokens.count < 64 else { return nil }
+    var stars: UInt64 = 0
+    var globStars: UInt64 = 0
+    var folders: UInt64 = 0
+    for (index, token) in tokens.enumerated() {
+      switch token {
+      case .star: stars |= 1 << index
+      case .globStar: globStars |= 1 << index
+      case .folders: folders |= 1 << index
+      case .literal, .one, .set: break
+      }
+    }
+    self.stars = stars
+    self.globStars = globStars
+    self.folders = folders
+    nullable = stars | globStars | folders
+    final = 1 << tokens.count
+    ascii = (0..<128).map { byte in Self.takers(of: Unicode.Scalar(UInt8(byte)), in: tokens[...]) }
+  }
+
+  private static func takers(
+    of scalar: Unicode.Scalar, in tokens: some Collection<Glob.Token>
+  ) -> UInt64 {
+    var mask: UInt64 = 0
+    for (index, token) in tokens.enumerated() where Glob.takes(token, scalar) { mask |= 1 << index }
+    return mask
+  }
+
+  /// Whether all of `text`, valid UTF-8, matches `tokens` (those the automaton was made of).
+  func matches(_ text: UnsafeBufferPointer<UInt8>, tokens: UnsafeBufferPointer<Glob.Token>) -> Bool
+  {
+    ascii.withUnsafeBufferPointer { table in
+      var at = close(1)
+      var inside: UInt64 = 0
+      var index = 0
+      while index < text.count {
+        let byte = text[index]
+        let takers: UInt64
+        if byte < 0x80 {
+          takers = table[Int(byte)]
+          index += 1
+        } else {
+          let (scalar, length) = Glob.scalar(in: text, at: index)
+          takers = Self.takers(of: scalar, in: tokens)
+          index += length
+        }
+        // `**/` runs on over anything, and past each `/` may end.
+        let runs = (at | inside) & folders
+        var next = (at & takers) << 1 | at & globStars
+        if byte == UInt8(ascii: "/") { next |= runs << 1 } else { next |= at & stars }
+        inside = runs
+        at = close(next)
+        guard at | inside != 0 else { return false }
+      }
+      return at & final != 0
+    }
+  }
+
+  /// `states` with those reached from them without reading (past tokens that may match nothing).
+  private func close(_ states: UInt64) -> UInt64 {
+    var states = states
+    while true {
+      let added = (states & nullable) << 1 & ~states
+      guard added != 0 else { return states }
+      states |= added
+    }
   }
 }
