@@ -242,11 +242,7 @@ final class Search {
     provider: any StorageProvider
   ) async throws -> Bool {
     // Most pages of a broad search keep everything: then the page itself, not a copy.
-    var kept = objects
-    if let dropped = objects.firstIndex(where: { !filter.keeps($0) }) {
-      kept = Array(objects[..<dropped])
-      kept += objects[(dropped + 1)...].filter(filter.keeps)
-    }
+    var kept = filter.kept(objects)
     var stop = false
     if let limit, matched + kept.count >= limit, let element {
       // Keep only what the limit allows, and find the marker right after the last one kept.

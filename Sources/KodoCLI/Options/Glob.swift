@@ -1,5 +1,4 @@
 import StorageCore
-import Synchronization
 
 /// A shell-style pattern over object keys, the one glob of `find`, `--include` and `--exclude`.
 ///
@@ -7,7 +6,7 @@ import Synchronization
 /// `**` any run of characters across segments, and `**/` zero or more whole folders (so
 /// `**/*.txt` matches `a.txt` and `x/y/a.txt`). `[abc]`, `[a-z]` and `[!abc]` match one character
 /// (never `/`) of a set; `\` takes the next character literally. Everything else matches itself.
-/// The whole key must match.
+/// The whole key must match. Matching works on the text's UTF-8 bytes (`GlobMatcher.swift`).
 struct Glob: Sendable {
   enum Token: Sendable, Equatable {
     case literal(Unicode.Scalar)
@@ -37,6 +36,11 @@ struct Glob: Sendable {
   let pattern: String
   let tokens: [Token]
   let shape: Shape
+  /// Whether every text without a `/` matches (`*`, `**`): within one segment `*` is `**`, so
+  /// such a pattern keeps every last segment (`--name '*'`) without reading it.
+  let matchesEverySegment: Bool
+  /// The general matcher's automaton in words, for patterns of fewer than 64 tokens.
+  let automaton: GlobAutomaton?
 
   /// Parses `pattern`.
   ///
@@ -107,6 +111,9 @@ struct Glob: Sendable {
     }
     self.tokens = tokens
     self.shape = Self.shape(of: tokens)
+    self.matchesEverySegment =
+      !tokens.isEmpty && tokens.allSatisfy { $0 == .star || $0 == .globStar }
+    self.automaton = shape == .general ? GlobAutomaton(tokens) : nil
   }
 
   private static func shape(of tokens: [Token]) -> Shape {
@@ -123,142 +130,5 @@ struct Glob: Sendable {
     if tokens.first == .star, let bytes = literalBytes(tokens.dropFirst()) { return .suffix(bytes) }
     if tokens.last == .star, let bytes = literalBytes(tokens.dropLast()) { return .prefix(bytes) }
     return .general
-  }
-
-  /// Whether the whole of `text` matches.
-  func matches(_ text: some StringProtocol) -> Bool {
-    let slashByte = UInt8(ascii: "/")
-    switch shape {
-    case .anything: return true
-    case .exactly(let bytes): return text.utf8.elementsEqual(bytes)
-    case .suffix(let bytes):
-      let count = text.utf8.count
-      guard count >= bytes.count else { return false }
-      let cut = text.utf8.index(text.utf8.startIndex, offsetBy: count - bytes.count)
-      return !text.utf8[..<cut].contains(slashByte) && text.utf8[cut...].elementsEqual(bytes)
-    case .prefix(let bytes):
-      guard text.utf8.starts(with: bytes) else { return false }
-      return !text.utf8.dropFirst(bytes.count).contains(slashByte)
-    case .general: return generalMatch(text)
-    }
-  }
-
-  /// The general matcher: the set of positions each token can reach.
-  private func generalMatch(_ text: some StringProtocol) -> Bool {
-    let scalars = Array(text.unicodeScalars)
-    let slash: Unicode.Scalar = "/"
-    // reachable[i]: the tokens so far can match exactly scalars[..<i].
-    var reachable = [Bool](repeating: false, count: scalars.count + 1)
-    reachable[0] = true
-    var next = reachable
-    for token in tokens {
-      for index in next.indices { next[index] = false }
-      var any = false
-      switch token {
-      case .literal, .one, .set:
-        for index in 0..<scalars.count where reachable[index] {
-          if Self.single(token, matches: scalars[index]) {
-            next[index + 1] = true
-            any = true
-          }
-        }
-      case .star, .globStar:
-        // A run from any reachable place; `*` ends it at a `/`, `**` runs on.
-        let withinSegment = token == .star
-        var open = false
-        for index in 0...scalars.count {
-          if reachable[index] { open = true }
-          if open {
-            next[index] = true
-            any = true
-          }
-          if withinSegment, index < scalars.count, scalars[index] == slash { open = false }
-        }
-      case .folders:
-        var open = false
-        for index in 0...scalars.count {
-          if reachable[index] {
-            open = true
-            next[index] = true
-            any = true
-          }
-          if open, index < scalars.count, scalars[index] == slash {
-            next[index + 1] = true
-            any = true
-          }
-        }
-      }
-      guard any else { return false }
-      swap(&reachable, &next)
-    }
-    return reachable[scalars.count]
-  }
-
-  private static func single(_ token: Token, matches scalar: Unicode.Scalar) -> Bool {
-    switch token {
-    case .literal(let literal): scalar == literal
-    case .one: scalar != "/"
-    case .set(let ranges, let negated):
-      scalar != "/" && ranges.contains { $0.contains(scalar) } != negated
-    case .star, .globStar, .folders: false
-    }
-  }
-}
-
-/// `--include` and `--exclude`: a key is kept when it matches any include (or none is given)
-/// and no exclude.
-struct KeyPatterns: Sendable {
-  let include: [Glob]
-  let exclude: [Glob]
-  /// Whether any key was tested, and whether any matched an `--include`.
-  private let seen = IncludeWatch()
-
-  init(include: [String], exclude: [String]) throws(StorageError) {
-    var included: [Glob] = []
-    for pattern in include { included.append(try Glob(pattern)) }
-    var excluded: [Glob] = []
-    for pattern in exclude { excluded.append(try Glob(pattern)) }
-    self.include = included
-    self.exclude = excluded
-  }
-
-  var isEmpty: Bool { include.isEmpty && exclude.isEmpty }
-
-  func keeps(_ key: String) -> Bool {
-    guard !include.isEmpty else { return !exclude.contains { $0.matches(key) } }
-    seen.tested()
-    guard include.contains(where: { $0.matches(key) }) else { return false }
-    seen.included()
-    return !exclude.contains { $0.matches(key) }
-  }
-
-  /// After a listing: when keys were tested and no `--include` matched any, what to say about
-  /// the patterns that have no `/` (`*` stays within one folder level, and patterns match
-  /// whole keys), with the pattern that matches at any depth.
-  var nothingIncludedHint: DisplayText? {
-    guard seen.anyTested, !seen.anyIncluded else { return nil }
-    let shallow = include.map(\.pattern).filter { KeySegments.splitAtFirstSlash($0) == nil }
-    guard !shallow.isEmpty else { return nil }
-    let quoted = shallow.map { ShellQuote.quote($0) }
-    let deep = shallow.map { ShellQuote.quote("**/" + $0) }
-    return
-      "--include \(DisplayText.joined(quoted, separator: ", ")) matched no key: patterns match whole keys and * stays within one folder level; to match at any depth, use --include \(DisplayText.joined(deep, separator: ", "))"
-  }
-}
-
-/// Whether a listing's keys met an `--include` (written once each, read after the listing).
-final class IncludeWatch: Sendable {
-  private let testedAny = Atomic<Bool>(false)
-  private let includedAny = Atomic<Bool>(false)
-
-  var anyTested: Bool { testedAny.load(ordering: .relaxed) }
-  var anyIncluded: Bool { includedAny.load(ordering: .relaxed) }
-
-  func tested() {
-    if !testedAny.load(ordering: .relaxed) { testedAny.store(true, ordering: .relaxed) }
-  }
-
-  func included() {
-    if !includedAny.load(ordering: .relaxed) { includedAny.store(true, ordering: .relaxed) }
   }
 }

@@ -18,6 +18,34 @@ struct ObjectFilter: Sendable {
   var mime: Glob?
   var patterns = KeyPatterns.none
 
+  /// Whether every object is kept whatever it is: no test is given, or each given one holds for
+  /// anything (`--name '*'`, `--path '**'`); `--include`/`--exclude` are always run, as they
+  /// note which keys they met.
+  var keepsEverything: Bool {
+    (name?.matchesEverySegment ?? true) && (path.map { $0.shape == .anything } ?? true)
+      && (mime.map { $0.shape == .anything } ?? true) && regex == nil && larger == nil
+      && smaller == nil && newer == nil && older == nil && storageClass == nil
+      && patterns.isEmpty
+  }
+
+  /// The objects kept, in order: `objects` itself when every one is. Each entry is tested
+  /// where it lies in the array: a copy of an entry is a retain and a release per field.
+  func kept(_ objects: [ObjectEntry]) -> [ObjectEntry] {
+    if keepsEverything { return objects }
+    return objects.withUnsafeBufferPointer { entries in
+      var index = 0
+      while index < entries.count, keeps(entries[index]) { index += 1 }
+      guard index < entries.count else { return objects }
+      var kept = Array(entries[..<index])
+      index += 1
+      while index < entries.count {
+        if keeps(entries[index]) { kept.append(entries[index]) }
+        index += 1
+      }
+      return kept
+    }
+  }
+
   func keeps(_ object: ObjectEntry) -> Bool {
     // The patterns first: whether an --include met any key is then known whatever the rest.
     if !patterns.isEmpty, !patterns.keeps(object.key) { return false }
@@ -27,7 +55,7 @@ struct ObjectFilter: Sendable {
     if let older, object.putTime >= older { return false }
     if let storageClass, object.storageClass.name != storageClass { return false }
     if let mime, !mime.matches(object.mimeType ?? "") { return false }
-    if let name, !name.matches(KeySegments.lastSegment(of: object.key)) { return false }
+    if let name, !name.matchesLastSegment(of: object.key) { return false }
     if let path, !path.matches(object.key) { return false }
     if let regex, !regex.matches(object.key) { return false }
     return true
