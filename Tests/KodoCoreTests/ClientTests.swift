@@ -2,6 +2,7 @@ import Foundation
 import KodoCore
 import KodoTestSupport
 import StorageCore
+import Synchronization
 import Testing
 
 let vectorCredentials = Credentials(accessKey: "MY_ACCESS_KEY", secretKey: "MY_SECRET_KEY")
@@ -309,6 +310,27 @@ struct ClientListingTests {
         "bucket=b&delimiter=%2F&limit=2", "bucket=b&marker=m1&delimiter=%2F&limit=2",
         "bucket=b&marker=m2&delimiter=%2F&limit=2", "bucket=b&marker=m3&delimiter=%2F&limit=2",
       ])
+  }
+
+  /// The marker read early from the first bytes of an answer (each prefix of it shown in turn)
+  /// is the complete answer's, or none is read.
+  @Test(arguments: [
+    (#"{"marker":"a\"b\\c\u00e9/\ud83d\ude00 ","items":[{"key":"a"}]}"#, true),
+    (#"{"marker":"","items":[{"key":"a"}]}"#, true),
+    (#"{"marker":null,"items":[]}"#, true),
+    (#"{ "marker" : "m1" , "items":[]}"#, true),
+    (#"{"items":[{"key":"a"}],"marker":"m1"}"#, false),
+  ])
+  func theEarlyMarkerIsTheAnswers(_ body: String, early: Bool) async throws {
+    let stub = StubTransport(answers: [.response(.json(200, body))])
+    let reported = Mutex<[String?]>([])
+    let watch = MarkerWatch { marker in reported.withLock { $0.append(marker) } }
+    let answer = try await MarkerWatch.$current.withValue(watch) {
+      try await client(stub).listPageAnswer(ListRequest(bucket: "b"))
+    }
+    let decoded = try answer.decode()
+    #expect(answer.nextMarker == decoded.nextMarker)
+    #expect(reported.withLock { $0 } == (early ? [decoded.nextMarker] : []))
   }
 
   @Test func aRetriedPageUsesTheSameMarker() async throws {

@@ -314,6 +314,15 @@ public final class RawHTTPConnection {
     let length = headers.first(where: { $0.name.lowercased() == "content-length" })
       .flatMap { Int($0.value) }
     let hasNoBody = isHEAD || status / 100 == 1 || status == 204 || status == 304
+    let chunked = headers.contains {
+      $0.name.lowercased() == "transfer-encoding" && $0.value.lowercased() == "chunked"
+    }
+    if !hasNoBody, chunked {
+      guard let (body, end) = try dechunk(buffered, from: headEnd + separator.count) else {
+        return nil
+      }
+      return (RawHTTPResponse(status: status, reason: reason, headers: headers, body: body), end)
+    }
     let bodyLength: Int
     if hasNoBody {
       bodyLength = 0
@@ -329,6 +338,31 @@ public final class RawHTTPConnection {
       RawHTTPResponse(status: status, reason: reason, headers: headers, body: body),
       bodyStart + bodyLength
     )
+  }
+
+  /// A chunked body from `start` (decoded) and where it ends, or `nil` if more bytes are needed.
+  private static func dechunk(_ buffered: [UInt8], from start: Int) throws -> ([UInt8], Int)? {
+    var body: [UInt8] = []
+    var position = start
+    while true {
+      guard let lineEnd = find([13, 10], in: Array(buffered[position...])) else { return nil }
+      let line = String(decoding: buffered[position..<position + lineEnd], as: UTF8.self)
+      let sizeText = line.split(separator: ";", maxSplits: 1).first.map(String.init) ?? ""
+      guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16) else {
+        throw RawHTTPError(description: "not a chunk size: \(line)")
+      }
+      position += lineEnd + 2
+      if size == 0 {
+        // Trailer fields, if any, then the blank line.
+        guard let end = find([13, 10, 13, 10], in: Array(buffered[(position - 2)...])) else {
+          return nil
+        }
+        return (body, position - 2 + end + 4)
+      }
+      guard buffered.count >= position + size + 2 else { return nil }
+      body += buffered[position..<position + size]
+      position += size + 2
+    }
   }
 
   private static func find(_ needle: [UInt8], in haystack: [UInt8]) -> Int? {

@@ -136,6 +136,10 @@ public final class ScriptedHTTPServer: Sendable {
     /// Runs `decide` (off the event loop; it may wait for other requests, as a barrier does),
     /// then does the action it returns. Later requests on the same connection wait meanwhile.
     case deferred(@Sendable () async -> Action)
+    /// Sends `first` (raw bytes: the head and the start of a body), then, once `rest` returns
+    /// (off the event loop; it may wait for other requests), the bytes it gives; the connection
+    /// stays open. An answer whose end is held back.
+    case split([UInt8], rest: @Sendable () async -> [UInt8])
   }
 
   /// Decides the answer to a request. Called on the server's event loop, once per request.
@@ -430,6 +434,9 @@ private final class ConnectionHandler: ChannelInboundHandler {
       }
     case .deferred(let decide):
       performLater(decide, for: request, context: context)
+    case .split(let first, let rest):
+      context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: first)), promise: nil)
+      performLater({ .raw(await rest(), close: false) }, for: request, context: context)
     }
   }
 

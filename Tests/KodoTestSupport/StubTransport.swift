@@ -45,6 +45,23 @@ public final class StubTransport: HTTPTransport, Sendable {
     }
   }
 
+  /// Shows `watcher` a 2xx body as the slowest network would: every prefix of it, one byte
+  /// longer each time, until it has seen enough.
+  public func send(_ request: HTTPRequest, watchingBody watcher: BodyWatcher) async throws
+    -> HTTPResponse
+  {
+    let response = try await send(request)
+    if (200..<300).contains(response.status) {
+      var length = 1
+      while length <= min(response.body.count, watcher.limit),
+        !watcher.look(Array(response.body[..<length]))
+      {
+        length += 1
+      }
+    }
+    return response
+  }
+
   public func download(
     _ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?,
     digest: StreamedDigest?

@@ -1,7 +1,9 @@
+import Foundation
 import KodoTestSupport
 import OSSCore
 import PropertyBased
 import StorageCore
+import Synchronization
 import Testing
 
 /// OSSClient's requests as sent (through a stub transport): addressing, signing, the marker it
@@ -58,6 +60,32 @@ struct ClientTests {
     await #expect(throws: StorageError.self) {
       _ = try await client.listPage(ListRequest(bucket: "photos", marker: "garbage"))
     }
+  }
+
+  /// The marker read early from the head of an answer (each prefix of it shown in turn) is the
+  /// complete answer's, or none is read.
+  @Test(arguments: [
+    (page, true),
+    (page.replacingOccurrences(of: "<IsTruncated>true", with: "<IsTruncated>false"), true),
+    (
+      page.replacingOccurrences(of: "tok%2B1%20x", with: "t%26%3C%3E%22o%E7%85%A7k")
+        .replacingOccurrences(of: "<KeyCount>2</KeyCount>", with: ""), true
+    ),
+  ])
+  func theEarlyMarkerIsTheAnswers(_ body: String, early: Bool) async throws {
+    let transport = StubTransport { _, _ in
+      .response(
+        HTTPResponse(status: 200, headers: ["x-oss-request-id": "R1"], body: Array(body.utf8)))
+    }
+    let client = try Self.client(endpoint: "http://127.0.0.1:9000", transport: transport)
+    let reported = Mutex<[String?]>([])
+    let watch = MarkerWatch { marker in reported.withLock { $0.append(marker) } }
+    let answer = try await MarkerWatch.$current.withValue(watch) {
+      try await client.listPageAnswer(ListRequest(bucket: "photos"))
+    }
+    let decoded = try answer.decode()
+    #expect(answer.nextMarker == decoded.nextMarker)
+    #expect(reported.withLock { $0 } == (early ? [decoded.nextMarker] : []))
   }
 
   @Test func pathStyleAndTheBucketsBaseURL() async throws {

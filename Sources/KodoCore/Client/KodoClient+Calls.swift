@@ -109,9 +109,11 @@ extension KodoClient {
       ? "the listing of bucket \(DisplayText.quoted(bucket))"
       : "the listing of \(DisplayText.quoted(bucket + "/" + request.prefix))"
     let context = CallContext(what: what, bucket: bucket)
+    // Sent ahead by `ListPages`: the marker, named first, is reported as soon as it arrives.
+    let send = MarkerWatch.current?.sender(through: transport) { Decode.leadingMarker($0) }
     let (response, _) = try await perform(
       method: "GET", bases: bases(for: .rsf, bucket: bucket), path: "/list?" + query.encoded,
-      signed: true, context: context)
+      signed: true, context: context, send: send)
     let body = response.body
     let requestID = response.requestID
     let decode: @Sendable () throws(StorageError) -> ListPage = { () throws(StorageError) in

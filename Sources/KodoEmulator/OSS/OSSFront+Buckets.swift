@@ -1,4 +1,5 @@
 import KodoCore
+import NIOCore
 import OSSCore
 import StorageCore
 
@@ -92,15 +93,52 @@ extension OSSFront {
       result.marker = query.parameter("marker") ?? ""
       result.nextMarker = page.nextMarker.map { String(decoding: $0, as: UTF8.self) }
     }
-    // Written straight into one buffer: no string or summary per object.
+    // Written straight into one buffer: no string or summary per object. Everything before
+    // the entries (`IsTruncated`, `NextContinuationToken`) and the first entry, which shows that
+    // they are over, go out first, on their own: the client can ask for the next page while the
+    // others are written.
     var writer = OSSListingWriter(
       result, entries: page.items.count + page.commonPrefixes.count)
+    let firstItems = min(1, page.items.count)
+    let firstPrefixes = firstItems == 0 ? min(1, page.commonPrefixes.count) : 0
+    appendEntries(
+      page, items: 0..<firstItems, prefixes: 0..<firstPrefixes, of: source,
+      fetchOwner: fetchOwner, to: &writer)
+    var lead = ByteBuffer()
+    writer.write(to: &lead)
+    let reply = xml([], context)
+    let header = result
+    return Reply(
+      status: reply.status, headers: reply.headers,
+      body: .lead(
+        lead,
+        rest: {
+          // The head again (a few hundred bytes), and the entries after the first.
+          var writer = OSSListingWriter(
+            header, entries: page.items.count + page.commonPrefixes.count)
+          let start = writer.count
+          self.appendEntries(
+            page, items: firstItems..<page.items.count,
+            prefixes: firstPrefixes..<page.commonPrefixes.count, of: source,
+            fetchOwner: fetchOwner, to: &writer)
+          let bytes = writer.finish()
+          var buffer = ByteBuffer()
+          buffer.writeBytes(bytes[start...])
+          return buffer
+        }), sendsBody: reply.sendsBody)
+  }
+
+  /// Some of a list answer's objects and common prefixes.
+  private func appendEntries(
+    _ page: ListSlice, items: Range<Int>, prefixes: Range<Int>, of source: any ObjectSource,
+    fetchOwner: Bool, to writer: inout OSSListingWriter
+  ) {
     let synthetic = source as? SyntheticSource
     let seed = synthetic != nil ? configuration.seed : nil
     var etag = [UInt8]()
     etag.reserveCapacity(48)
     var qetag = [UInt8]()
-    for item in page.items {
+    for item in page.items[items] {
       // A synthetic object's ETag comes from its qetag's bytes, without the qetag's text.
       let metadata =
         synthetic?.metadata(at: item.index, qetag: &qetag)
@@ -121,9 +159,8 @@ extension OSSFront {
           restore: OSSObjectView.restore(metadata, storageClass: storageClass, index: item.index))
       }
     }
-    for prefix in page.commonPrefixes {
+    for prefix in page.commonPrefixes[prefixes] {
       prefix.withUnsafeBufferPointer { writer.appendCommonPrefix(utf8: $0) }
     }
-    return xml(writer.finish(), context)
   }
 }

@@ -61,6 +61,8 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
   var responding = false {
     didSet { connection.setAnswering(responding) }
   }
+  /// Whether the request being answered came as HTTP/1.1 or later, so its answer may be chunked.
+  private var mayChunk = false
   /// Closes the connection when no complete request arrives in time.
   private var requestDeadline: Scheduled<Void>?
   /// Closes the connection when no complete request head arrives in time.
@@ -130,6 +132,7 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
     guard let head else { return }
     self.head = nil
     responding = true
+    mayChunk = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
     let request = IncomingRequest(head: head, content: content, spooledDigests: digests)
     resetBody()
     // The body's share of the budget goes back once the request is handled.
@@ -246,6 +249,18 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
   func write(
     _ reply: Reply, context: ChannelHandlerContext, keepAlive: Bool, delivery: Delivery
   ) {
+    var reply = reply
+    if case .lead(let first, let rest) = reply.body {
+      // Broken deliveries need the whole length, and HTTP/1.0 has no chunks: they get the
+      // whole body, as any other.
+      guard delivery == .normal, mayChunk, reply.sendsBody, !reply.status.forbidsBody else {
+        reply.body = reply.body.whole
+        write(reply, context: context, keepAlive: keepAlive, delivery: delivery)
+        return
+      }
+      writeLead(reply, first: first, rest: rest, context: context, keepAlive: keepAlive)
+      return
+    }
     let fullLength = reply.body.length
     var status = reply.status
     var declaredLength = fullLength
@@ -285,14 +300,40 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
         context.close(promise: nil)
         return
       }
-      self.responding = false
-      let ended = context.writeAndFlush(self.wrapOutboundOut(.end(nil)))
-      if keepAlive && !self.discarding {
-        self.armRequestDeadline(context: context)
-      } else {
-        ended.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
-      }
+      self.end(context: context, keepAlive: keepAlive)
     }
+  }
+
+  /// Ends the answer under way: the next request may come (or the connection closes).
+  private func end(context: ChannelHandlerContext, keepAlive: Bool) {
+    responding = false
+    let ended = context.writeAndFlush(wrapOutboundOut(.end(nil)))
+    if keepAlive && !discarding {
+      armRequestDeadline(context: context)
+    } else {
+      ended.assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+  }
+
+  /// Writes the head and `first` chunked (no `Content-Length`: NIO's encoder frames the chunks),
+  /// flushes them, and only then makes and writes the rest.
+  private func writeLead(
+    _ reply: Reply, first: ByteBuffer, rest: @Sendable () -> ByteBuffer,
+    context: ChannelHandlerContext, keepAlive: Bool
+  ) {
+    var headers = HTTPHeaders(reply.headers)
+    headers.remove(name: "Content-Length")
+    if !keepAlive { headers.replaceOrAdd(name: "Connection", value: "close") }
+    context.write(
+      wrapOutboundOut(
+        .head(HTTPResponseHead(version: .http1_1, status: reply.status, headers: headers))),
+      promise: nil)
+    context.writeAndFlush(wrapOutboundOut(.body(.byteBuffer(first))), promise: nil)
+    let more = rest()
+    if more.readableBytes > 0 {
+      context.write(wrapOutboundOut(.body(.byteBuffer(more))), promise: nil)
+    }
+    end(context: context, keepAlive: keepAlive)
   }
 
   /// Writes `remaining` bytes of `body` from `offset`, a chunk at a time, then calls `done`;
@@ -306,6 +347,11 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
       return
     }
     switch body {
+    case .lead:
+      // `write` sends a lead body itself, or makes it whole first.
+      sendBody(
+        body.whole, from: offset, remaining: remaining, corrupt: corrupt, context: context,
+        done: done)
     case .buffer(let buffer):
       if var slice = buffer.getSlice(at: buffer.readerIndex, length: Int(remaining)) {
         if corrupt && offset == 0 { Self.changeFirstByte(of: &slice) }

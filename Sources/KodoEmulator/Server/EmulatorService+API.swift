@@ -109,14 +109,25 @@ extension EmulatorService {
 
     let source = bucket.source
     let page = Listing.page(of: source, listQuery)
+    // The marker goes out first, on its own: the client can ask for the next page while the
+    // entries of this one are written.
+    var lead = ByteBuffer()
+    lead.writeStaticString("{\"marker\":")
+    if let next = page.nextMarker {
+      lead.writeJSONString(ListMarker.encode(next))
+    } else {
+      lead.writeStaticString("\"\"")
+    }
+    let reply = json(200, lead, reqid: reqid)
+    return Reply(
+      status: reply.status, headers: reply.headers,
+      body: .lead(lead, rest: { Self.listEntries(page, of: source) }))
+  }
+
+  /// A list answer after its marker: the common prefixes and the items.
+  private static func listEntries(_ page: ListSlice, of source: any ObjectSource) -> ByteBuffer {
     var buffer = ByteBuffer()
     buffer.reserveCapacity(64 + page.items.count * 220 + page.commonPrefixes.count * 40)
-    buffer.writeStaticString("{\"marker\":")
-    if let next = page.nextMarker {
-      buffer.writeJSONString(ListMarker.encode(next))
-    } else {
-      buffer.writeStaticString("\"\"")
-    }
     if !page.commonPrefixes.isEmpty {
       buffer.writeStaticString(",\"commonPrefixes\":[")
       for (position, prefix) in page.commonPrefixes.enumerated() {
@@ -135,7 +146,7 @@ extension EmulatorService {
       buffer.writeStaticString("}")
     }
     buffer.writeStaticString("]}")
-    return json(200, buffer, reqid: reqid)
+    return buffer
   }
 
   // MARK: rs

@@ -8,12 +8,27 @@ struct Reply: Sendable {
   enum Body: Sendable {
     case buffer(ByteBuffer)
     case object(ObjectBody, start: Int64, length: Int64)
+    /// Bytes known at once, sent (chunked) before `rest` makes the others: a listing names the
+    /// marker that continues it first, so the client can ask for the next page while this one
+    /// is still being written.
+    case lead(ByteBuffer, rest: @Sendable () -> ByteBuffer)
 
+    /// The length of a body in memory or of an object's part; a `lead` body is made whole first
+    /// (`whole`).
     var length: Int64 {
       switch self {
       case .buffer(let buffer): Int64(buffer.readableBytes)
       case .object(_, _, let length): length
+      case .lead: whole.length
       }
+    }
+
+    /// The body with a `lead` made whole, in one buffer.
+    var whole: Body {
+      guard case .lead(var first, let rest) = self else { return self }
+      var more = rest()
+      first.writeBuffer(&more)
+      return .buffer(first)
     }
   }
 
@@ -31,7 +46,7 @@ struct Reply: Sendable {
       headers[index].1 = String((UInt64(headers[index].1) ?? 0) &+ 1)
       return
     }
-    guard case .buffer(var buffer) = body else { return }
+    guard case .buffer(var buffer) = body.whole else { return }
     let bytes = Array(buffer.readableBytesView)
     let marker = Array(#""hash":""#.utf8)
     guard let start = ByteChunks.find(marker, in: bytes, from: 0) else { return }

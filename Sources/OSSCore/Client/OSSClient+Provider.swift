@@ -54,11 +54,15 @@ extension OSSClient: StorageProvider {
       let result = try OSSAnswers.listObjects(body, encodingType: "url", requestID: requestID)
       return try OSSListMarker.page(result, what: what, requestID: requestID)
     }
-    guard let quick = OSSAnswers.listContinuation(body, encodingType: "url") else {
-      return PageAnswer(try decode())
-    }
-    let next = quick.nextContinuationToken.map(OSSListMarker.wrap)
-    return PageAnswer(nextMarker: quick.isTruncated ? next : nil, decode: decode)
+    guard let next = Self.quickMarker(body) else { return PageAnswer(try decode()) }
+    return PageAnswer(nextMarker: next, decode: decode)
+  }
+
+  /// The marker that continues a list answer, read from its head without decoding the objects
+  /// (`.some(nil)`: the last page), or `nil` when these bytes do not tell.
+  static func quickMarker(_ body: [UInt8]) -> String?? {
+    guard let quick = OSSAnswers.listContinuation(body, encodingType: "url") else { return nil }
+    return .some(quick.isTruncated ? quick.nextContinuationToken.map(OSSListMarker.wrap) : nil)
   }
 
   private func listResponse(_ request: ListRequest) async throws(StorageError)
@@ -74,8 +78,13 @@ extension OSSClient: StorageProvider {
     if let marker = request.marker {
       query.append(OSSQueryItem("continuation-token", try OSSListMarker.unwrap(marker)))
     }
+    // Sent ahead by `ListPages`: `IsTruncated` and the token come before the objects, and are
+    // reported as soon as they arrive.
+    let send = MarkerWatch.current?.sender(through: pipeline.transport) { body in
+      Self.quickMarker(body)
+    }
     let response = try await perform(
-      OSSRequest(method: "GET", bucket: request.bucket, query: query), what: what)
+      OSSRequest(method: "GET", bucket: request.bucket, query: query), what: what, send: send)
     return (response, what)
   }
 

@@ -64,8 +64,10 @@ public struct PageAnswer: Sendable {
 ///
 /// Each page is fetched (and retried) with the marker the previous page returned, so retries can
 /// never skip or repeat entries. Without an entry limit, the request for the next page is sent as
-/// soon as this page's answer has arrived, before this page is decoded and handed on: the
-/// service's work and ours overlap, at most one request ahead. Empty pages that carry a marker
+/// soon as this page's marker is known, before this page is decoded and handed on: from the first
+/// bytes of its answer when the provider reads them (`MarkerWatch`), else once the answer has
+/// arrived. The service's work and ours overlap, at most `ReadAhead.depth` requests ahead; a
+/// request sent ahead is used only for the marker the decoded page gives. Empty pages that carry a marker
 /// are followed, not taken for the end. Every page must keep `PageCursor`'s rules (answers that
 /// match the request, strictly increasing entries within the prefix, no marker twice, no endless
 /// run of empty pages); one that does not throws `.protocolError`.
@@ -118,13 +120,12 @@ public struct ListPages: AsyncSequence, Sendable {
     /// Listing fails only with `StorageError`.
     public typealias Failure = StorageError
     private var cursor: PageCursor
-    let fetch: PageFetcher
-    /// The answer to the next request, already on its way.
-    private var ahead: (marker: String?, task: Task<Result<PageAnswer, StorageError>, Never>)?
+    /// The requests on their way before their pages are asked for.
+    private let ahead: ReadAhead
 
     init(cursor: PageCursor, fetch: @escaping PageFetcher) {
       self.cursor = cursor
-      self.fetch = fetch
+      self.ahead = ReadAhead(cursor.request, fetch: fetch)
     }
 
     /// The marker the next page will be fetched with (`nil` for the first page).
@@ -135,57 +136,25 @@ public struct ListPages: AsyncSequence, Sendable {
     /// The next page, or `nil` after the last.
     public mutating func next() async throws(StorageError) -> Element? {
       guard let request = cursor.nextRequest else { return nil }
-      let answer = try await self.answer(for: request)
-      // With no entry limit the next request does not depend on this page's entries: send it now.
-      if !cursor.hasEntryLimit, let marker = answer.nextMarker, !cursor.hasSeen(marker) {
-        var following = request
-        following.marker = marker
-        let fetch = self.fetch
-        ahead = (
-          marker,
-          Task { await Self.result { () throws(StorageError) in try await fetch(following) } }
-        )
+      // With an entry limit the next request depends on this page's entries: nothing goes ahead.
+      let readAhead = !cursor.hasEntryLimit
+      let answer = try await ahead.answer(for: request, readAhead: readAhead)
+      if readAhead {
+        // The next request goes now, before this page is decoded (unless its early marker
+        // already sent it).
+        ahead.answered(
+          request.marker, next: answer.nextMarker,
+          mayFollow: answer.nextMarker.map { !cursor.hasSeen($0) } ?? false)
       }
       do {
         let page = try answer.decode()
-        if page.nextMarker != answer.nextMarker { cancelAhead() }
+        if page.nextMarker != answer.nextMarker { ahead.cancelAll() }
         let element = try cursor.take(page)
-        if cursor.isFinished { cancelAhead() }
+        if cursor.isFinished { ahead.cancelAll() }
         return element
       } catch {
-        cancelAhead()
+        ahead.cancelAll()
         throw error
-      }
-    }
-
-    /// The answer already on its way for `request`'s marker, else a fresh one.
-    private mutating func answer(for request: ListRequest) async throws(StorageError) -> PageAnswer
-    {
-      if let ahead, ahead.marker == request.marker {
-        self.ahead = nil
-        let task = ahead.task
-        return try await withTaskCancellationHandler {
-          await task.value
-        } onCancel: {
-          task.cancel()
-        }.get()
-      }
-      cancelAhead()
-      return try await fetch(request)
-    }
-
-    private mutating func cancelAhead() {
-      ahead?.task.cancel()
-      ahead = nil
-    }
-
-    private static func result(
-      _ body: () async throws(StorageError) -> PageAnswer
-    ) async -> Result<PageAnswer, StorageError> {
-      do {
-        return .success(try await body())
-      } catch {
-        return .failure(error)
       }
     }
   }

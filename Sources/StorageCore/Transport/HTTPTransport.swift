@@ -116,9 +116,45 @@ public protocol HTTPTransport: Sendable {
     _ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?,
     digest: StreamedDigest?
   ) async throws -> HTTPResponse
+
+  /// Sends `request` and buffers the whole response body, as `send(_:)` does; `watcher` looks
+  /// at the body of a 2xx answer as it arrives (see ``BodyWatcher``), before the rest of it.
+  func send(_ request: HTTPRequest, watchingBody watcher: BodyWatcher) async throws
+    -> HTTPResponse
+}
+
+/// Looks at the start of an answer's body while the rest is still on its way: a listing reads
+/// the marker that continues it from the first bytes, so the next request need not wait for the
+/// whole page.
+///
+/// `look` is called on the transfer's thread with the body so far (of a 2xx answer only), each
+/// time more of it arrives, until it returns `true` (it has seen what it wanted) or the body
+/// passes `limit` bytes; it must be quick and must not block. A transport that cannot show the
+/// body early shows it once, whole.
+public struct BodyWatcher: Sendable {
+  /// The most bytes `look` is shown more of; past them it is not called again.
+  public var limit: Int
+  /// Looks at the body so far; `true` when it needs to see no more.
+  public var look: @Sendable ([UInt8]) -> Bool
+
+  /// A watcher of the first `limit` bytes.
+  public init(limit: Int = 64 * 1024, look: @escaping @Sendable ([UInt8]) -> Bool) {
+    self.limit = limit
+    self.look = look
+  }
 }
 
 extension HTTPTransport {
+  /// Shows `watcher` the whole body once it has arrived: for transports that cannot show it
+  /// sooner.
+  public func send(_ request: HTTPRequest, watchingBody watcher: BodyWatcher) async throws
+    -> HTTPResponse
+  {
+    let response = try await send(request)
+    if (200..<300).contains(response.status) { _ = watcher.look(response.body) }
+    return response
+  }
+
   /// A download without a running digest.
   public func download(_ request: HTTPRequest, to fileDescriptor: Int32, expectedLength: Int64?)
     async throws -> HTTPResponse

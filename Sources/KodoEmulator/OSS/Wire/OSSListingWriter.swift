@@ -1,3 +1,4 @@
+package import NIOCore
 package import OSSCore
 package import StorageCore
 
@@ -89,6 +90,14 @@ package struct OSSListingWriter {
     xml.raw("<CommonPrefixes><Prefix>")
     xml.text(utf8: prefix, percentEncoded: url)
     xml.raw("</Prefix></CommonPrefixes>")
+  }
+
+  /// How many bytes are written so far.
+  package var count: Int { xml.bytes.count }
+
+  /// Appends the bytes written so far to `buffer`.
+  package func write(to buffer: inout ByteBuffer) {
+    buffer.writeBytes(xml.bytes)
   }
 
   /// The whole answer.

@@ -52,6 +52,8 @@ final class TransferContext {
   let destination: Int32?
   /// Takes the body bytes written to `destination`.
   let digest: StreamedDigest?
+  /// Looks at a buffered 2xx body as it arrives, until it has seen enough (then `nil`).
+  private var watcher: BodyWatcher?
   let cancellation: CancellationFlag
   let limits: Limits
   /// `CURL_ERROR_SIZE` bytes that libcurl fills with a description of a failure.
@@ -69,11 +71,12 @@ final class TransferContext {
   var failure: Failure?
 
   init(
-    destination: Int32?, digest: StreamedDigest? = nil, cancellation: CancellationFlag,
-    body: BodyReader?, limits: Limits
+    destination: Int32?, digest: StreamedDigest? = nil, watcher: BodyWatcher? = nil,
+    cancellation: CancellationFlag, body: BodyReader?, limits: Limits
   ) {
     self.destination = destination
     self.digest = digest
+    self.watcher = watcher
     self.cancellation = cancellation
     self.limits = limits
     let errorSize = Int(CURL_ERROR_SIZE) + 1
@@ -143,6 +146,10 @@ final class TransferContext {
         return false
       }
       body.append(contentsOf: bytes)
+      if success, let watcher {
+        let seen = body.count - bytes.count
+        if seen >= watcher.limit || watcher.look(body) { self.watcher = nil }
+      }
       return true
     }
     if let expected = limits.expectedLength, streamedByteCount + Int64(bytes.count) > expected {

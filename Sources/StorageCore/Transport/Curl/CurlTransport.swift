@@ -86,6 +86,14 @@ public final class CurlTransport: HTTPTransport {
     try await transfer(request, destination: nil, expectedLength: nil)
   }
 
+  /// Sends `request` as ``send(_:)`` does; `watcher` sees the body so far each time more of a
+  /// 2xx answer arrives (from libcurl's write callback), until it has seen enough.
+  public func send(_ request: HTTPRequest, watchingBody watcher: BodyWatcher) async throws
+    -> HTTPResponse
+  {
+    try await transfer(request, destination: nil, expectedLength: nil, watcher: watcher)
+  }
+
   /// Sends `request`; a 2xx body (206 only, for a request with a `Range`) is written to
   /// `fileDescriptor` with `write(2)` as it arrives,
   /// exactly as the server stores it (no `Accept-Encoding`, nothing decompressed), any other
@@ -114,7 +122,7 @@ public final class CurlTransport: HTTPTransport {
 
   private func transfer(
     _ request: HTTPRequest, destination: Int32?, expectedLength: Int64?,
-    digest: StreamedDigest? = nil
+    digest: StreamedDigest? = nil, watcher: BodyWatcher? = nil
   ) async throws -> HTTPResponse {
     try Self.validate(request)
     let flag = CancellationFlag()
@@ -127,7 +135,7 @@ public final class CurlTransport: HTTPTransport {
           let result = Result { () throws(StorageError) -> HTTPResponse in
             try self.performBlocking(
               request, destination: destination, expectedLength: expectedLength,
-              digest: digest, cancellation: flag)
+              digest: digest, watcher: watcher, cancellation: flag)
           }
           continuation.resume(with: result.mapError { $0 as any Error })
         }
@@ -139,7 +147,7 @@ public final class CurlTransport: HTTPTransport {
 
   private func performBlocking(
     _ request: HTTPRequest, destination: Int32?, expectedLength: Int64?,
-    digest: StreamedDigest?, cancellation: CancellationFlag
+    digest: StreamedDigest?, watcher: BodyWatcher?, cancellation: CancellationFlag
   ) throws(StorageError) -> HTTPResponse {
     if cancellation.isCancelled { throw Self.cancelledError() }
     guard Self.globalInitCode == CURLE_OK.rawValue else {
@@ -153,7 +161,8 @@ public final class CurlTransport: HTTPTransport {
 
     let reader = try Self.sendsBody(request) ? BodyReader(request.body) : nil
     let context = TransferContext(
-      destination: destination, digest: digest, cancellation: cancellation, body: reader,
+      destination: destination, digest: digest, watcher: watcher, cancellation: cancellation,
+      body: reader,
       limits: TransferContext.Limits(
         body: configuration.maximumBodySize, errorBody: configuration.maximumErrorBodySize,
         headers: configuration.maximumHeaderSize, expectedLength: expectedLength,
