@@ -58,6 +58,29 @@ struct SyncCompareTests {
     }
   }
 
+  /// Down, the same: a local `cafe\u{301}.txt` (decomposed) is not kept by the object
+  /// `café.txt` (composed) with the same bytes; `--delete` deletes it and keeps the other.
+  @Test(arguments: SyncTests.wires)
+  func localNamesThatDifferOnlyInTheirNormalizationAreTwoFiles(_ wire: EmulatorProtocol)
+    async throws
+  {
+    try await PutBench.with(wire) { bench in
+      let content = Array("the same bytes".utf8)
+      let source = try bench.file("source.txt", content)
+      #expect(try await bench.run(["put", source, "mem/d/caf\u{E9}.txt"]).status == 0)
+      let root = bench.home + "/down"
+      try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+      try Self.makeFile(root + "/caf\u{E9}.txt", content)
+      try Self.makeFile(root + "/cafe\u{301}.txt", content)
+
+      let deleted = try await bench.run(["sync", "--delete", "--yes", "--json", "mem/d/", root])
+      #expect(deleted.status == 0, "\(deleted)")
+      #expect(SyncTests.types(deleted.stdout).sorted() == ["deleted", "skipped"], "\(deleted)")
+      let left = try FileManager.default.contentsOfDirectory(atPath: root)
+      #expect(Self.bytes(left) == Self.bytes(["caf\u{E9}.txt"]))
+    }
+  }
+
   /// `put -r --skip-same` matches files to the folder's listing the same way: the composed name
   /// is uploaded beside the decomposed object with the same bytes, not skipped as that object.
   @Test(arguments: SyncTests.wires)

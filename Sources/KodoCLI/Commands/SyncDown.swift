@@ -26,7 +26,9 @@ struct SyncDown {
 
   func run() async throws {
     var objects: [ObjectEntry] = []
-    var remote = Set<String>()
+    // By bytes (`ExactKey`): two names that differ only in their Unicode normalization are two
+    // files, and an object at one of them does not keep a local file at the other.
+    var remote = Set<ExactKey>()
     try await RecursiveScan(
       provider: provider, bucket: bucket, prefix: prefix, pageSize: 1000, parallel: nil
     ).run { page, _ in
@@ -38,7 +40,7 @@ struct SyncDown {
         }
         let relative = segments.joined(separator: "/")
         guard patterns.keeps(relative) else { continue }
-        remote.insert(relative)
+        remote.insert(ExactKey(relative))
         objects.append(object)
       }
       return !Task.isCancelled
@@ -46,7 +48,7 @@ struct SyncDown {
     let local = localFiles()
     let extra =
       options.delete
-      ? local.keys.filter { !remote.contains($0) && patterns.keeps($0) }.sorted {
+      ? local.keys.filter { !remote.contains($0) && patterns.keeps($0.text) }.map(\.text).sorted {
         $0.utf8.lexicographicallyPrecedes($1.utf8)
       } : []
     guard
@@ -70,12 +72,12 @@ struct SyncDown {
 
   /// The regular files under DIR (relative path → path), reached without following a link;
   /// none when DIR does not exist. What the walk skips or cannot read is not a candidate.
-  private func localFiles() -> [String: String] {
+  private func localFiles() -> [ExactKey: String] {
     var status = stat()
     guard stat(directory, &status) == 0 else { return [:] }
-    var files: [String: String] = [:]
+    var files: [ExactKey: String] = [:]
     for case .file(let path, let relative, _) in LocalTree(root: directory, followLinks: false) {
-      files[relative] = path
+      files[ExactKey(relative)] = path
     }
     return files
   }
@@ -159,7 +161,7 @@ struct SyncDown {
 
   /// What a run would download and delete, compared as a run compares (size, then the
   /// provider's hash of the local file), nothing changed.
-  private func dryRun(_ objects: [ObjectEntry], _ local: [String: String], _ extra: [String])
+  private func dryRun(_ objects: [ObjectEntry], _ local: [ExactKey: String], _ extra: [String])
     async throws
   {
     let output = OutputStream.standardOutput()
@@ -169,7 +171,7 @@ struct SyncDown {
       guard let segments = RecursiveGet.relativePath(of: object.key, prefix: prefix) else {
         continue
       }
-      if let path = local[segments.joined(separator: "/")],
+      if let path = local[ExactKey(segments.joined(separator: "/"))],
         try await isSame(object, path)
       {
         kept += 1

@@ -206,11 +206,13 @@ struct DownloadFile {
 
 /// Temporary files to remove if a signal ends the process before the command can.
 enum TemporaryFiles {
-  private static let paths = Mutex(Set<String>())
+  /// By bytes (`ExactKey`): two paths that differ only in their Unicode normalization are two
+  /// files, and unregistering one must not forget the other.
+  private static let paths = Mutex(Set<ExactKey>())
 
-  static func register(_ path: String) { _ = paths.withLock { $0.insert(path) } }
-  static func unregister(_ path: String) { _ = paths.withLock { $0.remove(path) } }
+  static func register(_ path: String) { _ = paths.withLock { $0.insert(ExactKey(path)) } }
+  static func unregister(_ path: String) { _ = paths.withLock { $0.remove(ExactKey(path)) } }
   static func removeAll() {
-    for path in paths.withLock({ $0 }) { unlink(path) }
+    for path in paths.withLock({ $0 }) { unlink(path.text) }
   }
 }

@@ -13,7 +13,7 @@ extension OSSClient: StorageProvider {
   public func buckets() async throws(StorageError) -> [Bucket] {
     var buckets: [Bucket] = []
     var marker: String?
-    var seen: Set<String> = []
+    var seen: Set<ExactKey> = []
     while true {
       var query = [OSSQueryItem("max-keys", "1000")]
       if let marker { query.append(OSSQueryItem("marker", marker)) }
@@ -29,7 +29,7 @@ extension OSSClient: StorageProvider {
             storageClass: bucket.storageClass.map { Self.storageClass($0) }))
       }
       guard page.isTruncated, let next = page.nextMarker else { break }
-      guard seen.insert(next).inserted else {
+      guard seen.insert(ExactKey(next)).inserted else {
         throw StorageError(
           .protocolError, "OSS's bucket listing named the same NextMarker twice",
           requestID: requestID)
