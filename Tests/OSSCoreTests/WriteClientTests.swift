@@ -153,6 +153,26 @@ struct OSSWriteClientTests {
     #expect(stub.requests.last?.url.hasSuffix("/ctrl%01") == true)
   }
 
+  /// Two keys that differ only in their Unicode normalization are two objects: an answer that
+  /// names one deleted says nothing of the other, and a refusal of one is not the other's.
+  @Test func equivalentKeysHaveOutcomesOfTheirOwn() async throws {
+    let result = """
+      <?xml version="1.0" encoding="UTF-8"?>
+      <DeleteResult><EncodingType>url</EncodingType>\
+      <Deleted><Key>caf%C3%A9</Key></Deleted>\
+      <Error><Key>n%C3%A9</Key><Code>AccessDenied</Code><Message>no</Message></Error>\
+      </DeleteResult>
+      """
+    let stub = StubTransport(answers: [answer(200, result)])
+    let keys = ["caf\u{E9}", "cafe\u{301}", "ne\u{301}", "n\u{E9}"]
+    let outcomes = try await client(stub).deleteBatch(bucket: "photos", keys: keys)
+    #expect(outcomes.map { Array($0.key.utf8) } == keys.map { Array($0.utf8) })
+    #expect(outcomes[0].error == nil)
+    #expect(outcomes[1].error?.kind == .protocolError, "named neither deleted nor refused")
+    #expect(outcomes[2].error?.kind == .protocolError, "the refusal was of the composed key")
+    #expect(outcomes[3].error?.serviceCode == "AccessDenied")
+  }
+
   @Test func aQuietAnswerWithoutBodyDeletedEverything() throws {
     let empty = try OSSAnswers.deleteResult([])
     #expect(empty.deleted.isEmpty && empty.errors.isEmpty)

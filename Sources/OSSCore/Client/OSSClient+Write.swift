@@ -55,7 +55,9 @@ extension OSSClient: ObjectWriting {
     -> [DeleteOutcome]
   {
     try OSSBucketName.validate(bucket)
-    var errors: [String: StorageError] = [:]
+    // By bytes (`ExactKey`): two keys that differ only in their Unicode normalization are two
+    // objects, and one's outcome must not be taken for the other's.
+    var errors: [ExactKey: StorageError] = [:]
     let batchable = keys.filter(OSSWriteRequests.canBatchDelete)
     var start = 0
     while start < batchable.count {
@@ -69,14 +71,14 @@ extension OSSClient: ObjectWriting {
       let requestID = response.headers[OSSErrors.requestIDHeader]
       let result = try OSSAnswers.deleteResult(response.body, requestID: requestID)
       for failure in result.errors {
-        errors[failure.key] = StorageError(
+        errors[ExactKey(failure.key)] = StorageError(
           OSSErrors.kind(code: failure.code, status: 0, message: failure.message),
           "OSS did not delete \(DisplayText.quoted(failure.key)) in bucket \(DisplayText.quoted(bucket)) (\(DisplayText.escaped(failure.code))\(failure.message.map { ": " + DisplayText.escaped($0) } ?? ""))",
           serviceCode: failure.code, serverMessage: failure.message, requestID: requestID)
       }
-      let deleted = Set(result.deleted)
-      for key in chunk where !deleted.contains(key) && errors[key] == nil {
-        errors[key] = StorageError(
+      let deleted = Set(result.deleted.map { ExactKey($0) })
+      for key in chunk where !deleted.contains(ExactKey(key)) && errors[ExactKey(key)] == nil {
+        errors[ExactKey(key)] = StorageError(
           .protocolError,
           "OSS's answer to \(what) does not say whether \(DisplayText.quoted(key)) was deleted",
           requestID: requestID)
@@ -86,7 +88,7 @@ extension OSSClient: ObjectWriting {
     outcomes.reserveCapacity(keys.count)
     for key in keys {
       if OSSWriteRequests.canBatchDelete(key) {
-        outcomes.append(DeleteOutcome(key: key, error: errors[key]))
+        outcomes.append(DeleteOutcome(key: key, error: errors[ExactKey(key)]))
         continue
       }
       do {
