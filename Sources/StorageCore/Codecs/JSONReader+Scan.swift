@@ -3,22 +3,16 @@ extension JSONReader {
   /// not ASCII (`bytes.count` when there is none before the end): eight bytes at a time, the
   /// rest byte by byte. Strings and member names are mostly plain ASCII, which this passes over.
   ///
-  /// In a word, `(w - 0x20…) & ~w & 0x80…` marks bytes below 0x20, the same test on `w ^ c…`
-  /// bytes equal to `c`, and `w & 0x80…` bytes from 0x80 up. A test may also mark a byte above
-  /// one it rightly marks (the borrow), never one below, so the lowest mark is exact.
+  /// In a word (`ByteWord`), the lowest mark is exact: the first such byte.
   @inline(__always)
   func plainASCIIEnd(from start: Int) -> Int {
     bytes.withUnsafeBytes { raw in
       var at = start
-      let ones: UInt64 = 0x0101_0101_0101_0101
-      let highs: UInt64 = 0x8080_8080_8080_8080
       while at + 8 <= raw.count {
         let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
         let marks =
-          (((word &- ones &* 0x20) & ~word) | word | ((quote &- ones) & ~quote)
-            | ((backslash &- ones) & ~backslash)) & highs
+          (ByteWord.below(0x20, word) | ByteWord.nonASCII(word) | ByteWord.equal(0x22, word)
+            | ByteWord.equal(0x5C, word)) & ByteWord.highs
         if marks != 0 { return at + marks.trailingZeroBitCount / 8 }
         at += 8
       }

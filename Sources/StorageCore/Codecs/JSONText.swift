@@ -59,25 +59,19 @@ package enum JSONText {
   /// as it is. `"`, `\`, control characters, and 0xE2 (the lead byte of U+2028 and U+2029, and
   /// of other characters, which the scalar path then copies unchanged).
   ///
-  /// Eight bytes at a time: `(w - 0x20…) & ~w & 0x80…` finds a byte below 0x20, and the same
-  /// test on `w ^ c…` a byte equal to `c`; then the remaining bytes one by one.
+  /// Eight bytes at a time (`ByteWord`), then the remaining bytes one by one.
   @inline(__always)
   package static func mayNeedEscaping(_ buffer: UnsafeBufferPointer<UInt8>) -> Bool {
     let count = buffer.count
     var index = 0
     if let base = buffer.baseAddress {
       let raw = UnsafeRawPointer(base)
-      let ones: UInt64 = 0x0101_0101_0101_0101
-      let highs: UInt64 = 0x8080_8080_8080_8080
       while index + 8 <= count {
         let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        let lead = word ^ (ones &* 0xE2)
         let found =
-          ((word &- ones &* 0x20) & ~word) | ((quote &- ones) & ~quote)
-          | ((backslash &- ones) & ~backslash) | ((lead &- ones) & ~lead)
-        if found & highs != 0 { return true }
+          ByteWord.below(0x20, word) | ByteWord.equal(0x22, word) | ByteWord.equal(0x5C, word)
+          | ByteWord.equal(0xE2, word)
+        if found & ByteWord.highs != 0 { return true }
         index += 8
       }
     }

@@ -261,18 +261,16 @@ public struct DisplayText: Sendable, Hashable, CustomStringConvertible,
   /// safe; any other byte from 0x80 up sends the text to the escaper.
   @inline(__always)
   public static func mayNeedEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-    // Eight bytes at a time: a word whose bytes are all printable ASCII (0x20–0x7E) is safe.
-    // `(w - 0x20…) & ~w & 0x80…` finds a byte below 0x20; `(w + 0x01…) | w` sets the top bit of
-    // a byte of 0x7F or more.
+    // Eight bytes at a time (`ByteWord`): a word whose bytes are all printable ASCII
+    // (0x20–0x7E) is safe.
     let count = bytes.count
     var index = 0
     if let base = bytes.baseAddress {
       let raw = UnsafeRawPointer(base)
       while index + 8 <= count {
         let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-        let low = (word &- 0x2020_2020_2020_2020) & ~word & 0x8080_8080_8080_8080
-        let high = ((word &+ 0x0101_0101_0101_0101) | word) & 0x8080_8080_8080_8080
-        if low | high != 0 { break }
+        let marks = ByteWord.below(0x20, word) | ByteWord.atLeastDelete(word)
+        if marks & ByteWord.highs != 0 { break }
         index += 8
       }
     }
