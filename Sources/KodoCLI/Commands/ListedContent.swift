@@ -1,6 +1,14 @@
 import StorageCore
 import SystemPackage
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// Whether a local file holds an object's content, judged from what a listing said of the
 /// object, without a request per object: `put -r --skip-same`, `sync` both ways and `get -r`
 /// compare a whole folder this way after listing it once.
@@ -65,5 +73,21 @@ enum ListedContent {
         .localIO, "cannot read the file to compute its MD5: \(Errno(rawValue: failure))")
     }
     return digest.text
+  }
+
+  /// Opens `path` for a comparison: the descriptor of a regular file of exactly `size` bytes
+  /// (the caller closes it), else `nil` (it cannot be opened, is not a regular file, or its size
+  /// changed). With `noFollow`, a symbolic link is not followed.
+  static func openRegular(_ path: String, size: Int64, noFollow: Bool) -> Int32? {
+    let file = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (noFollow ? O_NOFOLLOW : 0))
+    guard file >= 0 else { return nil }
+    var status = stat()
+    guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
+      Int64(status.st_size) == size
+    else {
+      _ = close(file)
+      return nil
+    }
+    return file
   }
 }

@@ -199,13 +199,10 @@ struct SyncDown {
       return lstat(path, &status) == 0 && status.st_mode & S_IFMT == S_IFREG
         && Int64(status.st_size) == object.size
     }
-    let file = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)
-    guard file >= 0 else { return false }
+    guard let file = ListedContent.openRegular(path, size: object.size, noFollow: true) else {
+      return false
+    }
     defer { _ = close(file) }
-    var status = stat()
-    guard fstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-      Int64(status.st_size) == object.size
-    else { return false }
     var details = ObjectDetails(object: object)
     if provider.integrityCheck(for: details) == nil {
       // The listing's MD5 ETag (OSS) settles a file that is the same; else the CRC-64 does.

@@ -173,13 +173,10 @@ struct SyncCompare {
   /// Whether the regular file at `path`, still of `size` bytes, holds `listed`'s content, as
   /// far as the listing tells (`nil`: it cannot, or the file cannot be read).
   private func sameContent(_ path: String, _ listed: ObjectEntry, size: Int64) -> Bool? {
-    let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | (noFollow ? O_NOFOLLOW : 0))
-    guard descriptor >= 0 else { return nil }
+    guard let descriptor = ListedContent.openRegular(path, size: size, noFollow: noFollow) else {
+      return nil
+    }
     defer { _ = close(descriptor) }
-    var status = stat()
-    guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG,
-      Int64(status.st_size) == size
-    else { return nil }
     switch try? ListedContent.compare(listed, file: descriptor, size: size, provider: provider) {
     case .same?: return true
     case .different?: return false
