@@ -1,9 +1,10 @@
 import Foundation
 import KodoTestSupport
-import OSSCore
 import PropertyBased
 import StorageCore
 import Testing
+
+@testable import OSSCore
 
 /// CRC-64/ECMA-182 computed one bit at a time, straight from the definition: the reference the
 /// table-driven implementation is checked against.
@@ -48,6 +49,60 @@ struct CRC64Tests {
       crc.update(Array(bytes[high...]))
       #expect(crc.value == CRC64.checksum(bytes))
       #expect(crc.value == bitwiseCRC64(bytes))
+    }
+  }
+
+  @Test func checkValuesOfFoldedLengths() {
+    // Long enough to go through the folding path where the CPU has it: values from crcmod
+    // (poly 0x142F0E1EBA9EA3693, reflected, xorOut all ones), an implementation of its own.
+    let repeated = Array(repeatElement(Array("123456789".utf8), count: 100).joined())
+    #expect(CRC64.checksum(repeated) == 0x34D4_1629_E4EC_8D50)
+    #expect(bitwiseCRC64(repeated) == 0x34D4_1629_E4EC_8D50)
+    let counting =
+      Array(repeatElement((0...255).map { UInt8($0) }, count: 16).joined())
+      + Array("kodo".utf8)
+    #expect(CRC64.checksum(counting) == 0x41B5_A7B6_A411_0BA1)
+    #expect(bitwiseCRC64(counting) == 0x41B5_A7B6_A411_0BA1)
+  }
+
+  /// The folding path (PCLMULQDQ) against the tables, from any register, at every length up to
+  /// several KiB and every alignment of the first byte, fed whole and in pieces.
+  @Test(.enabled(if: CRC64.folds, "the CPU has no PCLMULQDQ"))
+  func foldingAgreesWithTheTables() async {
+    await seededCheck(
+      count: iterations(400),
+      input: randomInput { rng in
+        let length = rng.below(6000)
+        let bytes = (0..<length + 64).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let cuts = (0..<rng.below(4)).map { _ in rng.below(length + 1) }.sorted()
+        return (bytes, length, rng.below(64), UInt64.random(in: 0...UInt64.max, using: &rng), cuts)
+      }
+    ) { input in
+      let (bytes, length, alignment, register, cuts) = input
+      bytes.withUnsafeBytes { all in
+        let window = UnsafeRawBufferPointer(rebasing: all[alignment..<alignment + length])
+        let tables = CRC64.advance(register, over: window, folding: false)
+        #expect(CRC64.advance(register, over: window, folding: true) == tables)
+        var folded = register
+        var start = 0
+        for end in cuts + [length] {
+          let piece = UnsafeRawBufferPointer(rebasing: window[start..<end])
+          folded = CRC64.advance(folded, over: piece, folding: true)
+          start = end
+        }
+        #expect(folded == tables, "length \(length), alignment \(alignment), cuts \(cuts)")
+      }
+    }
+    // Every length around the folding minimum and the 16- and 64-byte steps, from ~0.
+    var rng = seededGenerator(5)
+    let bytes = (0..<300).map { _ in UInt8.random(in: 0...255, using: &rng) }
+    bytes.withUnsafeBytes { all in
+      for length in 0...all.count {
+        let window = UnsafeRawBufferPointer(rebasing: all[0..<length])
+        #expect(
+          CRC64.advance(~0, over: window, folding: true)
+            == CRC64.advance(~0, over: window, folding: false), "length \(length)")
+      }
     }
   }
 

@@ -1,3 +1,4 @@
+import CCRC64
 import Foundation
 public import StorageCore
 
@@ -6,7 +7,10 @@ public import StorageCore
 /// Polynomial `0x42F0E1EBA9EA3693` reflected (`0xC96C5795D7870F42`), initial value and final XOR
 /// all ones: `"123456789"` → `11051210869376104954` (`0x995DC9BBDF1939FA`), empty content → 0.
 /// Incremental: feed the content in chunks of any size, in order, as a download streams; the
-/// value after any split is the value of the whole. Slicing-by-8 over eight 256-entry tables.
+/// value after any split is the value of the whole. A feed of at least ``foldingMinimum`` bytes is
+/// folded with carry-less multiplication (`CCRC64`, PCLMULQDQ) where the CPU has it, several
+/// times faster; shorter feeds, the last bytes of a feed that are not a whole 16-byte block, and
+/// every feed on other CPUs go slicing-by-8 over eight 256-entry tables.
 public struct CRC64: Sendable, Equatable {
   /// The reflected polynomial.
   public static let polynomial: UInt64 = 0xC96C_5795_D787_0F42
@@ -33,10 +37,30 @@ public struct CRC64: Sendable, Equatable {
 
   /// Feeds `bytes`.
   public mutating func update(_ bytes: UnsafeRawBufferPointer) {
-    guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
-    register = Self.tables.withUnsafeBufferPointer { tables in
-      Self.update(register, base, bytes.count, tables)
+    register = Self.advance(register, over: bytes, folding: Self.folds)
+  }
+
+  /// Whether this CPU runs the folding path (x86-64 with PCLMULQDQ and SSE4.1).
+  static let folds = kodo_crc64_fold_available() == 1
+
+  /// The shortest feed that is folded: below it the tables are as fast.
+  static let foldingMinimum = 64
+
+  /// The register after `bytes` from `register`: their whole 16-byte blocks folded when
+  /// `folding` (only where ``folds``) and there are at least ``foldingMinimum`` bytes, the rest
+  /// through the tables.
+  static func advance(_ register: UInt64, over bytes: UnsafeRawBufferPointer, folding: Bool)
+    -> UInt64
+  {
+    guard let base = bytes.baseAddress, !bytes.isEmpty else { return register }
+    var crc = register
+    var done = 0
+    if folding, bytes.count >= foldingMinimum {
+      crc = kodo_crc64_fold(crc, base, bytes.count)
+      done = bytes.count & ~15
     }
+    guard done < bytes.count else { return crc }
+    return tables.withUnsafeBufferPointer { update(crc, base + done, bytes.count - done, $0) }
   }
 
   /// Feeds `bytes`.
