@@ -106,6 +106,29 @@ struct CRC64Tests {
     }
   }
 
+  @Test func combineIsTheCRCOfTheConcatenation() async {
+    await seededCheck(
+      count: iterations(200),
+      input: randomInput { rng in
+        let first = (0..<rng.below(3000)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let second = (0..<rng.below(3000)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        let lengths = (0..<3).map { _ in Int64.random(in: 0...(1 << 62), using: &rng) }
+        let crcs = (0..<3).map { _ in UInt64.random(in: 0...UInt64.max, using: &rng) }
+        return (first, second, lengths, crcs)
+      }
+    ) { input in
+      let (first, second, lengths, crcs) = input
+      #expect(
+        CRC64.combine(CRC64.checksum(first), CRC64.checksum(second), length: Int64(second.count))
+          == CRC64.checksum(first + second))
+      // Lengths far past any content: joining is associative.
+      let (b, c) = (lengths[1] / 2, lengths[2] / 2)
+      #expect(
+        CRC64.combine(CRC64.combine(crcs[0], crcs[1], length: b), crcs[2], length: c)
+          == CRC64.combine(crcs[0], CRC64.combine(crcs[1], crcs[2], length: c), length: b + c))
+    }
+  }
+
   @Test func files() throws {
     let path = FileManager.default.temporaryDirectory
       .appendingPathComponent("oss-crc64-\(UInt64.random(in: 0...UInt64.max))").path
