@@ -2,6 +2,7 @@ import Foundation
 import KodoCore
 import KodoTestSupport
 import StorageCore
+import Synchronization
 import Testing
 
 /// Runs `body` with a read-only descriptor of a temporary file holding `content`.
@@ -68,6 +69,60 @@ struct KodoMultipartTests {
     #expect(UploadToken.decode(String(token))?.policy["insertOnly"] == .number("1"))
   }
 
+  @Test func receiptsCarryEachPartsSHA1SoTheHashIsCheckedWithoutReadingAgain() async throws {
+    let content = (0..<(9 << 20) + 7).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ $0 >> 11) }
+    let blockSize = 4 << 20
+    let blocks = stride(from: 0, to: content.count, by: blockSize).map {
+      Digest.sha1(Array(content[$0..<min(content.count, $0 + blockSize)]))
+    }
+    let hash = QETag.hash(blockDigests: blocks)
+    let stub = StubTransport { request, _ in
+      let bytes = request.body.inMemoryBytes ?? []
+      switch request.method {
+      case "POST" where request.url.hasSuffix("/uploads"):
+        return .response(.json(200, #"{"uploadId":"U1","expireAt":1800000000}"#))
+      case "PUT":
+        let md5 = Hex.encode(Digest.md5(bytes))
+        return .response(.json(200, #"{"etag":"e-\#(md5.prefix(6))","md5":"\#(md5)"}"#))
+      default:
+        return .response(.json(200, #"{"hash":"\#(hash)","key":"big.bin"}"#))
+      }
+    }
+    let kodo = client(stub, hosts: ServiceHosts(rs: "https://rs", up: "https://up"))
+    let uploader = try KodoMultipartUpload(
+      client: kodo, destination: ObjectLocation(bucket: "my-bucket", key: "big.bin"))
+    let saved = Mutex<UploadCheckpoint?>(nil)
+    let outcome = try await withTemporaryFile(content) { descriptor in
+      try await MultipartUpload(options: .init(partSize: Int64(blockSize), parallel: 2)).run(
+        .init(
+          descriptor: descriptor,
+          identity: SourceIdentity(size: Int64(content.count), modifiedNanoseconds: 1)),
+        to: uploader, checkpoints: { checkpoint in saved.withLock { $0 = checkpoint } })
+    }
+    let parts = try #require(saved.withLock { $0 }).parts
+    #expect(parts.map(\.contentSHA1) == blocks.map { Hex.encode($0) })
+    var reads = 0
+    func verified(_ parts: [PartReceipt]) throws(StorageError) -> WriteResult {
+      try kodo.verifiedResult(
+        of: outcome.object, parts: parts, partSize: Int64(blockSize), size: Int64(content.count),
+        read: { range in
+          reads += 1
+          return Array(content[Int(range.lowerBound)..<Int(range.upperBound)])
+        })
+    }
+    #expect(try verified(parts).hash == hash)
+    #expect(reads == 0)
+    // A receipt without its SHA-1 (a checkpoint's from before it was kept) is read again.
+    var older = parts
+    older[1].contentSHA1 = nil
+    #expect(try verified(older).hash == hash)
+    #expect(reads == 1)
+    // A SHA-1 that is not the part's makes the object's hash differ from the file's.
+    var wrong = parts
+    wrong[2].contentSHA1 = Hex.encode([UInt8](repeating: 0, count: 20))
+    #expect(throws: StorageError.self) { try verified(wrong) }
+  }
+
   @Test func aPartWhoseAnsweredMD5DiffersFails() async throws {
     let stub = StubTransport { request, _ in
       request.method == "PUT"
@@ -79,7 +134,7 @@ struct KodoMultipartTests {
       destination: ObjectLocation(bucket: "my-bucket", key: "k"))
     let session = try await uploader.initiate()
     let error = await kodoError {
-      let digest = uploader.makePartDigest()
+      var digest = uploader.makePartDigest()
       [UInt8](repeating: 1, count: 10).withUnsafeBytes { digest.update($0) }
       _ = try await uploader.uploadPart(
         session, number: 1, body: .bytes([UInt8](repeating: 1, count: 10)), digest: digest)

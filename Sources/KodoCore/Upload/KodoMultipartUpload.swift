@@ -1,5 +1,25 @@
 public import StorageCore
 
+/// A Kodo part's digests, both fed by the engine's one read of the part: the MD5 Kodo checks
+/// (`Content-MD5`), and the SHA-1 the object's hash is checked against after completion
+/// (``KodoClient/verifiedResult(of:parts:partSize:size:read:)``), so that the file is not read
+/// a second time for it.
+public struct KodoPartDigest: RunningDigest {
+  /// The part's MD5.
+  public let md5 = MD5Digest()
+  /// The part's SHA-1.
+  public var sha1 = RunningHash(.sha1)
+
+  /// Adds `bytes` to both.
+  public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    md5.update(bytes)
+    sha1.update(bytes)
+  }
+
+  /// The MD5 in hex, as Kodo writes it.
+  public var text: String { md5.text }
+}
+
 /// Kodo's resumable upload v2 for one object, as the transfer engine drives it
 /// (`docs/write-protocol.md` §A5): parts of 1 MiB to 1 GiB with their MD5 in hex, completed with
 /// the file name, MIME type and metadata. Every request carries a fresh upload token for the
@@ -51,8 +71,8 @@ public struct KodoMultipartUpload: MultipartUploading {
     self.fileName = fileName
   }
 
-  /// A part's MD5, hashed as the engine reads it.
-  public func makePartDigest() -> MD5Digest { MD5Digest() }
+  /// A part's MD5 and SHA-1, hashed as the engine reads it.
+  public func makePartDigest() -> KodoPartDigest { KodoPartDigest() }
 
   /// `POST …/uploads`: a new session (sent once: a repeat would leave an orphan).
   public func initiate() async throws(StorageError) -> UploadSession {
@@ -83,11 +103,11 @@ public struct KodoMultipartUpload: MultipartUploading {
 
   /// `PUT …/uploads/<id>/<n>` with `Content-MD5` in hex; Kodo's `md5` must be the part's.
   public func uploadPart(
-    _ session: UploadSession, number: Int, body: RequestBody, digest: MD5Digest
+    _ session: UploadSession, number: Int, body: RequestBody, digest: KodoPartDigest
   )
     async throws(StorageError) -> PartReceipt
   {
-    let md5 = digest.bytes
+    let md5 = digest.md5.bytes
     let (response, _) = try await send(
       "PUT",
       KodoResumableV2.partPath(
@@ -116,7 +136,9 @@ public struct KodoMultipartUpload: MultipartUploading {
         "Kodo answered part \(number) of \(destination) with etag \(DisplayText.quoted(etag)) and MD5 \(DisplayText.quoted(answered ?? "")), not the part's \(hex)",
         requestID: response.requestID)
     }
-    return PartReceipt(number: number, size: body.length ?? 0, etag: etag, checksum: hex)
+    return PartReceipt(
+      number: number, size: body.length ?? 0, etag: etag, checksum: hex,
+      contentSHA1: digest.sha1.text)
   }
 
   /// `POST …/uploads/<id>` with the parts, the file name, MIME type and metadata (sent once).

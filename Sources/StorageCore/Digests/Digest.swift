@@ -55,4 +55,29 @@ package enum Hex {
     }
     return String(decoding: output, as: UTF8.self)
   }
+
+  /// `0fa0` or `0FA0` → `[0x0f, 0xa0]`; `nil` for an odd count or a byte that is not a hex
+  /// digit.
+  package static func decode(_ text: String) -> [UInt8]? {
+    let digits = Array(text.utf8)
+    guard digits.count % 2 == 0 else { return nil }
+    var output: [UInt8] = []
+    output.reserveCapacity(digits.count / 2)
+    var index = 0
+    while index < digits.count {
+      guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+      output.append(high << 4 | low)
+      index += 2
+    }
+    return output
+  }
+
+  private static func value(_ digit: UInt8) -> UInt8? {
+    switch digit {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
 }

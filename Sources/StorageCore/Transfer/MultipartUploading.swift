@@ -100,13 +100,20 @@ public struct PartReceipt: Sendable, Equatable, Codable {
   /// The part's digest as the provider spells it (Kodo MD5 hex, OSS CRC-64), when known; OSS
   /// combines the parts' CRC-64 to check the object.
   public var checksum: String?
+  /// The SHA-1 of the part's bytes in hex, when the provider computed it in the read that made
+  /// the part's digest (Kodo: what the object's hash is checked against, so the file is not read
+  /// again after the upload); `nil` in a checkpoint written before it was kept.
+  public var contentSHA1: String?
 
   /// A receipt from its parts.
-  public init(number: Int, size: Int64, etag: String, checksum: String? = nil) {
+  public init(
+    number: Int, size: Int64, etag: String, checksum: String? = nil, contentSHA1: String? = nil
+  ) {
     self.number = number
     self.size = size
     self.etag = etag
     self.checksum = checksum
+    self.contentSHA1 = contentSHA1
   }
 }
 
