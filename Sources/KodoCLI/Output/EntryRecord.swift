@@ -16,64 +16,75 @@ enum EntryRecord {
   static let keyLengthOffset = 21
   static let keyOffset = 25
 
-  /// Appends `entry`'s record to `bytes`.
+  /// Appends `entry`'s record to `bytes`: its length counted first, then the bytes written
+  /// in place (one growth of `bytes`, not one per field).
   static func append(_ entry: ObjectEntry, to bytes: inout [UInt8]) {
+    var counter = Counter()
+    encode(entry, into: &counter)
     let start = bytes.count
-    int32(0, &bytes)  // the length, set at the end
-    int(entry.size, &bytes)
-    int(entry.putTime.hundredNanoseconds, &bytes)
-    bytes.append(UInt8(truncatingIfNeeded: entry.putTime.fractionDigits))
-    string(entry.key, &bytes)
-    string(entry.storageClass.name, &bytes)
-    string(entry.storageClass.serviceName, &bytes)
-    optional(entry.mimeType, &bytes)
-    optional(entry.hash, &bytes)
-    optional(entry.etag, &bytes)
-    switch entry.status {
-    case nil: bytes.append(0)
-    case .enabled: bytes.append(1)
-    case .disabled: bytes.append(2)
-    case .unknown(let code):
-      bytes.append(3)
-      int(Int64(code), &bytes)
+    bytes.append(contentsOf: repeatElement(0, count: 4 + counter.count))
+    bytes.withUnsafeMutableBytes { all in
+      var writer = Writer(bytes: UnsafeMutableRawBufferPointer(rebasing: all[start...]))
+      writer.int32(counter.count)
+      encode(entry, into: &writer)
     }
-    optional(entry.objectType, &bytes)
-    optional(entry.md5, &bytes)
-    optional(entry.endUser, &bytes)
+  }
+
+  /// The fields after the length, in order: the one description of the layout, which counts
+  /// the bytes and writes them.
+  private static func encode(_ entry: ObjectEntry, into sink: inout some Sink) {
+    sink.int(entry.size)
+    sink.int(entry.putTime.hundredNanoseconds)
+    sink.byte(UInt8(truncatingIfNeeded: entry.putTime.fractionDigits))
+    sink.string(entry.key)
+    sink.string(entry.storageClass.name)
+    sink.string(entry.storageClass.serviceName)
+    sink.optional(entry.mimeType)
+    sink.optional(entry.hash)
+    sink.optional(entry.etag)
+    switch entry.status {
+    case nil: sink.byte(0)
+    case .enabled: sink.byte(1)
+    case .disabled: sink.byte(2)
+    case .unknown(let code):
+      sink.byte(3)
+      sink.int(Int64(code))
+    }
+    sink.optional(entry.objectType)
+    sink.optional(entry.md5)
+    sink.optional(entry.endUser)
     if let meta = entry.meta {
-      bytes.append(1)
-      int32(meta.count, &bytes)
+      sink.byte(1)
+      sink.int32(meta.count)
       for item in meta.entries {
-        string(item.name, &bytes)
-        string(item.value, &bytes)
+        sink.string(item.name)
+        sink.string(item.value)
       }
     } else {
-      bytes.append(0)
+      sink.byte(0)
     }
     switch entry.restoreStatus {
-    case nil: bytes.append(0)
-    case .restoring: bytes.append(1)
-    case .restored: bytes.append(2)
+    case nil: sink.byte(0)
+    case .restoring: sink.byte(1)
+    case .restored: sink.byte(2)
     case .other(let name):
-      bytes.append(3)
-      string(name, &bytes)
+      sink.byte(3)
+      sink.string(name)
     }
     if let time = entry.lastModified {
-      bytes.append(1)
-      int(time.hundredNanoseconds, &bytes)
-      bytes.append(UInt8(truncatingIfNeeded: time.fractionDigits))
+      sink.byte(1)
+      sink.int(time.hundredNanoseconds)
+      sink.byte(UInt8(truncatingIfNeeded: time.fractionDigits))
     } else {
-      bytes.append(0)
+      sink.byte(0)
     }
     if let parts = entry.parts {
-      bytes.append(1)
-      int32(parts.count, &bytes)
-      for part in parts { int(part, &bytes) }
+      sink.byte(1)
+      sink.int32(parts.count)
+      for part in parts { sink.int(part) }
     } else {
-      bytes.append(0)
+      sink.byte(0)
     }
-    let length = UInt32(truncatingIfNeeded: bytes.count - start - 4).littleEndian
-    bytes.withUnsafeMutableBytes { $0.storeBytes(of: length, toByteOffset: start, as: UInt32.self) }
   }
 
   /// The length of the record at the start of `bytes` (its length field included), or `nil`
@@ -184,31 +195,59 @@ enum EntryRecord {
       parts: parts)
   }
 
-  private static func int(_ value: Int64, _ bytes: inout [UInt8]) {
-    withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+  /// Where `encode` puts a record's fields.
+  fileprivate protocol Sink {
+    mutating func byte(_ value: UInt8)
+    mutating func int(_ value: Int64)
+    mutating func int32(_ value: Int)
+    mutating func string(_ value: String)
   }
 
-  private static func int32(_ value: Int, _ bytes: inout [UInt8]) {
-    withUnsafeBytes(of: UInt32(truncatingIfNeeded: value).littleEndian) {
-      bytes.append(contentsOf: $0)
-    }
+  /// Counts the bytes of the fields.
+  private struct Counter: Sink {
+    var count = 0
+    mutating func byte(_ value: UInt8) { count += 1 }
+    mutating func int(_ value: Int64) { count += 8 }
+    mutating func int32(_ value: Int) { count += 4 }
+    mutating func string(_ value: String) { count += 4 + value.utf8.count }
   }
 
-  private static func string(_ value: String, _ bytes: inout [UInt8]) {
-    let utf8 = value.utf8
-    int32(utf8.count, &bytes)
-    if utf8.withContiguousStorageIfAvailable({ bytes.append(contentsOf: $0) }) == nil {
-      bytes.append(contentsOf: utf8)
-    }
-  }
+  /// Writes the fields into bytes counted for them.
+  private struct Writer: Sink {
+    let bytes: UnsafeMutableRawBufferPointer
+    var offset = 0
 
-  private static func optional(_ value: String?, _ bytes: inout [UInt8]) {
-    guard let value else {
-      bytes.append(0)
-      return
+    init(bytes: UnsafeMutableRawBufferPointer) { self.bytes = bytes }
+
+    mutating func byte(_ value: UInt8) {
+      bytes[offset] = value
+      offset += 1
     }
-    bytes.append(1)
-    string(value, &bytes)
+
+    mutating func int(_ value: Int64) {
+      bytes.storeBytes(of: value.littleEndian, toByteOffset: offset, as: Int64.self)
+      offset += 8
+    }
+
+    mutating func int32(_ value: Int) {
+      bytes.storeBytes(
+        of: UInt32(truncatingIfNeeded: value).littleEndian, toByteOffset: offset, as: UInt32.self)
+      offset += 4
+    }
+
+    mutating func string(_ value: String) {
+      let utf8 = value.utf8
+      int32(utf8.count)
+      let target = UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<(offset + utf8.count)])
+      if utf8.withContiguousStorageIfAvailable({
+        target.copyMemory(from: UnsafeRawBufferPointer($0))
+      })
+        == nil
+      {
+        target.copyBytes(from: utf8)
+      }
+      offset += utf8.count
+    }
   }
 
   /// Reads a record's fields in order; each read throws when the bytes end first.
@@ -263,5 +302,17 @@ enum EntryRecord {
       guard try flag() else { return nil }
       return try string()
     }
+  }
+}
+
+extension EntryRecord.Sink {
+  /// An optional string: 0, or 1 and the string.
+  fileprivate mutating func optional(_ value: String?) {
+    guard let value else {
+      byte(0)
+      return
+    }
+    byte(1)
+    string(value)
   }
 }
