@@ -39,10 +39,12 @@ final class ExternalSorter {
   /// The longest record written to a run: a run's record claiming more is not one of them.
   private var longestRecord = 0
 
-  /// The default number of entries held in memory (well under 100 MB of entries).
-  static let defaultThreshold = 100_000
-  /// The most bytes of records held in memory, whatever their number.
-  static let batchBytes = 64 << 20
+  /// The default number of entries held in memory: about 50 MB of records and their table
+  /// (a listing's record is some 170 bytes), unless `batchBytes` comes first.
+  static let defaultThreshold = 250_000
+  /// The most bytes of records held in memory, whatever their number: with this, 10,000,000
+  /// listing entries make fewer than `maximumRuns` runs, which are merged in one pass.
+  static let batchBytes = 32 << 20
   /// A test lowers this to reach the external path with a few entries.
   @TaskLocal static var thresholdOverride: Int?
 
@@ -105,6 +107,9 @@ final class ExternalSorter {
       return
     }
     if !table.isEmpty { try spill() }
+    // The batch's memory is not needed again: the merge holds the runs' buffers instead.
+    records = []
+    table = []
     var batch: [ObjectEntry] = []
     batch.reserveCapacity(1000)
     try merge(runs) { (record) throws(StorageError) in

@@ -24,8 +24,9 @@ struct RunWriter {
   }
 }
 
-/// Reads the records of one run, 1 MiB at a time: `advance` moves to the next whole record (the
-/// head), which stays in the buffer, with its order key, until the next `advance`.
+/// Reads the records of one run, 256 KiB at a time (so 64 runs merged hold 16 MiB): `advance`
+/// moves to the next whole record (the head), which stays in the buffer, with its order key,
+/// until the next `advance`.
 final class RunReader {
   private let file: Int32
   private let order: RecordOrder
@@ -43,7 +44,7 @@ final class RunReader {
     self.file = file
     self.order = order
     self.longestRecord = longestRecord
-    buffer = [UInt8](repeating: 0, count: max(1 << 20, longestRecord))
+    buffer = [UInt8](repeating: 0, count: max(1 << 18, longestRecord))
   }
 
   /// Moves to the next record: `false` at the run's end.
