@@ -17,22 +17,34 @@ enum ListingOrder: String, ExpressibleByArgument, CaseIterable, Sendable {
   }
 }
 
-/// Sorts any number of objects in bounded memory: up to `threshold` entries are sorted in
-/// memory; beyond that, each full batch is sorted and written as a run to an anonymous temporary
-/// file (made with `mkstemp`, so mode 0600, and unlinked at once, so nothing is left behind and
-/// no other process can open it), and the runs are merged at the end. At most `maximumRuns`
-/// files are open: more are merged into one first.
+/// Sorts any number of objects in bounded memory. Entries are kept as records (`EntryRecord`),
+/// ordered through a small table of their order keys (`RecordOrder`), so that sorting moves
+/// neither entries nor their strings. Up to `threshold` entries (and at most
+/// `batchBytes` of records) are sorted in memory; beyond that, each full batch is sorted and
+/// written as a run to an anonymous temporary file (made with `mkstemp`, so mode 0600, and
+/// unlinked at once, so nothing is left behind and no other process can open it), and the runs
+/// are merged at the end. At most `maximumRuns` files are open: more are merged into one first.
 final class ExternalSorter {
   let order: ListingOrder
   let reverse: Bool
   let threshold: Int
   let maximumRuns: Int
   let directory: String
-  private var memory: [ObjectEntry] = []
+  private let recordOrder: RecordOrder
+  /// The records of the batch in memory, one after another.
+  private var records: [UInt8] = []
+  /// Where each record of the batch begins, with its order key: what the batch sort moves.
+  private var table: [(key: RecordOrder.OrderKey, offset: Int)] = []
   private var runs: [Int32] = []
+  /// The longest record written to a run: a run's record claiming more is not one of them.
+  private var longestRecord = 0
 
-  /// The default number of entries held in memory (well under 100 MB of entries).
-  static let defaultThreshold = 100_000
+  /// The default number of entries held in memory: about 50 MB of records and their table
+  /// (a listing's record is some 170 bytes), unless `batchBytes` comes first.
+  static let defaultThreshold = 250_000
+  /// The most bytes of records held in memory, whatever their number: with this, 10,000,000
+  /// listing entries make fewer than `maximumRuns` runs, which are merged in one pass.
+  static let batchBytes = 32 << 20
   /// A test lowers this to reach the external path with a few entries.
   @TaskLocal static var thresholdOverride: Int?
 
@@ -46,6 +58,7 @@ final class ExternalSorter {
     self.directory = directory
     self.threshold = max(1, threshold)
     self.maximumRuns = max(2, maximumRuns)
+    self.recordOrder = RecordOrder(order: order.objectOrder, reverse: reverse)
   }
 
   deinit {
@@ -53,7 +66,7 @@ final class ExternalSorter {
   }
 
   /// Whether `a` comes before `b` (`ObjectOrder`: keys break ties; a listing never repeats
-  /// one).
+  /// one): the order the records are sorted in.
   func precedes(_ a: ObjectEntry, _ b: ObjectEntry) -> Bool {
     order.objectOrder.precedes(
       sizes: (a.size, b.size), times: (a.putTime, b.putTime), reversed: reverse
@@ -61,62 +74,109 @@ final class ExternalSorter {
   }
 
   func add(_ entries: [ObjectEntry]) throws(StorageError) {
-    memory.append(contentsOf: entries)
-    if memory.count >= threshold { try spill() }
+    for entry in entries {
+      let offset = records.count
+      EntryRecord.append(entry, to: &records)
+      let key = records.withUnsafeBytes {
+        recordOrder.key(UnsafeRawBufferPointer(rebasing: $0[offset...]))
+      }
+      table.append((key, offset))
+      if table.count >= threshold || records.count >= Self.batchBytes { try spill() }
+    }
   }
 
   /// Hands every entry to `body` in order, in batches.
   func drain(_ body: ([ObjectEntry]) throws(StorageError) -> Void) throws(StorageError) {
     if runs.isEmpty {
-      memory.sort(by: precedes)
-      var start = 0
-      while start < memory.count {
-        let end = min(start + 1000, memory.count)
-        try body(Array(memory[start..<end]))
-        start = end
+      sortBatch()
+      var batch: [ObjectEntry] = []
+      batch.reserveCapacity(1000)
+      try records.withUnsafeBufferPointer { (buffer) throws(StorageError) in
+        let all = UnsafeRawBufferPointer(buffer)
+        for (_, offset) in table {
+          batch.append(try EntryRecord.decode(Self.record(all, at: offset)))
+          if batch.count >= 1000 {
+            try body(batch)
+            batch.removeAll(keepingCapacity: true)
+          }
+        }
       }
-      memory.removeAll()
+      if !batch.isEmpty { try body(batch) }
+      records = []
+      table = []
       return
     }
-    if !memory.isEmpty { try spill() }
-    try merge(runs, into: body)
+    if !table.isEmpty { try spill() }
+    // The batch's memory is not needed again: the merge holds the runs' buffers instead.
+    records = []
+    table = []
+    var batch: [ObjectEntry] = []
+    batch.reserveCapacity(1000)
+    try merge(runs) { (record) throws(StorageError) in
+      batch.append(try EntryRecord.decode(record))
+      if batch.count >= 1000 {
+        try body(batch)
+        batch.removeAll(keepingCapacity: true)
+      }
+    }
+    if !batch.isEmpty { try body(batch) }
     for run in runs { close(run) }
     runs.removeAll()
   }
 
-  private func spill() throws(StorageError) {
-    memory.sort(by: precedes)
-    let file = try Self.temporaryFile(in: directory)
-    var buffer: [UInt8] = []
-    buffer.reserveCapacity(1 << 20)
-    do {
-      for entry in memory {
-        EntryRecord.append(entry, to: &buffer)
-        if buffer.count >= 1 << 20 {
-          try Self.write(buffer, to: file)
-          buffer.removeAll(keepingCapacity: true)
+  /// The whole record at `offset` of `bytes` (one this sorter wrote).
+  private static func record(_ bytes: UnsafeRawBufferPointer, at offset: Int)
+    -> UnsafeRawBufferPointer
+  {
+    let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+    return UnsafeRawBufferPointer(rebasing: rest[..<(EntryRecord.length(rest) ?? 0)])
+  }
+
+  /// Orders the table of the batch in memory.
+  private func sortBatch() {
+    let recordOrder = self.recordOrder
+    records.withUnsafeBytes { all in
+      table.sort { a, b in
+        recordOrder.precedes(a.key, b.key) {
+          KeyBytes.compare(
+            RecordOrder.keyBytes(UnsafeRawBufferPointer(rebasing: all[a.offset...])),
+            RecordOrder.keyBytes(UnsafeRawBufferPointer(rebasing: all[b.offset...])))
         }
       }
-      try Self.write(buffer, to: file)
+    }
+  }
+
+  /// Writes the batch in memory, sorted, as a run.
+  private func spill() throws(StorageError) {
+    sortBatch()
+    let file = try Self.temporaryFile(in: directory)
+    do {
+      var out = RunWriter(file: file)
+      var longest = longestRecord
+      try records.withUnsafeBufferPointer { (buffer) throws(StorageError) in
+        let all = UnsafeRawBufferPointer(buffer)
+        for (_, offset) in table {
+          let record = Self.record(all, at: offset)
+          longest = max(longest, record.count)
+          try out.append(record)
+        }
+      }
+      longestRecord = longest
+      try out.flush()
     } catch {
       close(file)
       throw error
     }
-    memory.removeAll(keepingCapacity: true)
+    records.removeAll(keepingCapacity: true)
+    table.removeAll(keepingCapacity: true)
     runs.append(file)
     if runs.count >= maximumRuns {
       // Too many files open: merge them into one run.
       let merged = try Self.temporaryFile(in: directory)
-      var out: [UInt8] = []
       do {
-        try merge(runs) { (batch: [ObjectEntry]) throws(StorageError) in
-          for entry in batch { EntryRecord.append(entry, to: &out) }
-          if out.count >= 1 << 20 {
-            try Self.write(out, to: merged)
-            out.removeAll(keepingCapacity: true)
-          }
-        }
-        try Self.write(out, to: merged)
+        var out = RunWriter(file: merged)
+        try merge(runs) { (record) throws(StorageError) in try out.append(record) }
+        try out.flush()
       } catch {
         close(merged)
         throw error
@@ -126,59 +186,24 @@ final class ExternalSorter {
     }
   }
 
-  /// Merges sorted runs (each read from its start) with a binary heap.
+  /// Merges sorted runs (each read from its start), handing each record to `body` in order
+  /// (the bytes are valid during the call only).
   private func merge(
-    _ files: [Int32], into body: ([ObjectEntry]) throws(StorageError) -> Void
+    _ files: [Int32], into body: (UnsafeRawBufferPointer) throws(StorageError) -> Void
   ) throws(StorageError) {
     var readers: [RunReader] = []
     for file in files {
       guard lseek(file, 0, SEEK_SET) == 0 else {
         throw HeldOutput.ioError("read", errno)
       }
-      readers.append(RunReader(file: file))
+      let reader = RunReader(file: file, longestRecord: longestRecord, order: recordOrder)
+      if try reader.advance() { readers.append(reader) }
     }
-    var heap: [(entry: ObjectEntry, run: Int)] = []
-    func less(_ i: Int, _ j: Int) -> Bool { precedes(heap[i].entry, heap[j].entry) }
-    func push(_ item: (entry: ObjectEntry, run: Int)) {
-      heap.append(item)
-      var child = heap.count - 1
-      while child > 0 {
-        let parent = (child - 1) / 2
-        guard less(child, parent) else { break }
-        heap.swapAt(child, parent)
-        child = parent
-      }
+    var heap = RunHeap(readers: readers, order: recordOrder)
+    while let first = heap.first {
+      try first.withHead { (record) throws(StorageError) in try body(record) }
+      try heap.advanceFirst()
     }
-    func popFirst() -> (entry: ObjectEntry, run: Int)? {
-      guard !heap.isEmpty else { return nil }
-      heap.swapAt(0, heap.count - 1)
-      let first = heap.removeLast()
-      var parent = 0
-      while true {
-        let left = 2 * parent + 1
-        let right = left + 1
-        var smallest = parent
-        if left < heap.count, less(left, smallest) { smallest = left }
-        if right < heap.count, less(right, smallest) { smallest = right }
-        guard smallest != parent else { break }
-        heap.swapAt(parent, smallest)
-        parent = smallest
-      }
-      return first
-    }
-    for index in readers.indices {
-      if let entry = try readers[index].next() { push((entry, index)) }
-    }
-    var batch: [ObjectEntry] = []
-    while let (entry, run) = popFirst() {
-      batch.append(entry)
-      if batch.count >= 1000 {
-        try body(batch)
-        batch.removeAll(keepingCapacity: true)
-      }
-      if let next = try readers[run].next() { push((next, run)) }
-    }
-    if !batch.isEmpty { try body(batch) }
   }
 
   private static func temporaryFile(in directory: String) throws(StorageError) -> Int32 {
@@ -191,41 +216,6 @@ final class ExternalSorter {
     }
     guard descriptor >= 0 else { throw HeldOutput.ioError("create", errno) }
     return descriptor
-  }
-
-  private static func write(_ bytes: [UInt8], to file: Int32) throws(StorageError) {
-    if let code = FileDescriptorWriter.writeAll(bytes, to: file) {
-      throw HeldOutput.ioError("write", code)
-    }
-  }
-
-  /// Reads the records of one run, 1 MiB at a time.
-  private struct RunReader {
-    let file: Int32
-    var buffer: [UInt8] = []
-    var offset = 0
-    var atEnd = false
-
-    init(file: Int32) { self.file = file }
-
-    mutating func next() throws(StorageError) -> ObjectEntry? {
-      while true {
-        if let entry = try EntryRecord.read(buffer, at: &offset) { return entry }
-        if atEnd {
-          guard offset == buffer.count else {
-            throw StorageError(
-              .localIO, "a temporary file of the sort ends in the middle of a record")
-          }
-          return nil
-        }
-        buffer.removeFirst(offset)
-        offset = 0
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        let count = chunk.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
-        guard count >= 0 else { throw HeldOutput.ioError("read", errno) }
-        if count == 0 { atEnd = true } else { buffer.append(contentsOf: chunk[..<count]) }
-      }
-    }
   }
 }
 
