@@ -24,20 +24,56 @@ extension ObjectEntry {
   /// entry, written out by hand, in the table's order (`ObjectFieldTableTests` holds it to the
   /// table).
   func appendJSONFields(to line: inout JSONLine) {
-    line.string("key", key)
-    line.int("size", size)
-    line.string("hash", hash)
-    line.string("etag", etag)
-    line.string("mimeType", mimeType)
-    line.time("putTime", putTime)
-    line.string("storageClass", storageClass.name)
-    line.string("status", status?.name)
-    line.string("objectType", objectType)
-    line.string("md5", md5)
-    line.string("endUser", endUser)
-    if let meta { line.metadata("meta", ObjectField.sortedMetadata(meta)) }
-    line.string("restoreStatus", restoreStatus?.name)
-    line.time("lastModified", lastModified)
+    withUnsafePointer(to: self) { Self.appendJSONFields(of: $0, to: &line) }
+  }
+
+  /// `appendJSONFields` of the entry at `entry`, read field by field where it lies: the listing
+  /// calls this on the entries of a page in place, which a call on `entries[index]` would copy
+  /// whole (a retain and a release of every field) to read. The members go into room reserved
+  /// once for all of them (the sum of their rooms, in the same order).
+  static func appendJSONFields(of entry: UnsafePointer<ObjectEntry>, to line: inout JSONLine) {
+    // Each field is read once (a string read from the entry is a retain and a release).
+    let key = entry.pointee.key
+    let hash = entry.pointee.hash
+    let etag = entry.pointee.etag
+    let mimeType = entry.pointee.mimeType
+    let storageClass = entry.pointee.storageClass.name
+    let status = entry.pointee.status?.name
+    let objectType = entry.pointee.objectType
+    let md5 = entry.pointee.md5
+    let endUser = entry.pointee.endUser
+    let meta = entry.pointee.meta.map(ObjectField.sortedMetadata)
+    let restoreStatus = entry.pointee.restoreStatus?.name
+    var room = JSONMembers.room("key", string: key)
+    room += JSONMembers.room("size", int: entry.pointee.size)
+    room += JSONMembers.room("hash", string: hash)
+    room += JSONMembers.room("etag", string: etag)
+    room += JSONMembers.room("mimeType", string: mimeType)
+    room += JSONMembers.room("putTime", time: entry.pointee.putTime)
+    room += JSONMembers.room("storageClass", string: storageClass)
+    room += JSONMembers.room("status", string: status)
+    room += JSONMembers.room("objectType", string: objectType)
+    room += JSONMembers.room("md5", string: md5)
+    room += JSONMembers.room("endUser", string: endUser)
+    if let meta { room += JSONMembers.room("meta", metadata: meta) }
+    room += JSONMembers.room("restoreStatus", string: restoreStatus)
+    room += JSONMembers.room("lastModified", time: entry.pointee.lastModified)
+    line.members(room: room) { members in
+      members.string("key", key)
+      members.int("size", entry.pointee.size)
+      members.string("hash", hash)
+      members.string("etag", etag)
+      members.string("mimeType", mimeType)
+      members.time("putTime", entry.pointee.putTime)
+      members.string("storageClass", storageClass)
+      members.string("status", status)
+      members.string("objectType", objectType)
+      members.string("md5", md5)
+      members.string("endUser", endUser)
+      if let meta { members.metadata("meta", meta) }
+      members.string("restoreStatus", restoreStatus)
+      members.time("lastModified", entry.pointee.lastModified)
+    }
   }
 }
 
