@@ -5,7 +5,7 @@ extension Array where Element == UInt8 {
   /// write millions of short runs).
   ///
   /// `body` must write at most `maximum` bytes; more is a programming error that traps.
-  @inline(__always)
+  @inlinable @inline(__always)
   package mutating func appendBytes(
     upTo maximum: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int
   ) {
@@ -23,7 +23,7 @@ extension Array where Element == UInt8 {
 extension UnsafeMutablePointer where Pointee == UInt8 {
   /// Copies `source` here; returns its length (the writers' way to put a literal or a string's
   /// bytes into reserved room).
-  @inline(__always)
+  @inlinable @inline(__always)
   package func write(_ source: UnsafeBufferPointer<UInt8>) -> Int {
     guard let base = source.baseAddress else { return 0 }
     initialize(from: base, count: source.count)
@@ -31,7 +31,7 @@ extension UnsafeMutablePointer where Pointee == UInt8 {
   }
 
   /// Copies the bytes of `literal` here; returns its length.
-  @inline(__always)
+  @inlinable @inline(__always)
   package func write(_ literal: StaticString) -> Int {
     literal.withUTF8Buffer { write($0) }
   }

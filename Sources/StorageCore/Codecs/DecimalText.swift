@@ -10,14 +10,14 @@ package enum DecimalText {
   }
 
   /// The most bytes `write` writes with `minimumDigits`: a sign and 19 digits, or the padding.
-  @inline(__always)
+  @inlinable @inline(__always)
   package static func maximumLength(minimumDigits: Int = 1) -> Int {
     1 + max(19, minimumDigits)
   }
 
   /// Writes `value` as `append` does at `out`, which has room for
   /// `maximumLength(minimumDigits:)` bytes; returns how many it wrote.
-  @inline(__always)
+  @inlinable @inline(__always)
   package static func write(
     _ value: Int64, minimumDigits: Int = 1, to out: UnsafeMutablePointer<UInt8>
   ) -> Int {
@@ -39,8 +39,8 @@ package enum DecimalText {
   }
 
   /// The number of decimal digits of `value` (1 for 0).
-  @inline(__always)
-  private static func digitCount(_ value: UInt64) -> Int {
+  @inlinable @inline(__always)
+  static func digitCount(_ value: UInt64) -> Int {
     var count = 1
     var bound: UInt64 = 10
     while count < 20, value >= bound {

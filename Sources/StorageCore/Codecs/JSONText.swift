@@ -20,7 +20,7 @@ package enum JSONText {
 
   /// The most bytes `write(utf8:to:)` writes for `count` bytes of UTF-8: the quotes, and six
   /// bytes a byte (`\u00XX` for a control character; `\u2028` for the three of U+2028).
-  @inline(__always)
+  @inlinable @inline(__always)
   package static func stringRoom(_ count: Int) -> Int { 2 + 6 * count }
 
   /// Writes valid UTF-8 `value` as a JSON string, quotes included, at `out`, which has room for

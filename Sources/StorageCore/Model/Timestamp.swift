@@ -47,6 +47,7 @@ public struct Timestamp: Sendable, Hashable, Comparable {
   /// The most bytes `writeRFC3339` writes: a year of at most five digits and a sign (the range
   /// of 100 ns units is ±29,000 years around 1970), the other fields, a fraction of up to seven
   /// digits and `Z` (the extremes are 30 bytes).
+  @inlinable
   package static var rfc3339MaximumLength: Int { 32 }
 
   /// Writes `rfc3339` at `out`, which has room for `rfc3339MaximumLength` bytes; returns how many
