@@ -74,9 +74,9 @@ struct JSONMembers {
   }
 
   @inline(__always)
-  mutating func string(_ key: StaticString, _ value: String) {
-    let written: Void? = value.utf8.withContiguousStorageIfAvailable { string(key, utf8: $0) }
-    if written == nil { Array(value.utf8).withUnsafeBufferPointer { string(key, utf8: $0) } }
+  mutating func string(_ key: StaticString, _ value: borrowing String) {
+    // The string's bytes borrowed where they lie (no copy of the string, no retain).
+    value.utf8.span.withUnsafeBufferPointer { string(key, utf8: $0) }
   }
 
   @inline(__always)
