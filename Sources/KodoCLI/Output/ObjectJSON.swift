@@ -32,44 +32,37 @@ extension ObjectEntry {
   /// whole (a retain and a release of every field) to read. The members go into room reserved
   /// once for all of them (the sum of their rooms, in the same order).
   static func appendJSONFields(of entry: UnsafePointer<ObjectEntry>, to line: inout JSONLine) {
-    // Each field is read once (a string read from the entry is a retain and a release).
-    let key = entry.pointee.key
-    let hash = entry.pointee.hash
-    let etag = entry.pointee.etag
-    let mimeType = entry.pointee.mimeType
-    let storageClass = entry.pointee.storageClass.name
+    // The strings are borrowed where they lie (`JSONMembers.string` reads them through their
+    // UTF-8 spans); only computed names are made here.
     let status = entry.pointee.status?.name
-    let objectType = entry.pointee.objectType
-    let md5 = entry.pointee.md5
-    let endUser = entry.pointee.endUser
     let meta = entry.pointee.meta.map(ObjectField.sortedMetadata)
     let restoreStatus = entry.pointee.restoreStatus?.name
-    var room = JSONMembers.room("key", string: key)
+    var room = JSONMembers.room("key", string: entry.pointee.key)
     room += JSONMembers.room("size", int: entry.pointee.size)
-    room += JSONMembers.room("hash", string: hash)
-    room += JSONMembers.room("etag", string: etag)
-    room += JSONMembers.room("mimeType", string: mimeType)
+    room += JSONMembers.room("hash", string: entry.pointee.hash)
+    room += JSONMembers.room("etag", string: entry.pointee.etag)
+    room += JSONMembers.room("mimeType", string: entry.pointee.mimeType)
     room += JSONMembers.room("putTime", time: entry.pointee.putTime)
-    room += JSONMembers.room("storageClass", string: storageClass)
+    room += JSONMembers.room("storageClass", string: entry.pointee.storageClass.name)
     room += JSONMembers.room("status", string: status)
-    room += JSONMembers.room("objectType", string: objectType)
-    room += JSONMembers.room("md5", string: md5)
-    room += JSONMembers.room("endUser", string: endUser)
+    room += JSONMembers.room("objectType", string: entry.pointee.objectType)
+    room += JSONMembers.room("md5", string: entry.pointee.md5)
+    room += JSONMembers.room("endUser", string: entry.pointee.endUser)
     if let meta { room += JSONMembers.room("meta", metadata: meta) }
     room += JSONMembers.room("restoreStatus", string: restoreStatus)
     room += JSONMembers.room("lastModified", time: entry.pointee.lastModified)
     line.members(room: room) { members in
-      members.string("key", key)
+      members.string("key", entry.pointee.key)
       members.int("size", entry.pointee.size)
-      members.string("hash", hash)
-      members.string("etag", etag)
-      members.string("mimeType", mimeType)
+      members.string("hash", entry.pointee.hash)
+      members.string("etag", entry.pointee.etag)
+      members.string("mimeType", entry.pointee.mimeType)
       members.time("putTime", entry.pointee.putTime)
-      members.string("storageClass", storageClass)
+      members.string("storageClass", entry.pointee.storageClass.name)
       members.string("status", status)
-      members.string("objectType", objectType)
-      members.string("md5", md5)
-      members.string("endUser", endUser)
+      members.string("objectType", entry.pointee.objectType)
+      members.string("md5", entry.pointee.md5)
+      members.string("endUser", entry.pointee.endUser)
       if let meta { members.metadata("meta", meta) }
       members.string("restoreStatus", restoreStatus)
       members.time("lastModified", entry.pointee.lastModified)
