@@ -25,90 +25,65 @@ struct JSONLine {
     self.bytes = bytes
   }
 
-  /// `,"name":` (no comma before the first member): the literal in one copy, the punctuation
-  /// as single bytes (a listing writes nine names a line).
+  /// Members written by `body` into `room` bytes reserved at once (`JSONMembers`, the one
+  /// writer of members): a listing line's fields take one capacity check, not one each.
   @inline(__always)
-  private mutating func name(_ name: StaticString) {
-    if first {
-      first = false
-    } else {
-      bytes.append(UInt8(ascii: ","))
+  mutating func members(room: Int, _ body: (inout JSONMembers) -> Void) {
+    guard room > 0 else { return }
+    var first = self.first
+    bytes.append(addingCapacity: room) { span in
+      span.withUnsafeMutableBufferPointer { buffer, count in
+        guard let base = buffer.baseAddress else { return }
+        var members = JSONMembers(out: base, capacity: buffer.count, first: first)
+        body(&members)
+        count = members.count
+        first = members.first
+      }
     }
-    bytes.append(UInt8(ascii: "\""))
-    name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    bytes.append(UInt8(ascii: "\""))
-    bytes.append(UInt8(ascii: ":"))
-  }
-
-  mutating func string(_ key: StaticString, _ value: String) {
-    name(key)
-    JSONText.appendString(value, to: &bytes)
-  }
-
-  /// A string member whose value is the program's own text (a line's `type`), which needs no
-  /// escaping: copied without the scan `string` makes (a listing writes a million of these).
-  mutating func literal(_ key: StaticString, _ value: StaticString) {
-    name(key)
-    bytes.append(UInt8(ascii: "\""))
-    value.withUTF8Buffer { bytes.append(contentsOf: $0) }
-    bytes.append(UInt8(ascii: "\""))
+    self.first = first
   }
 
   mutating func string(_ key: StaticString, _ value: String?) {
-    if let value { string(key, value) }
+    members(room: JSONMembers.room(key, string: value)) { $0.string(key, value) }
   }
 
-  mutating func int(_ key: StaticString, _ value: Int64) {
-    name(key)
-    DecimalText.append(value, to: &bytes)
+  /// A string member whose value is the program's own text (a line's `type`).
+  mutating func literal(_ key: StaticString, _ value: StaticString) {
+    let room = JSONMembers.room(key, value: JSONText.stringRoom(value.utf8CodeUnitCount))
+    members(room: room) { $0.literal(key, value) }
+  }
+
+  mutating func int(_ key: StaticString, _ value: Int64?) {
+    members(room: JSONMembers.room(key, int: value)) { $0.int(key, value) }
   }
 
   /// A time as an RFC 3339 string with the service's precision.
   mutating func time(_ key: StaticString, _ value: Timestamp?) {
-    guard let value else { return }
-    name(key)
-    bytes.append(UInt8(ascii: "\""))
-    value.appendRFC3339(to: &bytes)
-    bytes.append(UInt8(ascii: "\""))
-  }
-
-  mutating func int(_ key: StaticString, _ value: Int64?) {
-    if let value { int(key, value) }
+    members(room: JSONMembers.room(key, time: value)) { $0.time(key, value) }
   }
 
   mutating func bool(_ key: StaticString, _ value: Bool?) {
     guard let value else { return }
-    name(key)
-    bytes.append(contentsOf: (value ? "true" : "false").utf8)
+    let text: StaticString = value ? "true" : "false"
+    text.withUTF8Buffer { json in
+      members(room: JSONMembers.room(key, value: json.count)) { $0.raw(key, json: json) }
+    }
   }
 
   /// User metadata as a JSON object, its members in the order given.
   mutating func metadata(_ key: StaticString, _ entries: [MetadataEntry]) {
-    name(key)
-    bytes.append(UInt8(ascii: "{"))
-    for (index, entry) in entries.enumerated() {
-      if index > 0 { bytes.append(UInt8(ascii: ",")) }
-      JSONText.appendString(entry.name, to: &bytes)
-      bytes.append(UInt8(ascii: ":"))
-      JSONText.appendString(entry.value, to: &bytes)
-    }
-    bytes.append(UInt8(ascii: "}"))
+    members(room: JSONMembers.room(key, metadata: entries)) { $0.metadata(key, entries) }
   }
 
   /// Numbers as a JSON array.
   mutating func ints(_ key: StaticString, _ values: [Int64]) {
-    name(key)
-    bytes.append(UInt8(ascii: "["))
-    for (index, value) in values.enumerated() {
-      if index > 0 { bytes.append(UInt8(ascii: ",")) }
-      DecimalText.append(value, to: &bytes)
-    }
-    bytes.append(UInt8(ascii: "]"))
+    members(room: JSONMembers.room(key, ints: values)) { $0.ints(key, values) }
   }
 
   mutating func raw(_ key: StaticString, json: String) {
-    name(key)
-    bytes.append(contentsOf: json.utf8)
+    Array(json.utf8).withUnsafeBufferPointer { json in
+      members(room: JSONMembers.room(key, value: json.count)) { $0.raw(key, json: json) }
+    }
   }
 
   /// Closes the object and the line.

@@ -24,20 +24,49 @@ extension ObjectEntry {
   /// entry, written out by hand, in the table's order (`ObjectFieldTableTests` holds it to the
   /// table).
   func appendJSONFields(to line: inout JSONLine) {
-    line.string("key", key)
-    line.int("size", size)
-    line.string("hash", hash)
-    line.string("etag", etag)
-    line.string("mimeType", mimeType)
-    line.time("putTime", putTime)
-    line.string("storageClass", storageClass.name)
-    line.string("status", status?.name)
-    line.string("objectType", objectType)
-    line.string("md5", md5)
-    line.string("endUser", endUser)
-    if let meta { line.metadata("meta", ObjectField.sortedMetadata(meta)) }
-    line.string("restoreStatus", restoreStatus?.name)
-    line.time("lastModified", lastModified)
+    withUnsafePointer(to: self) { Self.appendJSONFields(of: $0, to: &line) }
+  }
+
+  /// `appendJSONFields` of the entry at `entry`, read field by field where it lies: the listing
+  /// calls this on the entries of a page in place, which a call on `entries[index]` would copy
+  /// whole (a retain and a release of every field) to read. The members go into room reserved
+  /// once for all of them (the sum of their rooms, in the same order).
+  static func appendJSONFields(of entry: UnsafePointer<ObjectEntry>, to line: inout JSONLine) {
+    // The strings are borrowed where they lie (`JSONMembers.string` reads them through their
+    // UTF-8 spans); only computed names are made here.
+    let status = entry.pointee.status?.name
+    let meta = entry.pointee.meta.map(ObjectField.sortedMetadata)
+    let restoreStatus = entry.pointee.restoreStatus?.name
+    var room = JSONMembers.room("key", string: entry.pointee.key)
+    room += JSONMembers.room("size", int: entry.pointee.size)
+    room += JSONMembers.room("hash", string: entry.pointee.hash)
+    room += JSONMembers.room("etag", string: entry.pointee.etag)
+    room += JSONMembers.room("mimeType", string: entry.pointee.mimeType)
+    room += JSONMembers.room("putTime", time: entry.pointee.putTime)
+    room += JSONMembers.room("storageClass", string: entry.pointee.storageClass.name)
+    room += JSONMembers.room("status", string: status)
+    room += JSONMembers.room("objectType", string: entry.pointee.objectType)
+    room += JSONMembers.room("md5", string: entry.pointee.md5)
+    room += JSONMembers.room("endUser", string: entry.pointee.endUser)
+    if let meta { room += JSONMembers.room("meta", metadata: meta) }
+    room += JSONMembers.room("restoreStatus", string: restoreStatus)
+    room += JSONMembers.room("lastModified", time: entry.pointee.lastModified)
+    line.members(room: room) { members in
+      members.string("key", entry.pointee.key)
+      members.int("size", entry.pointee.size)
+      members.string("hash", entry.pointee.hash)
+      members.string("etag", entry.pointee.etag)
+      members.string("mimeType", entry.pointee.mimeType)
+      members.time("putTime", entry.pointee.putTime)
+      members.string("storageClass", entry.pointee.storageClass.name)
+      members.string("status", status)
+      members.string("objectType", entry.pointee.objectType)
+      members.string("md5", entry.pointee.md5)
+      members.string("endUser", entry.pointee.endUser)
+      if let meta { members.metadata("meta", meta) }
+      members.string("restoreStatus", restoreStatus)
+      members.time("lastModified", entry.pointee.lastModified)
+    }
   }
 }
 

@@ -111,11 +111,12 @@ struct ListRenderer {
     }
     switch mode {
     case .json:
+      guard let first = entries.baseAddress else { return }
       try output.jsonLines { lines in
         for index in entries.indices {
           lines.line { line in
             line.literal("type", "object")
-            entries[index].appendJSONFields(to: &line)
+            ObjectEntry.appendJSONFields(of: first + index, to: &line)
           }
         }
       }

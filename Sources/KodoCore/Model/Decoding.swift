@@ -38,9 +38,12 @@ enum Decode {
         page.items = []
         if reader.readNull() { return }
         page.items.reserveCapacity(1000)
+        // Each item starts as a copy of one entry of the defaults (their texts are literals:
+        // copied without reference counting), not one built field by field.
+        let empty = emptyEntry(key: "")
         try reader.readArray { (reader) throws(Failure) in
           // Decoded in place: no entry is copied into the page and destroyed.
-          page.items.append(emptyEntry(key: ""))
+          page.items.append(empty)
           try listItem(
             &reader, into: &page.items[page.items.count - 1], repeats: &repeats, names: names)
         }

@@ -60,29 +60,45 @@ package struct CivilTime: Equatable {
   /// Appends `YYYY-MM-DDTHH:MM:SS` as ASCII, without building strings (listings format a
   /// million of these).
   package func appendRFC3339Seconds(to bytes: inout [UInt8]) {
-    DecimalText.append(year, minimumDigits: 4, to: &bytes)
-    bytes.append(UInt8(ascii: "-"))
-    Self.appendTwoDigits(month, to: &bytes)
-    bytes.append(UInt8(ascii: "-"))
-    Self.appendTwoDigits(day, to: &bytes)
-    bytes.append(UInt8(ascii: "T"))
-    Self.appendTwoDigits(hour, to: &bytes)
-    bytes.append(UInt8(ascii: ":"))
-    Self.appendTwoDigits(minute, to: &bytes)
-    bytes.append(UInt8(ascii: ":"))
-    Self.appendTwoDigits(second, to: &bytes)
+    bytes.appendBytes(upTo: Self.rfc3339SecondsMaximumLength) { writeRFC3339Seconds(to: $0) }
   }
 
-  /// `DecimalText.append(value, minimumDigits: 2)` for the fields below 100 (all but the year),
-  /// as two bytes rather than through a digit buffer copied in.
+  /// The most bytes `writeRFC3339Seconds` writes (a year of any `Int64`, and fields out of their
+  /// usual ranges written in full).
+  package static var rfc3339SecondsMaximumLength: Int { 6 * DecimalText.maximumLength() + 5 }
+
+  /// Writes `YYYY-MM-DDTHH:MM:SS` at `out`, which has room for `rfc3339SecondsMaximumLength`
+  /// bytes; returns how many it wrote.
   @inline(__always)
-  private static func appendTwoDigits(_ value: Int, to bytes: inout [UInt8]) {
+  package func writeRFC3339Seconds(to out: UnsafeMutablePointer<UInt8>) -> Int {
+    var at = DecimalText.write(year, minimumDigits: 4, to: out)
+    at += Self.write(UInt8(ascii: "-"), month, to: out + at)
+    at += Self.write(UInt8(ascii: "-"), day, to: out + at)
+    at += Self.write(UInt8(ascii: "T"), hour, to: out + at)
+    at += Self.write(UInt8(ascii: ":"), minute, to: out + at)
+    at += Self.write(UInt8(ascii: ":"), second, to: out + at)
+    return at
+  }
+
+  /// `separator`, then `value` in two digits (in full when it is not below 100).
+  @inline(__always)
+  private static func write(
+    _ separator: UInt8, _ value: Int, to out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    out[0] = separator
+    return 1 + writeTwoDigits(value, to: out + 1)
+  }
+
+  /// `DecimalText.write(value, minimumDigits: 2)` for the fields below 100 (all but the year),
+  /// as two bytes rather than through the general digit loop.
+  @inline(__always)
+  private static func writeTwoDigits(_ value: Int, to out: UnsafeMutablePointer<UInt8>) -> Int {
     guard (0..<100).contains(value) else {
-      DecimalText.append(Int64(value), minimumDigits: 2, to: &bytes)
-      return
+      return DecimalText.write(Int64(value), minimumDigits: 2, to: out)
     }
-    bytes.append(UInt8(truncatingIfNeeded: value / 10) &+ UInt8(ascii: "0"))
-    bytes.append(UInt8(truncatingIfNeeded: value % 10) &+ UInt8(ascii: "0"))
+    out[0] = UInt8(truncatingIfNeeded: value / 10) &+ UInt8(ascii: "0")
+    out[1] = UInt8(truncatingIfNeeded: value % 10) &+ UInt8(ascii: "0")
+    return 2
   }
 
   /// `YYYYMMDDTHHMMSSZ`.

@@ -4,19 +4,50 @@ package enum DecimalText {
   /// `append(7, minimumDigits: 2)` → `07`, `append(-12)` → `-12`.
   @inline(__always)
   package static func append(_ value: Int64, minimumDigits: Int = 1, to bytes: inout [UInt8]) {
-    var magnitude = value.magnitude
-    if value < 0 { bytes.append(UInt8(ascii: "-")) }
-    // A UInt64 has at most 20 digits; they are written from the end of a stack buffer.
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { buffer in
-      var start = 20
-      repeat {
-        start -= 1
-        buffer[start] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
-        magnitude /= 10
-      } while magnitude > 0
-      for _ in 0..<max(0, minimumDigits - (20 - start)) { bytes.append(UInt8(ascii: "0")) }
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[start..<20]))
+    bytes.appendBytes(upTo: maximumLength(minimumDigits: minimumDigits)) {
+      write(value, minimumDigits: minimumDigits, to: $0)
     }
+  }
+
+  /// The most bytes `write` writes with `minimumDigits`: a sign and 19 digits, or the padding.
+  @inlinable @inline(__always)
+  package static func maximumLength(minimumDigits: Int = 1) -> Int {
+    1 + max(19, minimumDigits)
+  }
+
+  /// Writes `value` as `append` does at `out`, which has room for
+  /// `maximumLength(minimumDigits:)` bytes; returns how many it wrote.
+  @inlinable @inline(__always)
+  package static func write(
+    _ value: Int64, minimumDigits: Int = 1, to out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    var magnitude = value.magnitude
+    var start = 0
+    if value < 0 {
+      out[0] = UInt8(ascii: "-")
+      start = 1
+    }
+    // The digits are written from the end back, the padding zeros with them.
+    var end = start + max(digitCount(magnitude), minimumDigits)
+    let written = end
+    repeat {
+      end -= 1
+      out[end] = UInt8(truncatingIfNeeded: magnitude % 10) &+ UInt8(ascii: "0")
+      magnitude /= 10
+    } while end > start
+    return written
+  }
+
+  /// The number of decimal digits of `value` (1 for 0).
+  @inlinable @inline(__always)
+  static func digitCount(_ value: UInt64) -> Int {
+    var count = 1
+    var bound: UInt64 = 10
+    while count < 20, value >= bound {
+      count += 1
+      bound = count < 20 ? bound &* 10 : .max
+    }
+    return count
   }
 
   /// The value of unsigned decimal digits (no sign, no spaces, at least one digit), or `nil`

@@ -119,6 +119,9 @@ extension JSONReader {
     while end < bytes.count {
       let byte = bytes[end]
       if byte == UInt8(ascii: "\"") {
+        // Up to 15 bytes of UTF-8 are kept inside a `String` itself: made without an allocation,
+        // cheaper than a look through `recent`.
+        if end - start - 1 <= 15 { return try readString() }
         let kept = bytes.withUnsafeBufferPointer { buffer in
           recent.value(equalTo: UnsafeBufferPointer(rebasing: buffer[(start + 1)..<end]))
         }

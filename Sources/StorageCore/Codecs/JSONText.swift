@@ -12,14 +12,50 @@ package enum JSONText {
   package static func appendString(_ value: String, to bytes: inout [UInt8]) {
     // The concrete fast path (a listing writes millions of strings): no generic dispatch, and
     // the string's own bytes, borrowed (no copy of the string, no retain).
-    let copied = value.utf8.withContiguousStorageIfAvailable { buffer -> Bool in
-      if mayNeedEscaping(buffer) { return false }
-      bytes.append(UInt8(ascii: "\""))
-      bytes.append(contentsOf: buffer)
-      bytes.append(UInt8(ascii: "\""))
-      return true
+    let copied: Void? = value.utf8.withContiguousStorageIfAvailable { buffer in
+      bytes.appendBytes(upTo: stringRoom(buffer.count)) { write(utf8: buffer, to: $0) }
     }
-    if copied != true { appendString(Substring(value), to: &bytes, asciiOnly: false) }
+    if copied == nil { appendString(Substring(value), to: &bytes, asciiOnly: false) }
+  }
+
+  /// The most bytes `write(utf8:to:)` writes for `count` bytes of UTF-8: the quotes, and six
+  /// bytes a byte (`\u00XX` for a control character; `\u2028` for the three of U+2028).
+  @inlinable @inline(__always)
+  package static func stringRoom(_ count: Int) -> Int { 2 + 6 * count }
+
+  /// Writes valid UTF-8 `value` as a JSON string, quotes included, at `out`, which has room for
+  /// `stringRoom(value.count)` bytes; returns how many bytes it wrote. The escaper of
+  /// `appendString(_:to:)` and of the CLI's lines: plain text (the usual) is copied whole.
+  package static func write(
+    utf8 value: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>
+  )
+    -> Int
+  {
+    out[0] = UInt8(ascii: "\"")
+    var at = 1
+    if !mayNeedEscaping(value) {
+      at += (out + 1).write(value)
+    } else {
+      var index = 0
+      while index < value.count {
+        let byte = value[index]
+        index += 1
+        switch byte {
+        case 0..<0x20, 0x22, 0x5C: at += writeEscape(UInt32(byte), to: out + at)
+        case 0xE2
+        where index + 1 < value.count && value[index] == 0x80
+          && (value[index + 1] == 0xA8 || value[index + 1] == 0xA9):
+          // U+2028 and U+2029.
+          at += writeEscape(value[index + 1] == 0xA8 ? 0x2028 : 0x2029, to: out + at)
+          index += 2
+        default:
+          out[at] = byte
+          at += 1
+        }
+      }
+    }
+    out[at] = UInt8(ascii: "\"")
+    return at + 1
   }
 
   /// Appends `value` as a JSON string (see the `String` overload); with `asciiOnly`, every
@@ -27,29 +63,23 @@ package enum JSONText {
   package static func appendString(
     _ value: some StringProtocol, to bytes: inout [UInt8], asciiOnly: Bool
   ) {
-    bytes.append(UInt8(ascii: "\""))
-    if asciiOnly {
-      for unit in value.utf16 {
-        if unit >= 0x20 && unit < 0x7F && unit != 0x22 && unit != 0x5C {
-          bytes.append(UInt8(unit))
-        } else {
-          appendEscape(UInt32(unit), to: &bytes)
+    guard asciiOnly else {
+      let written: Void? = value.utf8.withContiguousStorageIfAvailable { buffer in
+        bytes.appendBytes(upTo: stringRoom(buffer.count)) { write(utf8: buffer, to: $0) }
+      }
+      if written == nil {
+        Array(value.utf8).withUnsafeBufferPointer { buffer in
+          bytes.appendBytes(upTo: stringRoom(buffer.count)) { write(utf8: buffer, to: $0) }
         }
       }
-      bytes.append(UInt8(ascii: "\""))
       return
     }
-    let fast = value.utf8.withContiguousStorageIfAvailable { buffer -> Bool in
-      if mayNeedEscaping(buffer) { return false }
-      bytes.append(contentsOf: buffer)
-      return true
-    }
-    if fast != true {
-      for scalar in value.unicodeScalars {
-        switch scalar.value {
-        case 0..<0x20, 0x22, 0x5C, 0x2028, 0x2029: appendEscape(scalar.value, to: &bytes)
-        default: UTF8.encode(scalar) { bytes.append($0) }
-        }
+    bytes.append(UInt8(ascii: "\""))
+    for unit in value.utf16 {
+      if unit >= 0x20 && unit < 0x7F && unit != 0x22 && unit != 0x5C {
+        bytes.append(UInt8(unit))
+      } else {
+        appendEscape(UInt32(unit), to: &bytes)
       }
     }
     bytes.append(UInt8(ascii: "\""))
@@ -57,7 +87,7 @@ package enum JSONText {
 
   /// Whether UTF-8 `buffer` may hold a byte the writer escapes: `false` means it can be copied
   /// as it is. `"`, `\`, control characters, and 0xE2 (the lead byte of U+2028 and U+2029, and
-  /// of other characters, which the scalar path then copies unchanged).
+  /// of other characters, which `write(utf8:to:)` then copies unchanged).
   ///
   /// Eight bytes at a time (`ByteWord`), then the remaining bytes one by one.
   @inline(__always)
@@ -96,20 +126,31 @@ package enum JSONText {
   }
 
   private static func appendEscape(_ value: UInt32, to bytes: inout [UInt8]) {
-    bytes.append(UInt8(ascii: "\\"))
+    bytes.appendBytes(upTo: 6) { writeEscape(value, to: $0) }
+  }
+
+  /// Writes the escape of `value` (a character below U+10000) at `out`, which has room for 6
+  /// bytes: the short forms where JSON has them, else `\uXXXX`; returns its length.
+  private static func writeEscape(_ value: UInt32, to out: UnsafeMutablePointer<UInt8>) -> Int {
+    out[0] = UInt8(ascii: "\\")
+    let short: UInt8
     switch value {
-    case 0x22: bytes.append(UInt8(ascii: "\""))
-    case 0x5C: bytes.append(UInt8(ascii: "\\"))
-    case 0x0A: bytes.append(UInt8(ascii: "n"))
-    case 0x0D: bytes.append(UInt8(ascii: "r"))
-    case 0x09: bytes.append(UInt8(ascii: "t"))
-    case 0x08: bytes.append(UInt8(ascii: "b"))
-    case 0x0C: bytes.append(UInt8(ascii: "f"))
+    case 0x22: short = UInt8(ascii: "\"")
+    case 0x5C: short = UInt8(ascii: "\\")
+    case 0x0A: short = UInt8(ascii: "n")
+    case 0x0D: short = UInt8(ascii: "r")
+    case 0x09: short = UInt8(ascii: "t")
+    case 0x08: short = UInt8(ascii: "b")
+    case 0x0C: short = UInt8(ascii: "f")
     default:
-      bytes.append(UInt8(ascii: "u"))
-      for shift in stride(from: 12, through: 0, by: -4) {
-        bytes.append(hex[Int(value >> UInt32(shift) & 0xF)])
-      }
+      out[1] = UInt8(ascii: "u")
+      out[2] = hex[Int(value >> 12 & 0xF)]
+      out[3] = hex[Int(value >> 8 & 0xF)]
+      out[4] = hex[Int(value >> 4 & 0xF)]
+      out[5] = hex[Int(value & 0xF)]
+      return 6
     }
+    out[1] = short
+    return 2
   }
 }

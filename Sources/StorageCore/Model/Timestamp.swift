@@ -41,16 +41,30 @@ public struct Timestamp: Sendable, Hashable, Comparable {
   /// Appends `rfc3339` as ASCII bytes, building no strings (output written straight into a
   /// buffer).
   public func appendRFC3339(to bytes: inout [UInt8]) {
+    bytes.appendBytes(upTo: Self.rfc3339MaximumLength) { writeRFC3339(to: $0) }
+  }
+
+  /// The most bytes `writeRFC3339` writes: a year of at most five digits and a sign (the range
+  /// of 100 ns units is ±29,000 years around 1970), the other fields, a fraction of up to seven
+  /// digits and `Z` (the extremes are 30 bytes).
+  @inlinable
+  package static var rfc3339MaximumLength: Int { 32 }
+
+  /// Writes `rfc3339` at `out`, which has room for `rfc3339MaximumLength` bytes; returns how many
+  /// it wrote (the one formatter: `appendRFC3339` and the JSON writer use it).
+  @inline(__always)
+  package func writeRFC3339(to out: UnsafeMutablePointer<UInt8>) -> Int {
     var fraction = hundredNanoseconds % 10_000_000
     if fraction < 0 { fraction += 10_000_000 }
-    CivilTime(unixSeconds: unixSeconds).appendRFC3339Seconds(to: &bytes)
+    var at = CivilTime(unixSeconds: unixSeconds).writeRFC3339Seconds(to: out)
     if fractionDigits > 0 {
       var shown = fraction
       for _ in fractionDigits..<7 { shown /= 10 }
-      bytes.append(UInt8(ascii: "."))
-      DecimalText.append(shown, minimumDigits: fractionDigits, to: &bytes)
+      out[at] = UInt8(ascii: ".")
+      at += 1 + DecimalText.write(shown, minimumDigits: fractionDigits, to: out + at + 1)
     }
-    bytes.append(UInt8(ascii: "Z"))
+    out[at] = UInt8(ascii: "Z")
+    return at + 1
   }
 }
 
