@@ -75,8 +75,14 @@ struct JSONMembers {
 
   @inline(__always)
   mutating func string(_ key: StaticString, _ value: borrowing String) {
-    // The string's bytes borrowed where they lie (no copy of the string, no retain).
-    value.utf8.span.withUnsafeBufferPointer { string(key, utf8: $0) }
+    // The string's bytes borrowed where they lie (no copy of the string, no retain). The UTF-8
+    // span is new in macOS 26; before it, the contiguous storage (a copy for a bridged string).
+    if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
+      value.utf8.span.withUnsafeBufferPointer { string(key, utf8: $0) }
+    } else {
+      let done: Void? = value.utf8.withContiguousStorageIfAvailable { string(key, utf8: $0) }
+      if done == nil { Array(value.utf8).withUnsafeBufferPointer { string(key, utf8: $0) } }
+    }
   }
 
   @inline(__always)
