@@ -45,7 +45,7 @@ struct OSSObjectView {
     var tag = [UInt8]()
     Self.appendETag(metadata, objectType: objectType, parts: kind.parts, to: &tag)
     etag = String(decoding: tag, as: UTF8.self)
-    contentMD5 = metadata.md5.flatMap(Self.hexBytes).map { Data($0).base64EncodedString() }
+    contentMD5 = metadata.md5.flatMap(Self.md5Bytes).map { Data($0).base64EncodedString() }
   }
 
   // MARK: The pieces, also written straight into listings
@@ -120,7 +120,9 @@ struct OSSObjectView {
   private static func appendUpperHexDigits(_ md5: String, to tag: inout [UInt8]) -> Bool {
     var md5 = md5
     return md5.withUTF8 { digits in
-      guard digits.count == 32, digits.allSatisfy({ nibble($0) != nil }) else { return false }
+      guard digits.count == 32, digits.allSatisfy({ Hex.digitValue($0) != nil }) else {
+        return false
+      }
       withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { upper in
         for (position, digit) in digits.enumerated() {
           upper[position] = digit >= UInt8(ascii: "a") ? digit &- 0x20 : digit
@@ -207,29 +209,10 @@ struct OSSObjectView {
     }
   }
 
-  private static func hexBytes(_ text: String) -> [UInt8]? {
-    let digits = Array(text.utf8)
-    guard digits.count == 32 else { return nil }
-    var bytes = [UInt8]()
-    bytes.reserveCapacity(16)
-    var index = 0
-    while index < 32 {
-      guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else {
-        return nil
-      }
-      bytes.append(high << 4 | low)
-      index += 2
-    }
+  /// The 16 bytes of a 32-digit hex MD5 (either case); `nil` when it is not one.
+  private static func md5Bytes(_ text: String) -> [UInt8]? {
+    guard let bytes = Hex.decode(text), bytes.count == 16 else { return nil }
     return bytes
-  }
-
-  private static func nibble(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
-    }
   }
 
   /// An upper-case hex digit for a value under 16.
