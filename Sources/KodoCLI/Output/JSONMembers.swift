@@ -73,16 +73,24 @@ struct JSONMembers {
     count += 2
   }
 
+  /// Calls `body` with `value`'s UTF-8, borrowed where it lies (no copy of the string, no
+  /// retain). The UTF-8 span is new in macOS 26; before it, the contiguous storage (a copy for a
+  /// bridged string).
+  @inline(__always)
+  private static func withUTF8(
+    _ value: borrowing String, _ body: (UnsafeBufferPointer<UInt8>) -> Void
+  ) {
+    if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
+      value.utf8.span.withUnsafeBufferPointer(body)
+    } else {
+      let done: Void? = value.utf8.withContiguousStorageIfAvailable(body)
+      if done == nil { Array(value.utf8).withUnsafeBufferPointer(body) }
+    }
+  }
+
   @inline(__always)
   mutating func string(_ key: StaticString, _ value: borrowing String) {
-    // The string's bytes borrowed where they lie (no copy of the string, no retain). The UTF-8
-    // span is new in macOS 26; before it, the contiguous storage (a copy for a bridged string).
-    if #available(macOS 26, iOS 26, watchOS 26, tvOS 26, visionOS 26, *) {
-      value.utf8.span.withUnsafeBufferPointer { string(key, utf8: $0) }
-    } else {
-      let done: Void? = value.utf8.withContiguousStorageIfAvailable { string(key, utf8: $0) }
-      if done == nil { Array(value.utf8).withUnsafeBufferPointer { string(key, utf8: $0) } }
-    }
+    Self.withUTF8(value) { string(key, utf8: $0) }
   }
 
   @inline(__always)
@@ -130,14 +138,10 @@ struct JSONMembers {
         out[count] = UInt8(ascii: ",")
         count += 1
       }
-      Array(entry.name.utf8).withUnsafeBufferPointer {
-        count += JSONText.write(utf8: $0, to: out + count)
-      }
+      Self.withUTF8(entry.name) { count += JSONText.write(utf8: $0, to: out + count) }
       out[count] = UInt8(ascii: ":")
       count += 1
-      Array(entry.value.utf8).withUnsafeBufferPointer {
-        count += JSONText.write(utf8: $0, to: out + count)
-      }
+      Self.withUTF8(entry.value) { count += JSONText.write(utf8: $0, to: out + count) }
     }
     out[count] = UInt8(ascii: "}")
     count += 1
