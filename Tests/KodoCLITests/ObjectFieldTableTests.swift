@@ -107,11 +107,12 @@ struct ObjectFieldTableTests {
   @Test func sortRecordsKeepEveryEntryRow() throws {
     var bytes: [UInt8] = []
     EntryRecord.append(Self.full.object, to: &bytes)
-    var offset = 0
-    let read = try EntryRecord.read(bytes, at: &offset)
+    let (read, length) = try bytes.withUnsafeBytes { all in
+      (try EntryRecord.decode(all), EntryRecord.length(all))
+    }
     #expect(read == Self.full.object)
-    #expect(offset == bytes.count)
-    let back = ObjectDetails(object: try #require(read))
+    #expect(length == bytes.count)
+    let back = ObjectDetails(object: read)
     for field in ObjectField.all where field.source == .entry {
       #expect(field.value(back) == field.value(Self.full), "\(field.name)")
     }

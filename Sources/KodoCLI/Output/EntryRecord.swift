@@ -110,21 +110,6 @@ enum EntryRecord {
     return Int(keyLength) <= record.count - keyOffset
   }
 
-  /// Reads one record at `offset` of `bytes`, advancing it; `nil` when the record is not whole
-  /// yet (more bytes are needed).
-  static func read(_ bytes: [UInt8], at offset: inout Int) throws(StorageError) -> ObjectEntry? {
-    let start = offset
-    let decoded = try bytes.withUnsafeBufferPointer {
-      (all) throws(StorageError) -> (entry: ObjectEntry, length: Int)? in
-      let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(all)[start...])
-      guard let length = EntryRecord.length(rest) else { return nil }
-      return (try decode(UnsafeRawBufferPointer(rebasing: rest[..<length])), length)
-    }
-    guard let decoded else { return nil }
-    offset = start + decoded.length
-    return decoded.entry
-  }
-
   /// The entry of a whole record (as `length` measures it). Every field is read into a local
   /// first and the entry made once: setting its fields one by one copies it.
   static func decode(_ record: UnsafeRawBufferPointer) throws(StorageError) -> ObjectEntry {
