@@ -135,4 +135,20 @@ struct GlobMatcherTests {
     filter.patterns = try KeyPatterns(include: ["**"], exclude: [])
     #expect(!filter.keepsEverything && filter.kept(page).count == page.count)
   }
+
+  /// `--newer` and `--older` compare instants: an object put at the very moment given (written
+  /// with Kodo's 7 digits, the date typed with none) is neither newer nor older than it.
+  @Test func timeBoundsCompareInstantsWhateverTheirDigits() {
+    var entry = Self.entry("k")
+    entry.putTime = Timestamp(hundredNanoseconds: 17_000_000_000_000_000, fractionDigits: 7)
+    let moment = Timestamp(unixSeconds: 1_700_000_000)
+    var filter = ObjectFilter()
+    filter.newer = moment
+    #expect(!filter.keeps(entry))
+    filter.newer = nil
+    filter.older = moment
+    #expect(!filter.keeps(entry))
+    filter.older = Timestamp(unixSeconds: 1_700_000_001)
+    #expect(filter.keeps(entry))
+  }
 }

@@ -72,7 +72,8 @@ struct SortTests {
       var entry = ObjectEntry(
         key: random.next() % 4 == 0 ? "\(stem)\(index)" : "\(stem)/\(index)é",
         size: Int64(random.next() % 3) - 1,
-        putTime: Timestamp(hundredNanoseconds: Int64(random.next() % 3), fractionDigits: 7),
+        putTime: Timestamp(
+          hundredNanoseconds: Int64(random.next() % 3), fractionDigits: [7, 3, 0][index % 3]),
         storageClass: StorageClass(name: "standard", serviceName: "Standard"))
       if random.next() % 4 == 0 {
         entry.meta = UserMetadata((0..<Int(random.next() % 3)).map { ("m\($0)", "v\(index)") })
@@ -120,6 +121,32 @@ struct SortTests {
       }
     }
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+  }
+
+  /// Times that are the same instant tie whatever digits the service gave them (Kodo's 7, OSS's
+  /// 3, an HTTP date's 0), so their keys decide, in memory and through the temporary files.
+  @Test(arguments: [false, true])
+  func sameInstantsWithOtherDigitsTieOnTheirKeys(_ reverse: Bool) throws {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "kodo-sort-test-\(UUID())"
+    ).path
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let keys = ["d", "b", "e", "a", "c", "f"]
+    let input = keys.enumerated().map { index, key in
+      ObjectEntry(
+        key: key, size: 1,
+        putTime: Timestamp(hundredNanoseconds: 50_000_000, fractionDigits: [7, 3, 0][index % 3]),
+        storageClass: StorageClass(name: "standard", serviceName: "Standard"))
+    }
+    let expected = reverse ? keys.sorted().reversed() : keys.sorted()
+    let sorter = ExternalSorter(
+      order: .time, reverse: reverse, directory: directory, threshold: 2, maximumRuns: 2)
+    #expect(input.sorted(by: sorter.precedes).map(\.key) == expected)
+    try sorter.add(input)
+    var output: [ObjectEntry] = []
+    try sorter.drain { (batch: [ObjectEntry]) throws(StorageError) in output += batch }
+    #expect(output.map(\.key) == expected)
   }
 
   @Test func lsAndFindSortThroughTemporaryFiles() async throws {

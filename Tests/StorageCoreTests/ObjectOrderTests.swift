@@ -42,4 +42,23 @@ struct ObjectOrderTests {
     for order in ObjectOrder.allCases { #expect(names.contains(order.field), "\(order)") }
     #expect(ObjectOrder.allCases.map(\.field) == [.key, .size, .putTime])
   }
+
+  /// `Timestamp`'s `<` and `==` agree (exactly one of `a < b`, `a == b`, `b < a`), also for the
+  /// same instant given with other digits, which orders by its digits.
+  @Test func timestampsAreTotallyOrdered() {
+    let times = [-1, 0, 1, 10_000_000].flatMap { value in
+      [0, 3, 7].map { Timestamp(hundredNanoseconds: Int64(value), fractionDigits: $0) }
+    }
+    for a in times {
+      for b in times {
+        let relations = [a < b, a == b, b < a].filter { $0 }.count
+        #expect(relations == 1, "\(a) \(b)")
+      }
+    }
+    #expect(
+      times.sorted()
+        == times.sorted {
+          ($0.hundredNanoseconds, $0.fractionDigits) < ($1.hundredNanoseconds, $1.fractionDigits)
+        })
+  }
 }

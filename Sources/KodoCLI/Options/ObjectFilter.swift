@@ -51,8 +51,11 @@ struct ObjectFilter: Sendable {
     if !patterns.isEmpty, !patterns.keeps(object.key) { return false }
     if let larger, object.size <= larger { return false }
     if let smaller, object.size >= smaller { return false }
-    if let newer, object.putTime <= newer { return false }
-    if let older, object.putTime >= older { return false }
+    // Instants: the same moment with other digits (a date typed by the user, Kodo's 7) is the
+    // same time.
+    let time = object.putTime.hundredNanoseconds
+    if let newer, time <= newer.hundredNanoseconds { return false }
+    if let older, time >= older.hundredNanoseconds { return false }
     if let storageClass, object.storageClass.name != storageClass { return false }
     if let mime, !mime.matches(object.mimeType ?? "") { return false }
     if let name, !name.matchesLastSegment(of: object.key) { return false }

@@ -69,7 +69,8 @@ final class ExternalSorter {
   /// one): the order the records are sorted in.
   func precedes(_ a: ObjectEntry, _ b: ObjectEntry) -> Bool {
     order.objectOrder.precedes(
-      sizes: (a.size, b.size), times: (a.putTime, b.putTime), reversed: reverse
+      sizes: (a.size, b.size), times: (a.putTime.hundredNanoseconds, b.putTime.hundredNanoseconds),
+      reversed: reverse
     ) { KeyBytes.compare(a.key, b.key) }
   }
 

@@ -13,8 +13,6 @@ struct RecordOrder {
   struct OrderKey {
     /// The size; the put time for `.time`; 0 for `.name`.
     var field: Int64
-    /// The put time's digits for `.time` (`Timestamp`'s `==` compares them too); else 0.
-    var digits: Int64
     /// The key's first 8 bytes, big-endian, zero-padded: ordered as the bytes are, so that
     /// only equal prefixes need the keys themselves.
     var prefix: UInt64
@@ -22,7 +20,7 @@ struct RecordOrder {
 
   /// The order key of a record whose head (`EntryRecord.head`) was checked.
   func key(_ record: UnsafeRawBufferPointer) -> OrderKey {
-    var result = OrderKey(field: 0, digits: 0, prefix: 0)
+    var result = OrderKey(field: 0, prefix: 0)
     switch order {
     case .name: break
     case .size:
@@ -33,7 +31,6 @@ struct RecordOrder {
       result.field =
         record.loadUnaligned(fromByteOffset: EntryRecord.timeOffset, as: Int64.self)
         .littleEndian
-      result.digits = Int64(record[EntryRecord.digitsOffset])
     }
     let key = Self.keyBytes(record)
     var prefix: UInt64 = 0
@@ -46,11 +43,12 @@ struct RecordOrder {
   }
 
   /// Whether the record of order key `a` comes before that of `b`; `keys` gives the byte order
-  /// of their keys (negative, zero or positive) and is only asked when both keys tie.
+  /// of their keys (negative, zero or positive) and is only asked when both keys tie. Times
+  /// compare by instant alone, as `ObjectOrder` compares them.
   @inline(__always)
   func precedes(_ a: OrderKey, _ b: OrderKey, keys: () -> Int) -> Bool {
     let order: Int
-    if a.field != b.field || a.digits != b.digits {
+    if a.field != b.field {
       order = a.field < b.field ? -1 : 1
     } else if a.prefix != b.prefix {
       order = a.prefix < b.prefix ? -1 : 1

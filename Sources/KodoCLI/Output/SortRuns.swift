@@ -38,7 +38,7 @@ final class RunReader {
   private var end = 0
   private var headLength = 0
   /// The head's order key.
-  private(set) var key = RecordOrder.OrderKey(field: 0, digits: 0, prefix: 0)
+  private(set) var key = RecordOrder.OrderKey(field: 0, prefix: 0)
 
   init(file: Int32, longestRecord: Int, order: RecordOrder) {
     self.file = file

@@ -15,12 +15,13 @@ public enum ObjectOrder: String, Sendable, CaseIterable {
     }
   }
 
-  /// Whether an object goes before another: `sizes` and `times` are theirs (first, second);
-  /// `keys` gives the byte order of their keys (negative, zero or positive) and is only asked
-  /// when the field ties.
+  /// Whether an object goes before another: `sizes` and `times` (instants, in 100 ns units) are
+  /// theirs (first, second); `keys` gives the byte order of their keys (negative, zero or
+  /// positive) and is only asked when the field ties. Times are instants, not `Timestamp`s, so
+  /// that the same instant given with other digits (Kodo's 7, OSS's 3) ties and the keys decide.
   @inlinable
-  public func precedes<Time: Comparable>(
-    sizes: (Int64, Int64), times: (Time, Time), reversed: Bool, keys: () -> Int
+  public func precedes(
+    sizes: (Int64, Int64), times: (Int64, Int64), reversed: Bool, keys: () -> Int
   ) -> Bool {
     var order = 0
     switch self {

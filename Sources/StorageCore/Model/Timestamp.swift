@@ -25,9 +25,11 @@ public struct Timestamp: Sendable, Hashable, Comparable {
     hundredNanoseconds / 10_000_000 - (hundredNanoseconds % 10_000_000 < 0 ? 1 : 0)
   }
 
-  /// Ordered by time alone.
+  /// Ordered by time, then by the digits shown: `==` compares both, and `Comparable` needs
+  /// exactly one of `a < b`, `a == b`, `b < a` (sorts and searches rely on it). To order by the
+  /// instant alone, compare `hundredNanoseconds` (as `ObjectOrder` does).
   public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
-    lhs.hundredNanoseconds < rhs.hundredNanoseconds
+    (lhs.hundredNanoseconds, lhs.fractionDigits) < (rhs.hundredNanoseconds, rhs.fractionDigits)
   }
 
   /// RFC 3339 in UTC with `fractionDigits` digits: `2013-02-09T07:41:13.4587420Z`.
