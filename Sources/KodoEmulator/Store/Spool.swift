@@ -29,6 +29,9 @@ final class SpoolDirectory: Sendable {
   let descriptor: Int32
   /// Spool files that exist now.
   private let live = Atomic<Int>(0)
+  /// Whether the folder is the emulator's own (made here, removed by `remove`), not a
+  /// directory bucket's temporary folder.
+  private let owned: Bool
 
   /// Makes a new private folder in `parent` (the system's temporary folder by default).
   init(parent: String? = nil) throws(EmulatorError) {
@@ -47,6 +50,16 @@ final class SpoolDirectory: Sendable {
       rmdir(path)
       throw .invalidConfiguration("cannot open the spool folder \(path): \(Self.reason(code))")
     }
+    owned = true
+  }
+
+  /// Spool files in an existing folder (a directory bucket's temporary folder, where the parts
+  /// of its uploads are written so that a completion can rename them into place): takes
+  /// ownership of `descriptor`; `remove` leaves the folder alone.
+  init(folder descriptor: Int32, path: String) {
+    self.descriptor = descriptor
+    self.path = path
+    owned = false
   }
 
   deinit {
@@ -64,7 +77,9 @@ final class SpoolDirectory: Sendable {
   /// Removes every file and the folder itself (the server stops). Files still referenced stay
   /// readable through their descriptors until they go.
   func remove() {
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+    guard owned, let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+      return
+    }
     for name in names { unlinkat(descriptor, name, 0) }
     rmdir(path)
   }
@@ -86,6 +101,10 @@ final class SpoolFile: Sendable {
   let name: String
   let descriptor: Int32
   private let written = Mutex<Int64>(0)
+  /// The file holds an object's content now (`seal`): nothing writes into it any more.
+  private let sealed = Atomic<Bool>(false)
+  /// The file was renamed out of its folder (`renamed()`): its name there is not its own.
+  private let moved = Atomic<Bool>(false)
 
   fileprivate init(in folder: SpoolDirectory) throws(SpoolDirectory.Failure) {
     self.folder = folder
@@ -99,12 +118,45 @@ final class SpoolFile: Sendable {
 
   deinit {
     close(descriptor)
-    unlinkat(folder.descriptor, name, 0)
+    if !moved.load(ordering: .relaxed) { unlinkat(folder.descriptor, name, 0) }
     folder.closed()
   }
 
-  /// The bytes written so far.
+  /// The bytes written so far (by appends, or as `seal` set it).
   var size: Int64 { written.withLock { $0 } }
+
+  /// The folder the file is in.
+  var folderDescriptor: Int32 { folder.descriptor }
+
+  /// Whether the file holds an object's content (`seal`).
+  var isSealed: Bool { sealed.load(ordering: .relaxed) }
+
+  /// Writes `bytes` at `offset` (a part in its place in its session's file), leaving `size`
+  /// alone: the caller owns that range.
+  func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SpoolDirectory.Failure) {
+    try Self.write(descriptor, bytes, at: offset)
+  }
+
+  /// Flushes the file's bytes to the disk.
+  func flush() throws(SpoolDirectory.Failure) {
+    guard fdatasync(descriptor) == 0 else { throw .io(errno) }
+  }
+
+  /// Cuts the file to `count` bytes, which become its `size`, and marks it as an object's
+  /// content: nothing writes into it any more.
+  func seal(size count: Int64) throws(SpoolDirectory.Failure) {
+    try written.withLock { (size: inout Int64) throws(SpoolDirectory.Failure) in
+      guard ftruncate(descriptor, off_t(count)) == 0 else { throw .io(errno) }
+      size = count
+    }
+    sealed.store(true, ordering: .relaxed)
+  }
+
+  /// Records that the file was renamed out of its folder, so that its end leaves the name
+  /// alone.
+  func renamed() {
+    moved.store(true, ordering: .relaxed)
+  }
 
   /// Appends `bytes` at the end; with `expectedOffset`, only when the file ends there.
   func append(_ bytes: UnsafeRawBufferPointer, expectedOffset: Int64? = nil)
