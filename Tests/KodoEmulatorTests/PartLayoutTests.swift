@@ -139,6 +139,15 @@ import Testing
         if bucket == "dir" {
           #expect(try Self.inode(tree.path + "/" + upload.key) == sessionInode)
           #expect(try Self.temporaryFiles(tree).isEmpty)
+          // With the mode of an object put whole.
+          let small = try await client.send(
+            OSSRequest(method: "PUT", bucket: bucket, key: "small.bin"), body: [1, 2, 3])
+          #expect(small.status == 200)
+          let modes = try [upload.key, "small.bin"].map { key in
+            try FileManager.default.attributesOfItem(atPath: tree.path + "/" + key)[
+              .posixPermissions] as? NSNumber
+          }
+          #expect(modes[0] != nil && modes[0] == modes[1])
         }
       }
       // The in-memory bucket's object is the session's file, the one spool file left.

@@ -32,6 +32,9 @@ final class SpoolDirectory: Sendable {
   /// Whether the folder is the emulator's own (made here, removed by `remove`), not a
   /// directory bucket's temporary folder.
   private let owned: Bool
+  /// The mode new files get: private in the emulator's folder, a bucket's files' own mode in a
+  /// bucket's folder (they become its objects).
+  fileprivate let fileMode: mode_t
 
   /// Makes a new private folder in `parent` (the system's temporary folder by default).
   init(parent: String? = nil) throws(EmulatorError) {
@@ -51,6 +54,7 @@ final class SpoolDirectory: Sendable {
       throw .invalidConfiguration("cannot open the spool folder \(path): \(Self.reason(code))")
     }
     owned = true
+    fileMode = 0o600
   }
 
   /// Spool files in an existing folder (a directory bucket's temporary folder, where the parts
@@ -60,6 +64,7 @@ final class SpoolDirectory: Sendable {
     self.descriptor = descriptor
     self.path = path
     owned = false
+    fileMode = 0o644
   }
 
   deinit {
@@ -111,7 +116,8 @@ final class SpoolFile: Sendable {
     var random = SystemRandomNumberGenerator()
     name = "spool-" + String(random.next(), radix: 36)
     descriptor = openat(
-      folder.descriptor, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      folder.descriptor, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+      folder.fileMode)
     guard descriptor >= 0 else { throw .io(errno) }
     folder.opened()
   }
