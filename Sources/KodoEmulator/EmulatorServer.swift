@@ -301,6 +301,10 @@ public final class EmulatorServer: Sendable {
   /// How many spool files exist now.
   package var spoolFileCount: Int { service.spool.fileCount }
 
+  /// How many multipart completions stored their parts where they lay in the session's file,
+  /// without a copy (`PartLayout`).
+  package var partsJoinedInPlace: Int { service.uploads.joinedInPlace }
+
   /// The bytes of request bodies held in memory now, and the most ever held at once.
   package var bodyMemory: (used: Int64, peak: Int64) { service.bodyBudget.usage }
 }

@@ -32,10 +32,13 @@ extension EmulatorService {
     let method = request.head.method
     guard parts.count > 6 else {
       guard method == .POST else { return error(405, "method not allowed", reqid: reqid) }
-      if case .failure(let result) = writableStore(bucket) {
-        return error(result.code, result.message ?? "", reqid: reqid)
+      let store: ObjectStore
+      switch writableStore(bucket) {
+      case .failure(let result): return error(result.code, result.message ?? "", reqid: reqid)
+      case .success(let value): store = value
       }
-      let session = uploads.create(bucket: bucket, key: key.map { Array($0.utf8) }, now: now)
+      let session = uploads.create(
+        bucket: bucket, key: key.map { Array($0.utf8) }, now: now, store: store)
       var body = ByteBuffer()
       body.writeStaticString("{\"uploadId\":")
       body.writeJSONString(session.id)
@@ -96,7 +99,7 @@ extension EmulatorService {
     let etag = digests.qetag
     let part = UploadSessions.Part(
       number: number, data: request.content, digests: digests, etag: etag,
-      putTime: configuration.clock.unixSeconds)
+      putTime: configuration.clock.unixSeconds, slot: request.slot)
     do throws(UploadSessions.Failure) {
       try uploads.put(part, in: session.id, bucket: session.bucket, now: part.putTime)
     } catch .memoryFull {
@@ -212,7 +215,10 @@ extension EmulatorService {
         if case .string(let value) = member.value { content.variables.append((member.name, value)) }
       }
     }
+    // Parts 1…N in their place in the session's file become the object without a copy.
+    content.joined = uploads.join(chosen, of: session)
     let reply = store(content, policy: policy, reqid: reqid)
+    uploads.finish(content.joined)
     if reply.status.code == 200 { uploads.remove(session.id) }
     return reply
   }

@@ -23,6 +23,9 @@ struct UploadContent {
   var variables: [(String, String)] = []
   /// Form uploads: the object's `md5` (Kodo reports it for them).
   var recordsMD5 = false
+  /// The payloads (a resumable upload's parts) where they lie in their session's file, stored
+  /// as they are rather than copied.
+  var joined: JoinedParts?
 }
 
 extension EmulatorService {
@@ -151,8 +154,13 @@ extension EmulatorService {
     if content.recordsMD5 { metadata.md5 = digests.md5 }
     let mayOverwrite = policy.mayOverwrite
     do throws(StoreFailure) {
-      let prepared = try store.prepare(content.payloads)
-      try store.put(key: Array(key.utf8), content: prepared.content, metadata: metadata) {
+      let prepared: PreparedContent
+      if let joined = content.joined {
+        prepared = joined.content
+      } else {
+        prepared = try store.prepare(content.payloads).content
+      }
+      try store.put(key: Array(key.utf8), content: prepared, metadata: metadata) {
         (existing) throws(StoreFailure) in
         guard let existing, !mayOverwrite else { return .write }
         // Insert-only: the same content again is a success (the object stays as it was), other

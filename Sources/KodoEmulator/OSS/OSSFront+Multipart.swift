@@ -48,7 +48,7 @@ extension OSSFront {
     let forbid = try Self.forbidOverwrite(headers)
     let session = service.uploads.create(
       bucket: store.name, key: Array(key.utf8), now: context.now, metadata: metadata,
-      forbidOverwrite: forbid)
+      forbidOverwrite: forbid, store: store.writable)
     var writer = XMLWriter()
     writer.open("InitiateMultipartUploadResult")
     encodingType(&writer, context)
@@ -109,7 +109,8 @@ extension OSSFront {
     let etag = Hex.encode(md5).uppercased()
     guard let crc = held.digests.crc64 else { throw Self.failure(.io, key: key) }
     let part = UploadSessions.Part(
-      number: number, data: held.data, digests: held.digests, etag: etag, putTime: context.now)
+      number: number, data: held.data, digests: held.digests, etag: etag, putTime: context.now,
+      slot: isCopy ? nil : request.slot)
     do throws(UploadSessions.Failure) {
       try service.uploads.put(part, in: session.id, bucket: store.name, now: context.now)
     } catch .memoryFull {
@@ -183,7 +184,15 @@ extension OSSFront {
     let combined = ContentDigests.combining(chosen.map(\.digests), boundaries: .blocks)
     var hashed: DigestPass.Options = combined == nil ? .blocks : []
     if combined?.crc64 == nil { hashed.insert(.crc64) }
-    let prepared = try prepare(store, chosen.map(\.data), key: key, digests: hashed)
+    // Parts 1…N in their place in the session's file become the object without a copy.
+    let joined = hashed.isEmpty ? service.uploads.join(chosen, of: session) : nil
+    defer { service.uploads.finish(joined) }
+    let prepared: (content: PreparedContent, digests: PartDigests)
+    if let joined {
+      prepared = (joined.content, PartDigests())
+    } else {
+      prepared = try prepare(store, chosen.map(\.data), key: key, digests: hashed)
+    }
     var digests = combined ?? ContentDigests(prepared.digests)
     guard let crc = digests.crc64 ?? prepared.digests.crc64 else {
       throw Self.failure(.io, key: key)

@@ -170,6 +170,16 @@ final class OSSFront: EmulatorFront {
     head.method == .PUT ? .oss : []
   }
 
+  /// An UploadPart's body (not a copy's) goes to its place in its session's file.
+  func partSlot(for head: HTTPRequestHead, size: Int64) -> PartSlot? {
+    guard head.method == .PUT, head.headers["x-oss-copy-source"].isEmpty,
+      let query = QueryParameters(RequestTarget(head.uri).query),
+      let id = query.first("uploadId"),
+      let number = query.first("partNumber").flatMap({ Int($0) }), (1...10_000).contains(number)
+    else { return nil }
+    return service.uploads.slot(upload: id, part: number, size: size)
+  }
+
   func unstorableBodyReply() -> Reply {
     _ = service.admit(.unknown)
     return reply(

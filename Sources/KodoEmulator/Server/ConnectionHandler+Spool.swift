@@ -3,7 +3,8 @@ import NIOHTTP1
 
 /// How a connection takes a request body: in memory, or (an upload past
 /// `Payload.inMemorySize`) written to a spool file as it arrives, a chunk at a time on the
-/// thread pool, with reading from the socket held while the disk is behind by `heldBehind`.
+/// thread pool, with reading from the socket held while the disk is behind by `heldBehind`. A
+/// part with a place in its upload session's file (`PartLayout`) is written there instead.
 extension ConnectionHandler {
   /// Bytes gathered before a write to the spool file is started.
   static let spoolChunk = 1 << 20
@@ -18,6 +19,11 @@ extension ConnectionHandler {
     bodyLimit = service.maximumBodySize(for: head)
     // A body that stays in memory stays under the in-memory cap, whatever the request limit.
     if !spools { bodyLimit = min(bodyLimit, limits.maximumBodyInMemory) }
+    if spools, let declared = head.headers.first(name: "Content-Length").flatMap({ Int64($0) }),
+      declared > Int64(Payload.inMemorySize), declared <= Int64(bodyLimit)
+    {
+      spoolSlot = service.partSlot(for: head, size: declared)
+    }
     spoolDigests = spools ? service.spoolDigests(for: head) : []
     if !spoolDigests.isEmpty {
       let declared = head.headers.first(name: "Content-Length").flatMap { Int64($0) }
@@ -35,6 +41,7 @@ extension ConnectionHandler {
     received = 0
     spools = false
     spoolFile = nil
+    spoolSlot = nil
     spoolDigests = []
     spoolPass = nil
     spoolWriting = false
@@ -67,7 +74,9 @@ extension ConnectionHandler {
     guard !body.isEmpty else {
       if bodyEnded, let file = spoolFile {
         let digests = spoolPass.map { SpooledDigests(options: spoolDigests, digests: $0.digests) }
-        dispatch(content: .file(file), digests: digests, context: context)
+        dispatch(
+          content: spoolSlot?.payload ?? .file(file), digests: digests, slot: spoolSlot,
+          context: context)
       }
       return
     }
@@ -84,6 +93,7 @@ extension ConnectionHandler {
     let existing = spoolFile
     let spool = service.spool
     let pass = spoolPass
+    let slot = spoolSlot
     // The chunk is hashed (what the front end asked for) as it is written, in memory.
     BlockingWork.pool.runIfActive(eventLoop: context.eventLoop) {
       let bytes = chunk.withLock { held -> [UInt8] in
@@ -92,7 +102,7 @@ extension ConnectionHandler {
       }
       var pass = pass
       if pass != nil { bytes.withUnsafeBytes { pass?.update($0) } }
-      let file = try Self.write(bytes, to: existing, in: spool)
+      let file = try Self.write(bytes, to: existing, slot: slot, in: spool)
       chunk.withLock { $0 = bytes }
       return (file, pass)
     }.assumeIsolated().whenComplete { result in
@@ -124,10 +134,18 @@ extension ConnectionHandler {
     }
   }
 
-  /// Appends `chunk` to `file` (a new file in `spool` when `nil`); returns the file.
-  private static func write(_ chunk: [UInt8], to file: SpoolFile?, in spool: SpoolDirectory)
-    throws(SpoolDirectory.Failure) -> SpoolFile
-  {
+  /// Appends `chunk` to the part in `slot`, or else to `file` (a new file in `spool` when
+  /// `nil`); returns the file.
+  private static func write(
+    _ chunk: [UInt8], to file: SpoolFile?, slot: PartSlot?, in spool: SpoolDirectory
+  ) throws(SpoolDirectory.Failure) -> SpoolFile {
+    if let slot {
+      let outcome = chunk.withUnsafeBytes { raw in
+        Result { () throws(SpoolDirectory.Failure) in try slot.write(raw) }
+      }
+      try outcome.get()
+      return slot.file
+    }
     let target: SpoolFile
     if let file {
       target = file

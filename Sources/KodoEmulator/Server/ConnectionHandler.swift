@@ -34,6 +34,9 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
   var spools = false
   /// The spool file of the body under way, once it has one.
   var spoolFile: SpoolFile?
+  /// The place in its upload session's file the body under way (a part) is written to, if
+  /// it has one (then `spoolFile` is that file, once the first chunk is written).
+  var spoolSlot: PartSlot?
   /// What the front end wants computed as the body under way is spooled, and the pass doing it.
   var spoolDigests: DigestPass.Options = []
   var spoolPass: DigestPass?
@@ -127,13 +130,15 @@ final class ConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
   /// Hands the complete request to the front end: in place, or on the thread pool when it may
   /// read files.
   func dispatch(
-    content: Payload, digests: SpooledDigests? = nil, context: ChannelHandlerContext
+    content: Payload, digests: SpooledDigests? = nil, slot: PartSlot? = nil,
+    context: ChannelHandlerContext
   ) {
     guard let head else { return }
     self.head = nil
     responding = true
     mayChunk = head.version.major > 1 || (head.version.major == 1 && head.version.minor >= 1)
-    let request = IncomingRequest(head: head, content: content, spooledDigests: digests)
+    let request = IncomingRequest(
+      head: head, content: content, spooledDigests: digests, slot: slot)
     resetBody()
     // The body's share of the budget goes back once the request is handled.
     let held = Int64(reserved)

@@ -24,6 +24,10 @@ protocol EmulatorFront: Sendable {
   /// The digests computed while `head`'s body is written to its spool file (those its answer
   /// needs), handed over in `IncomingRequest.spooledDigests`; none for a body in memory.
   func spoolDigests(for head: HTTPRequestHead) -> DigestPass.Options
+  /// The place in its upload session's file that `head`'s body, a part of `size` bytes, is
+  /// written to as it arrives (`PartLayout`), if it is a part and it fits; else it is spooled
+  /// to a file of its own.
+  func partSlot(for head: HTTPRequestHead, size: Int64) -> PartSlot?
   /// The answer to a request whose body could not be written to the spool folder.
   func unstorableBodyReply() -> Reply
   /// The private folder of spooled bodies, parts and large in-memory objects.

@@ -14,11 +14,18 @@ struct IncomingRequest: Sendable {
   /// A spooled body's digests, computed as it was written (those the front's `spoolDigests`
   /// names), so that it is not read back to hash it.
   var spooledDigests: SpooledDigests?
+  /// The place in an upload session's file a part's body was written to (`content` is that
+  /// range), held for as long as this or the part it becomes lives.
+  var slot: PartSlot?
 
-  init(head: HTTPRequestHead, content: Payload, spooledDigests: SpooledDigests? = nil) {
+  init(
+    head: HTTPRequestHead, content: Payload, spooledDigests: SpooledDigests? = nil,
+    slot: PartSlot? = nil
+  ) {
     self.head = head
     self.content = content
     self.spooledDigests = spooledDigests
+    self.slot = slot
   }
 
   /// The digests `options` names of the body: those computed as it was spooled when they
@@ -129,6 +136,19 @@ final class EmulatorService: Sendable {
       WireText.hasPrefix(path, "/buckets/")
     else { return [] }
     return Self.v2PartDigests
+  }
+
+  /// A resumable v2 part (`PUT /buckets/B/objects/K/uploads/ID/N`) goes to its place in its
+  /// session's file.
+  func partSlot(for head: HTTPRequestHead, size: Int64) -> PartSlot? {
+    guard head.method == .PUT, case .upload(let path) = Route(path: RequestTarget(head.uri).path),
+      WireText.hasPrefix(path, "/buckets/")
+    else { return nil }
+    let parts = KeySegments.segments(of: path)
+    guard parts.count == 8, parts[3] == "objects", parts[5] == "uploads",
+      let number = Int(parts[7]), (1...10_000).contains(number)
+    else { return nil }
+    return uploads.slot(upload: String(parts[6]), part: number, size: size)
   }
 
   func spoolsBody(for head: HTTPRequestHead) -> Bool {

@@ -13,6 +13,11 @@ enum PreparedContent {
   case bytes([UInt8])
   case spooled(SpoolFile)
   case pending(WritableDirectory.PendingFile)
+  /// The first `size` bytes of an upload session's file, whose parts lie where the object has
+  /// them (`PartLayout`): cut to `size` and kept as it is (an in-memory bucket's spool file),
+  /// or flushed and renamed into place (a directory bucket's temporary folder). No byte is
+  /// copied.
+  case inPlace(SpoolFile, size: Int64)
 }
 
 extension ObjectStore {

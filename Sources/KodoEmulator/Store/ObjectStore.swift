@@ -42,6 +42,11 @@ final class ObjectStore: Sendable {
   /// Where an in-memory bucket keeps its large objects.
   let spool: SpoolDirectory?
 
+  /// Where the parts of uploads into this bucket are written (`PartLayout`): beside the files
+  /// of a directory bucket (a completion renames them into place), in the spool for an
+  /// in-memory bucket.
+  var partFolder: SpoolDirectory? { directory?.partFolder ?? spool }
+
   /// An empty in-memory bucket, or one with `objects` (sorted, unique keys).
   init(
     objects: [StoredObject], memory: MemoryBudget, spool: SpoolDirectory,
@@ -136,6 +141,31 @@ final class ObjectStore: Sendable {
           throw Self.failure(error)
         }
         replace(stored, memoryDelta: 0)
+      case .inPlace(let file, let size):
+        if let directory {
+          guard let components = DirectoryHandle.components(ofKey: key) else {
+            throw .keyNotAPath
+          }
+          do throws(WritableDirectory.Failure) {
+            let modified = try directory.commit(file, size: size, to: components)
+            stored.content = .file(components)
+            try saveRecord(stored, modified: modified)
+          } catch {
+            throw Self.failure(error)
+          }
+          replace(stored, memoryDelta: 0)
+        } else {
+          let delta = metadata.fsize - (existing?.metadata.fsize ?? 0)
+          guard memory.take(delta) else { throw .memoryFull }
+          do throws(SpoolDirectory.Failure) {
+            try file.seal(size: size)
+          } catch {
+            memory.give(delta)
+            throw .io
+          }
+          stored.content = .spooled(file)
+          replace(stored, memoryDelta: delta)
+        }
       case .bytes, .spooled:
         guard directory == nil else { throw .io }
         let delta = metadata.fsize - (existing?.metadata.fsize ?? 0)

@@ -29,6 +29,12 @@ final class SpoolDirectory: Sendable {
   let descriptor: Int32
   /// Spool files that exist now.
   private let live = Atomic<Int>(0)
+  /// Whether the folder is the emulator's own (made here, removed by `remove`), not a
+  /// directory bucket's temporary folder.
+  private let owned: Bool
+  /// The mode new files get: private in the emulator's folder, a bucket's files' own mode in a
+  /// bucket's folder (they become its objects).
+  fileprivate let fileMode: mode_t
 
   /// Makes a new private folder in `parent` (the system's temporary folder by default).
   init(parent: String? = nil) throws(EmulatorError) {
@@ -47,6 +53,18 @@ final class SpoolDirectory: Sendable {
       rmdir(path)
       throw .invalidConfiguration("cannot open the spool folder \(path): \(Self.reason(code))")
     }
+    owned = true
+    fileMode = 0o600
+  }
+
+  /// Spool files in an existing folder (a directory bucket's temporary folder, where the parts
+  /// of its uploads are written so that a completion can rename them into place): takes
+  /// ownership of `descriptor`; `remove` leaves the folder alone.
+  init(folder descriptor: Int32, path: String) {
+    self.descriptor = descriptor
+    self.path = path
+    owned = false
+    fileMode = 0o644
   }
 
   deinit {
@@ -64,7 +82,9 @@ final class SpoolDirectory: Sendable {
   /// Removes every file and the folder itself (the server stops). Files still referenced stay
   /// readable through their descriptors until they go.
   func remove() {
-    guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return }
+    guard owned, let names = try? FileManager.default.contentsOfDirectory(atPath: path) else {
+      return
+    }
     for name in names { unlinkat(descriptor, name, 0) }
     rmdir(path)
   }
@@ -86,25 +106,63 @@ final class SpoolFile: Sendable {
   let name: String
   let descriptor: Int32
   private let written = Mutex<Int64>(0)
+  /// The file holds an object's content now (`seal`): nothing writes into it any more.
+  private let sealed = Atomic<Bool>(false)
+  /// The file was renamed out of its folder (`renamed()`): its name there is not its own.
+  private let moved = Atomic<Bool>(false)
 
   fileprivate init(in folder: SpoolDirectory) throws(SpoolDirectory.Failure) {
     self.folder = folder
     var random = SystemRandomNumberGenerator()
     name = "spool-" + String(random.next(), radix: 36)
     descriptor = openat(
-      folder.descriptor, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+      folder.descriptor, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+      folder.fileMode)
     guard descriptor >= 0 else { throw .io(errno) }
     folder.opened()
   }
 
   deinit {
     close(descriptor)
-    unlinkat(folder.descriptor, name, 0)
+    if !moved.load(ordering: .relaxed) { unlinkat(folder.descriptor, name, 0) }
     folder.closed()
   }
 
-  /// The bytes written so far.
+  /// The bytes written so far (by appends, or as `seal` set it).
   var size: Int64 { written.withLock { $0 } }
+
+  /// The folder the file is in.
+  var folderDescriptor: Int32 { folder.descriptor }
+
+  /// Whether the file holds an object's content (`seal`).
+  var isSealed: Bool { sealed.load(ordering: .relaxed) }
+
+  /// Writes `bytes` at `offset` (a part in its place in its session's file), leaving `size`
+  /// alone: the caller owns that range.
+  func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SpoolDirectory.Failure) {
+    try Self.write(descriptor, bytes, at: offset)
+  }
+
+  /// Flushes the file's bytes to the disk.
+  func flush() throws(SpoolDirectory.Failure) {
+    guard fdatasync(descriptor) == 0 else { throw .io(errno) }
+  }
+
+  /// Cuts the file to `count` bytes, which become its `size`, and marks it as an object's
+  /// content: nothing writes into it any more.
+  func seal(size count: Int64) throws(SpoolDirectory.Failure) {
+    try written.withLock { (size: inout Int64) throws(SpoolDirectory.Failure) in
+      guard ftruncate(descriptor, off_t(count)) == 0 else { throw .io(errno) }
+      size = count
+    }
+    sealed.store(true, ordering: .relaxed)
+  }
+
+  /// Records that the file was renamed out of its folder, so that its end leaves the name
+  /// alone.
+  func renamed() {
+    moved.store(true, ordering: .relaxed)
+  }
 
   /// Appends `bytes` at the end; with `expectedOffset`, only when the file ends there.
   func append(_ bytes: UnsafeRawBufferPointer, expectedOffset: Int64? = nil)

@@ -3,8 +3,9 @@ import StorageCore
 import Synchronization
 
 /// Unfinished multipart uploads (Kodo resumable v1 and v2, OSS multipart): their parts are
-/// held (small ones in memory, others as spool files), counted against the memory budget, until
-/// completed or aborted, or until they expire (`--upload-ttl`).
+/// held (small ones in memory, large ones in their place in the session's file, `PartLayout`,
+/// or as spool files of their own), counted against the memory budget, until completed or
+/// aborted, or until they expire (`--upload-ttl`).
 final class UploadSessions: Sendable {
   struct Part: Sendable {
     var number: Int
@@ -15,6 +16,8 @@ final class UploadSessions: Sendable {
     var etag: String
     /// Unix seconds.
     var putTime: Int64
+    /// The place in the session's file `data` lies in, when it does.
+    var slot: PartSlot?
 
     var size: Int64 { data.count }
   }
@@ -33,6 +36,8 @@ final class UploadSessions: Sendable {
     var forbidOverwrite = false
     /// A Kodo v1 block being filled (`mkblk`, `bput`).
     var block: KodoBlock?
+    /// Where large parts are written as they arrive.
+    var layout: PartLayout?
 
     var sortedParts: [Part] { parts.values.sorted { $0.number < $1.number } }
   }
@@ -48,6 +53,8 @@ final class UploadSessions: Sendable {
   private let sessions = Mutex([String: Session]())
   private let memory: MemoryBudget
   let ttlSeconds: Int64
+  /// Completions whose parts became the object where they lay, without a copy.
+  private let inPlace = Atomic<Int>(0)
 
   init(memory: MemoryBudget, ttlSeconds: Int64) {
     self.memory = memory
@@ -55,9 +62,10 @@ final class UploadSessions: Sendable {
   }
 
   /// A new session; its id is 32 random hex digits.
+  /// Large parts are written in their place in a file of `store`'s `partFolder`.
   func create(
     bucket: String, key: [UInt8]?, now: Int64, metadata: ObjectMetadata? = nil,
-    forbidOverwrite: Bool = false
+    forbidOverwrite: Bool = false, store: ObjectStore? = nil
   ) -> Session {
     var random = SystemRandomNumberGenerator()
     let id = Hex.encode((0..<16).map { _ in UInt8.random(in: 0...255, using: &random) })
@@ -65,6 +73,9 @@ final class UploadSessions: Sendable {
       id: id, bucket: bucket, key: key, initiated: now, expires: now + ttlSeconds)
     session.metadata = metadata
     session.forbidOverwrite = forbidOverwrite
+    if let store, let folder = store.partFolder {
+      session.layout = PartLayout(folder: folder, flushesParts: store.directory != nil)
+    }
     sweep(now: now)
     sessions.withLock { $0[id] = session }
     return session
@@ -78,6 +89,33 @@ final class UploadSessions: Sendable {
       return session
     }
   }
+
+  /// The place of part `number` (`size` bytes) in the file of upload `id`, if it has one and
+  /// the part fits (`PartLayout.slot`).
+  func slot(upload id: String, part number: Int, size: Int64) -> PartSlot? {
+    let layout = sessions.withLock { $0[id]?.layout }
+    return layout?.slot(part: number, size: size)
+  }
+
+  /// `parts`, a completion's checked list, joined where they lie in their session's file
+  /// (`PartLayout.join`); `nil`: they are copied.
+  func join(_ parts: [Part], of session: Session) -> JoinedParts? {
+    session.layout?.join(parts)
+  }
+
+  /// Ends a join: counted when its completion made the file the object, else the session's
+  /// file takes parts again.
+  func finish(_ joined: JoinedParts?) {
+    guard let joined else { return }
+    if joined.file.isSealed {
+      inPlace.add(1, ordering: .relaxed)
+    } else {
+      joined.layout.reopen()
+    }
+  }
+
+  /// How many completions stored their parts where they lay, without a copy.
+  var joinedInPlace: Int { inPlace.load(ordering: .relaxed) }
 
   /// Every live session of `bucket`, by key then initiation.
   func sessions(of bucket: String, now: Int64) -> [Session] {

@@ -29,6 +29,9 @@ final class WritableDirectory: Sendable {
   /// `DIR/.kodo-emulator/tmp`, `DIR/.kodo-emulator/objects`.
   private let temporary: DirectoryHandle
   let records: DirectoryHandle
+  /// The temporary folder as spool files: where the parts of uploads into this bucket are
+  /// written (`PartLayout`), so that a completion renames them into place.
+  let partFolder: SpoolDirectory
 
   init(root: DirectoryHandle) throws(Failure) {
     self.root = root
@@ -36,6 +39,9 @@ final class WritableDirectory: Sendable {
     defer { close(state) }
     temporary = DirectoryHandle(descriptor: try Self.folder("tmp", in: state))
     records = DirectoryHandle(descriptor: try Self.folder("objects", in: state))
+    let parts = dup(temporary.descriptor)
+    guard parts >= 0 else { throw .io(errno) }
+    partFolder = SpoolDirectory(folder: parts, path: Self.stateFolder + "/tmp")
   }
 
   /// Opens (creating it if missing) the folder `name` in `parent`, refusing a link. A folder it
@@ -129,6 +135,40 @@ final class WritableDirectory: Sendable {
   /// Renames `file` to `components` below the root, creating the folders on the way; returns
   /// the file's modification time (100 ns units).
   func commit(_ file: PendingFile, to components: [String]) throws(Failure) -> Int64 {
+    try inFolder(of: components) { (folder, name) throws(Failure) in
+      try file.commit(into: folder, as: name)
+    }
+  }
+
+  /// Makes `file` (a session's parts, in `partFolder`) the object at `components`: cut to
+  /// `size`, flushed to the disk, renamed into place with its folder flushed, as `commit` does
+  /// with a pending file; returns the file's modification time (100 ns units). A rename that
+  /// fails leaves the file where it was.
+  func commit(_ file: SpoolFile, size: Int64, to components: [String]) throws(Failure) -> Int64 {
+    try inFolder(of: components) { (folder, name) throws(Failure) in
+      do throws(SpoolDirectory.Failure) {
+        try file.seal(size: size)
+      } catch {
+        throw .io(EIO)
+      }
+      guard fsync(file.descriptor) == 0 else { throw .io(errno) }
+      var info = stat()
+      guard fstat(file.descriptor, &info) == 0 else { throw .io(errno) }
+      guard renameat(file.folderDescriptor, file.name, folder, name) == 0 else {
+        let code = errno
+        throw code == EISDIR || code == ENOTEMPTY || code == EEXIST ? .pathConflict : .io(code)
+      }
+      file.renamed()
+      _ = fsync(folder)
+      return Self.hundredNanoseconds(info)
+    }
+  }
+
+  /// Calls `body` with the folder of `components` below the root (created on the way) and the
+  /// last component.
+  private func inFolder<T>(
+    of components: [String], _ body: (Int32, String) throws(Failure) -> T
+  ) throws(Failure) -> T {
     guard let name = components.last else { throw .keyNotAPath }
     var current = dup(root.descriptor)
     guard current >= 0 else { throw .io(errno) }
@@ -138,7 +178,7 @@ final class WritableDirectory: Sendable {
       close(current)
       current = next
     }
-    return try file.commit(into: current, as: name)
+    return try body(current, name)
   }
 
   /// Removes the file at `components` (a missing one is not an error).
