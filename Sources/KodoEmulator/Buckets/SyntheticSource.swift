@@ -40,6 +40,16 @@ final class SyntheticSource: ObjectSource {
       ext: Array(".bin".utf8), mimeType: "application/octet-stream", isText: false, weight: 10),
   ]
 
+  /// The file type of each `pick` (0..<100) of `profile`: the type whose share of the weights
+  /// the pick falls in (type 0 past them), as a table, not a walk over `fileTypes`.
+  private static let typeByPick: [Int] = {
+    var table: [Int] = []
+    for (index, type) in fileTypes.enumerated() {
+      table += repeatElement(index, count: Int(type.weight))
+    }
+    return Array((table + repeatElement(0, count: 100)).prefix(100))
+  }()
+
   private static let poolSize = 4
   private static let textAlphabet: [UInt8] = Array(
     "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,.".utf8)
@@ -91,7 +101,7 @@ final class SyntheticSource: ObjectSource {
     DecimalText.append(Int64(sub), minimumDigits: subWidth, to: &key)
     key.append(contentsOf: [0x2F, 0x66, 0x69, 0x6C, 0x65, 0x2D])  // "/file-"
     DecimalText.append(Int64(file), minimumDigits: fileWidth, to: &key)
-    let ext = Self.fileTypes[profile(at: index).typeIndex].ext
+    let ext = Self.fileTypes[typeIndex(at: index)].ext
     guard file % Self.hostileEvery == Self.hostileAt else {
       key.append(contentsOf: ext)
       return key
@@ -148,18 +158,15 @@ final class SyntheticSource: ObjectSource {
     )
   }
 
+  /// The object's file type (`profile(at:).typeIndex`), without the rest of the profile.
+  private func typeIndex(at index: Int) -> Int {
+    Self.typeByPick[Int(Mixing.mix(seed, UInt64(index)) % 100)]
+  }
+
   private func profile(at index: Int) -> Profile {
     let base = Mixing.mix(seed, UInt64(index))
     let sizeWord = Mixing.splitMix(base ^ 1)
-    var pick = base % 100
-    var typeIndex = 0
-    for (candidate, type) in Self.fileTypes.enumerated() {
-      if pick < type.weight {
-        typeIndex = candidate
-        break
-      }
-      pick -= type.weight
-    }
+    let typeIndex = Self.typeByPick[Int(base % 100)]
     let bucket = sizeWord % 10_000
     var size: Int64
     var poolBlocks = 0
@@ -196,14 +203,13 @@ final class SyntheticSource: ObjectSource {
 
   private func metadata(at index: Int, profile: Profile, hash: String) -> ObjectMetadata {
     let (_, _, timeWord, classWord, extraWord, lifecycleWord) = words(index)
-    let type = Self.fileTypes[profile.typeIndex]
 
     // Put times spread over 2021–2024, with all seven sub-second digits.
     let putSeconds = 1_609_459_200 + Int64(timeWord % 126_230_400)
     let putTime = putSeconds * 10_000_000 + Int64((timeWord >> 32) % 10_000_000)
 
     var metadata = ObjectMetadata(
-      fsize: profile.size, hash: hash, mimeType: type.mimeType,
+      fsize: profile.size, hash: hash, mimeType: Self.fileTypes[profile.typeIndex].mimeType,
       putTime: putTime)
 
     let classPick = classWord % 1_000
