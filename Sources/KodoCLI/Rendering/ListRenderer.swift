@@ -168,28 +168,34 @@ struct ListRenderer {
   private mutating func appendObjectRows(
     _ entries: UnsafeBufferPointer<ObjectEntry>, to text: inout TerminalText
   ) {
-    for index in entries.indices { appendObjectRow(entries[index], to: &text) }
+    guard let first = entries.baseAddress else { return }
+    for index in entries.indices { appendObjectRow(first + index, to: &text) }
   }
 
   /// One object's row, written at once into room reserved for its worst case (`TerminalRow`).
-  private mutating func appendObjectRow(_ object: ObjectEntry, to text: inout TerminalText) {
-    let humanSize = humanSizes ? Human.size(object.size) : nil
+  /// The entry is read where it lies: the closures capture its address, not a copy of it.
+  private mutating func appendObjectRow(
+    _ object: UnsafePointer<ObjectEntry>, to text: inout TerminalText
+  ) {
+    let size = object.pointee.size
+    let seconds = object.pointee.putTime.unixSeconds
+    let humanSize = humanSizes ? Human.size(size) : nil
     // The size, the time and the two spaces after each, and the newline.
     let room =
       max(sizeWidth, humanSize?.text.utf8.count ?? DecimalText.maximumLength())
       + LocalClock.maximumLength + 5
-    TerminalText.withName(name(of: object.key)) { name in
+    TerminalText.withName(name(of: object.pointee.key)) { name in
       guard long else {
         text.row(room: room + name.bytes.count) { row in
-          appendSizeAndTime(object, humanSize: humanSize, to: &row)
+          appendSizeAndTime(size, seconds, humanSize: humanSize, to: &row)
           row.append(name)
           row.appendNewline()
         }
         return
       }
-      let storage = Substring(object.storageClass.name)
-      let hash = Substring(object.hash ?? object.etag ?? "-")
-      let mimeType = columns.mimeTypes ? Substring(object.mimeType ?? "-") : ""
+      let storage = Substring(object.pointee.storageClass.name)
+      let hash = Substring(object.pointee.hash ?? object.pointee.etag ?? "-")
+      let mimeType = columns.mimeTypes ? Substring(object.pointee.mimeType ?? "-") : ""
       TerminalText.withEscaped(storage) { storage in
         TerminalText.withEscaped(hash) { hash in
           TerminalText.withEscaped(mimeType) { mimeType in
@@ -197,10 +203,10 @@ struct ListRenderer {
               storage.bytes.count + Self.disabled.utf8CodeUnitCount + hash.bytes.count
               + mimeType.bytes.count + longColumnsWidth
             text.row(room: room + columnsRoom + name.bytes.count) { row in
-              appendSizeAndTime(object, humanSize: humanSize, to: &row)
+              appendSizeAndTime(size, seconds, humanSize: humanSize, to: &row)
               row.append(storage)
               var storageWidth = storage.characterCount
-              if object.status == .disabled {
+              if object.pointee.status == .disabled {
                 row.appendLiteral(Self.disabled)
                 storageWidth += Self.disabled.utf8CodeUnitCount
               }
@@ -225,16 +231,16 @@ struct ListRenderer {
 
   /// The size and the local time, each followed by two spaces.
   private mutating func appendSizeAndTime(
-    _ object: ObjectEntry, humanSize: DisplayText?, to row: inout TerminalRow
+    _ size: Int64, _ unixSeconds: Int64, humanSize: DisplayText?, to row: inout TerminalRow
   ) {
     if let humanSize {
       row.appendSpaces(sizeWidth - humanSize.text.utf8.count)
       row.append(humanSize)
     } else {
-      row.append(decimal: object.size, rightAlignedIn: sizeWidth)
+      row.append(decimal: size, rightAlignedIn: sizeWidth)
     }
     row.appendLiteral("  ")
-    clock.append(object.putTime.unixSeconds, to: &row)
+    clock.append(unixSeconds, to: &row)
     row.appendLiteral("  ")
   }
 
