@@ -192,16 +192,19 @@ final class SyntheticSource: ObjectSource {
     return metadata(at: index, profile: profile, hash: hash(profile, index: index))
   }
 
-  /// The metadata with an empty `hash`, and in `qetag` the bytes the qetag encodes (a kind byte
-  /// and a SHA-1): for OSS listings, whose ETag is derived from those bytes, so that the
-  /// qetag's text is neither built nor read back.
+  /// The metadata an OSS listing shows, with an empty `hash`, and in `qetag` the bytes the
+  /// qetag encodes (a kind byte and a SHA-1): the ETag is derived from those bytes, so the
+  /// qetag's text is neither built nor read back. `endUser` and `meta`, which no OSS listing
+  /// shows, are left out (their strings cost more than the rest of the item).
   func metadata(at index: Int, qetag: inout [UInt8]) -> ObjectMetadata {
     let profile = profile(at: index)
     qetag = qetagBytes(profile, index: index)
-    return metadata(at: index, profile: profile, hash: "")
+    return metadata(at: index, profile: profile, hash: "", userFields: false)
   }
 
-  private func metadata(at index: Int, profile: Profile, hash: String) -> ObjectMetadata {
+  private func metadata(at index: Int, profile: Profile, hash: String, userFields: Bool = true)
+    -> ObjectMetadata
+  {
     let (_, _, timeWord, classWord, extraWord, lifecycleWord) = words(index)
 
     // Put times spread over 2021–2024, with all seven sub-second digits.
@@ -233,10 +236,10 @@ final class SyntheticSource: ObjectSource {
     if extraWord % 10 == 0 && profile.size <= 65_536 {
       metadata.md5 = MD5.hex(bodyBytes(profile))
     }
-    if (extraWord >> 8) % 25 == 0 {
+    if userFields && (extraWord >> 8) % 25 == 0 {
       metadata.endUser = "user-" + String((extraWord >> 16) % 1_000)
     }
-    if (extraWord >> 24) % 40 == 0 {
+    if userFields && (extraWord >> 24) % 40 == 0 {
       metadata.meta = [
         MetaMember(name: "author", value: "user-" + String((extraWord >> 32) % 100)),
         MetaMember(name: "origin", value: "synthetic"),
