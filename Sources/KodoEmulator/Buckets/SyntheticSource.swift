@@ -198,7 +198,8 @@ final class SyntheticSource: ObjectSource {
   /// shows, are left out (their strings cost more than the rest of the item).
   func metadata(at index: Int, qetag: inout [UInt8]) -> ObjectMetadata {
     let profile = profile(at: index)
-    qetag = qetagBytes(profile, index: index)
+    qetag.removeAll(keepingCapacity: true)
+    appendQETagBytes(profile, index: index, to: &qetag)
     return metadata(at: index, profile: profile, hash: "", userFields: false)
   }
 
@@ -270,23 +271,25 @@ final class SyntheticSource: ObjectSource {
   }
 
   private func hash(_ profile: Profile, index: Int) -> String {
-    URLSafeBase64.encode(qetagBytes(profile, index: index))
+    var bytes = [UInt8]()
+    bytes.reserveCapacity(21)
+    appendQETagBytes(profile, index: index, to: &bytes)
+    return URLSafeBase64.encode(bytes)
   }
 
-  /// What the qetag encodes, as `QETag.hash(blockDigests:)` builds it: 0x16 and the one
-  /// block's SHA-1, or 0x96 and the SHA-1 of the blocks' SHA-1s.
-  private func qetagBytes(_ profile: Profile, index: Int) -> [UInt8] {
+  /// Appends what the qetag encodes, as `QETag.hash(blockDigests:)` builds it: 0x16 and the one
+  /// block's SHA-1, or 0x96 and the SHA-1 of the blocks' SHA-1s (into the caller's buffer: an
+  /// OSS listing reuses one for every item).
+  private func appendQETagBytes(_ profile: Profile, index: Int, to bytes: inout [UInt8]) {
     if profile.poolBlocks == 0 {
       // One block: the tag is its SHA-1, remembered after the first listing (hashing every
       // generated body was most of the emulator's CPU per page).
-      var bytes = [UInt8]()
-      bytes.reserveCapacity(21)
       bytes.append(0x16)
-      if digestMemo?.appendDigest(at: index, to: &bytes) == true { return bytes }
+      if digestMemo?.appendDigest(at: index, to: &bytes) == true { return }
       let digest = bodyBytes(profile).withUnsafeBytes { Digest.sha1($0) }
       digestMemo?.remember(digest, at: index)
       bytes += digest
-      return bytes
+      return
     }
     var digests = [[UInt8]]()
     for block in 0..<profile.poolBlocks {
@@ -298,8 +301,11 @@ final class SyntheticSource: ObjectSource {
       tail.withUnsafeMutableBytes { fill($0, word: profile.word, offset: 0, isText: false) }
       digests.append(Digest.sha1(tail))
     }
-    if digests.count == 1 { return [0x16] + digests[0] }
-    return [0x96] + Digest.sha1(Array(digests.joined()))
+    if digests.count == 1 {
+      bytes += [0x16] + digests[0]
+    } else {
+      bytes += [0x96] + Digest.sha1(Array(digests.joined()))
+    }
   }
 
   private func poolDigest(_ block: Int) -> [UInt8] {
