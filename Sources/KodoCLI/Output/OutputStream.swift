@@ -15,7 +15,6 @@ import SystemPackage
 final class OutputStream {
   let fileDescriptor: Int32
   private var buffer: [UInt8] = []
-  private var text = TerminalText()
   private let flushThreshold: Int
 
   init(fileDescriptor: Int32, flushThreshold: Int = 64 * 1024) {
@@ -41,9 +40,8 @@ final class OutputStream {
 
   /// Human text built by `body` (renderers that write many rows).
   func text(_ body: (inout TerminalText) -> Void) throws(StorageError) {
-    body(&text)
-    try append(text)
-    text.removeAll()
+    TerminalText.append(to: &buffer, body)
+    try flushIfFull()
   }
 
   /// Human text built earlier.
@@ -66,12 +64,9 @@ final class OutputStream {
   }
 
   /// Keys exactly as they are, each followed by a NUL (`-0`: for `xargs -0`, never a terminal's
-  /// text).
-  func nulSeparated(_ keys: some Sequence<String>) throws(StorageError) {
-    for key in keys {
-      buffer.append(contentsOf: key.utf8)
-      buffer.append(0)
-    }
+  /// text), written by `body` in place (`NulRecords`).
+  func nulSeparated(_ body: (inout NulRecords) -> Void) throws(StorageError) {
+    NulRecords.append(to: &buffer, body)
     try flushIfFull()
   }
 

@@ -71,13 +71,22 @@ enum LocalTime {
 
   /// The civil time at `unixSeconds` in the local zone, and the zone's offset in seconds.
   static func civil(_ unixSeconds: Int64) -> (time: CivilTime, offset: Int64) {
+    let offset = offset(unixSeconds)
+    return (CivilTime(unixSeconds: local(unixSeconds, offset: offset)), offset)
+  }
+
+  /// The local zone's offset from UTC at `unixSeconds`, in seconds.
+  static func offset(_ unixSeconds: Int64) -> Int64 {
     let quarter = unixSeconds >= 0 ? unixSeconds / 900 : (unixSeconds - 899) / 900
-    let offset =
-      cache.withLock { cached -> Int64? in
-        cached?.quarter == quarter ? cached?.offset : nil
-      } ?? lookUp(unixSeconds, quarter: quarter)
+    return cache.withLock { cached -> Int64? in
+      cached?.quarter == quarter ? cached?.offset : nil
+    } ?? lookUp(unixSeconds, quarter: quarter)
+  }
+
+  /// The local time's seconds (`unixSeconds` itself where adding the offset would overflow).
+  static func local(_ unixSeconds: Int64, offset: Int64) -> Int64 {
     let (local, overflow) = unixSeconds.addingReportingOverflow(offset)
-    return (CivilTime(unixSeconds: overflow ? unixSeconds : local), offset)
+    return overflow ? unixSeconds : local
   }
 
   /// Appends `YYYY-MM-DD HH:MM` (local).

@@ -26,6 +26,8 @@ struct ListRenderer {
   private let oneLevel: Bool
   /// The part of every key that is not shown in text mode (the prefix up to its last `/`).
   private let hiddenPrefix: [UInt8]
+  /// The rows' local times.
+  private var clock = LocalClock()
   private(set) var folderCount: Int64 = 0
   private(set) var objectCount: Int64 = 0
   private(set) var totalSize: Int64 = 0
@@ -77,9 +79,9 @@ struct ListRenderer {
         }
       }
     case .nul:
-      var records: [String] = []
-      for prefix in prefixes where recordable(prefix) { records.append(prefix) }
-      try output.nulSeparated(records)
+      try output.nulSeparated { records in
+        for prefix in prefixes where !records.append(prefix) { leaveOut(prefix) }
+      }
     case .text:
       try output.text { text in
         for prefix in prefixes { appendFolderRow(prefix, to: &text) }
@@ -121,31 +123,29 @@ struct ListRenderer {
         }
       }
     case .nul:
-      var records: [String] = []
-      records.reserveCapacity(entries.count)
-      for index in entries.indices where recordable(entries[index].key) {
-        records.append(entries[index].key)
+      try output.nulSeparated { records in
+        for index in entries.indices where !records.append(entries[index].key) {
+          leaveOut(entries[index].key)
+        }
       }
-      try output.nulSeparated(records)
     case .text:
-      let rows = { (text: inout TerminalText) in
-        for index in entries.indices { appendObjectRow(entries[index], to: &text) }
+      if let held {
+        try held.hold { text in appendObjectRows(entries, to: &text) }
+      } else {
+        try output.text { text in appendObjectRows(entries, to: &text) }
       }
-      if let held { try held.hold(rows) } else { try output.text(rows) }
     }
   }
 
-  /// Whether `key` can be one `-0` record; a key holding a NUL cannot, and is counted and named
-  /// in a warning instead (see `checkRecords`).
-  private mutating func recordable(_ key: String) -> Bool {
-    guard key.utf8.contains(0) else { return true }
+  /// Counts, and names in a warning, a key left out of `-0` output because it holds a NUL
+  /// (`NulRecords.append` refused it; see `checkRecords`).
+  private mutating func leaveOut(_ key: String) {
     keysWithNUL += 1
     if keysWithNUL <= Self.namedKeysWithNUL {
       Diagnostics.warning(
         "left \(DisplayText(quoting: key)) out of the -0 output: it holds a NUL byte, which would split its record"
       )
     }
-    return false
   }
 
   /// Throws when keys were left out of `-0` output (exit 65), after everything else was written.
@@ -165,33 +165,83 @@ struct ListRenderer {
     text.appendNewline()
   }
 
-  private func appendObjectRow(_ object: ObjectEntry, to text: inout TerminalText) {
-    if humanSizes {
-      Human.appendRightAligned(Human.size(object.size), width: sizeWidth, to: &text)
-    } else {
-      text.appendSpaces(sizeWidth - Self.decimalWidth(object.size))
-      text.append(decimal: object.size)
-    }
-    text.appendLiteral("  ")
-    LocalTime.appendDateAndMinute(object.putTime.unixSeconds, to: &text)
-    text.appendLiteral("  ")
-    if long {
-      var storage = DisplayText(escaping: object.storageClass.name)
-      if object.status == .disabled { storage += ",disabled" }
-      Human.appendPadded(storage, width: Self.classWidth, to: &text)
-      text.appendLiteral("  ")
-      Human.appendPadded(
-        DisplayText(escaping: object.hash ?? object.etag ?? "-"), width: columns.hashWidth,
-        to: &text)
-      text.appendLiteral("  ")
-      if columns.mimeTypes {
-        Human.appendPadded(
-          DisplayText(escaping: object.mimeType ?? "-"), width: Self.mimeWidth, to: &text)
-        text.appendLiteral("  ")
+  private mutating func appendObjectRows(
+    _ entries: UnsafeBufferPointer<ObjectEntry>, to text: inout TerminalText
+  ) {
+    guard let first = entries.baseAddress else { return }
+    for index in entries.indices { appendObjectRow(first + index, to: &text) }
+  }
+
+  /// One object's row, written at once into room reserved for its worst case (`TerminalRow`).
+  /// The entry is read where it lies: the closures capture its address, not a copy of it.
+  private mutating func appendObjectRow(
+    _ object: UnsafePointer<ObjectEntry>, to text: inout TerminalText
+  ) {
+    let size = object.pointee.size
+    let seconds = object.pointee.putTime.unixSeconds
+    let humanSize = humanSizes ? Human.size(size) : nil
+    // The size, the time and the two spaces after each, and the newline.
+    let room =
+      max(sizeWidth, humanSize?.text.utf8.count ?? DecimalText.maximumLength())
+      + LocalClock.maximumLength + 5
+    TerminalText.withName(name(of: object.pointee.key)) { name in
+      guard long else {
+        text.row(room: room + name.bytes.count) { row in
+          appendSizeAndTime(size, seconds, humanSize: humanSize, to: &row)
+          row.append(name)
+          row.appendNewline()
+        }
+        return
+      }
+      let storage = Substring(object.pointee.storageClass.name)
+      let hash = Substring(object.pointee.hash ?? object.pointee.etag ?? "-")
+      let mimeType = columns.mimeTypes ? Substring(object.pointee.mimeType ?? "-") : ""
+      TerminalText.withEscaped(storage) { storage in
+        TerminalText.withEscaped(hash) { hash in
+          TerminalText.withEscaped(mimeType) { mimeType in
+            let columnsRoom =
+              storage.bytes.count + Self.disabled.utf8CodeUnitCount + hash.bytes.count
+              + mimeType.bytes.count + longColumnsWidth
+            text.row(room: room + columnsRoom + name.bytes.count) { row in
+              appendSizeAndTime(size, seconds, humanSize: humanSize, to: &row)
+              row.append(storage)
+              var storageWidth = storage.characterCount
+              if object.pointee.status == .disabled {
+                row.appendLiteral(Self.disabled)
+                storageWidth += Self.disabled.utf8CodeUnitCount
+              }
+              row.appendSpaces(max(0, Self.classWidth - storageWidth) + 2)
+              row.append(hash)
+              row.appendSpaces(max(0, columns.hashWidth - hash.characterCount) + 2)
+              if columns.mimeTypes {
+                row.append(mimeType)
+                row.appendSpaces(max(0, Self.mimeWidth - mimeType.characterCount) + 2)
+              }
+              row.append(name)
+              row.appendNewline()
+            }
+          }
+        }
       }
     }
-    text.append(name: name(of: object.key))
-    text.appendNewline()
+  }
+
+  /// What `-l` adds to a disabled object's storage class.
+  private static let disabled: StaticString = ",disabled"
+
+  /// The size and the local time, each followed by two spaces.
+  private mutating func appendSizeAndTime(
+    _ size: Int64, _ unixSeconds: Int64, humanSize: DisplayText?, to row: inout TerminalRow
+  ) {
+    if let humanSize {
+      row.appendSpaces(sizeWidth - humanSize.text.utf8.count)
+      row.append(humanSize)
+    } else {
+      row.append(decimal: size, rightAlignedIn: sizeWidth)
+    }
+    row.appendLiteral("  ")
+    clock.append(unixSeconds, to: &row)
+    row.appendLiteral("  ")
   }
 
   /// The part of `key` shown in text mode.
@@ -201,17 +251,6 @@ struct ListRenderer {
     else { return Substring(key) }
     let start = key.utf8.index(key.utf8.startIndex, offsetBy: hiddenPrefix.count)
     return key[start...]
-  }
-
-  /// The number of characters `value` takes in decimal.
-  private static func decimalWidth(_ value: Int64) -> Int {
-    var magnitude = value.magnitude
-    var digits = value < 0 ? 2 : 1
-    while magnitude >= 10 {
-      magnitude /= 10
-      digits += 1
-    }
-    return digits
   }
 
   /// The closing summary; `partial` when the listing stopped before its end.

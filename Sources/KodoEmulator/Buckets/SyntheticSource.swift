@@ -40,6 +40,16 @@ final class SyntheticSource: ObjectSource {
       ext: Array(".bin".utf8), mimeType: "application/octet-stream", isText: false, weight: 10),
   ]
 
+  /// The file type of each `pick` (0..<100) of `profile`: the type whose share of the weights
+  /// the pick falls in (type 0 past them), as a table, not a walk over `fileTypes`.
+  private static let typeByPick: [Int] = {
+    var table: [Int] = []
+    for (index, type) in fileTypes.enumerated() {
+      table += repeatElement(index, count: Int(type.weight))
+    }
+    return Array((table + repeatElement(0, count: 100)).prefix(100))
+  }()
+
   private static let poolSize = 4
   private static let textAlphabet: [UInt8] = Array(
     "abcdefghijklmnopqrstuvwxyz ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789,.".utf8)
@@ -91,7 +101,7 @@ final class SyntheticSource: ObjectSource {
     DecimalText.append(Int64(sub), minimumDigits: subWidth, to: &key)
     key.append(contentsOf: [0x2F, 0x66, 0x69, 0x6C, 0x65, 0x2D])  // "/file-"
     DecimalText.append(Int64(file), minimumDigits: fileWidth, to: &key)
-    let ext = Self.fileTypes[profile(at: index).typeIndex].ext
+    let ext = Self.fileTypes[typeIndex(at: index)].ext
     guard file % Self.hostileEvery == Self.hostileAt else {
       key.append(contentsOf: ext)
       return key
@@ -148,18 +158,15 @@ final class SyntheticSource: ObjectSource {
     )
   }
 
+  /// The object's file type (`profile(at:).typeIndex`), without the rest of the profile.
+  private func typeIndex(at index: Int) -> Int {
+    Self.typeByPick[Int(Mixing.mix(seed, UInt64(index)) % 100)]
+  }
+
   private func profile(at index: Int) -> Profile {
     let base = Mixing.mix(seed, UInt64(index))
     let sizeWord = Mixing.splitMix(base ^ 1)
-    var pick = base % 100
-    var typeIndex = 0
-    for (candidate, type) in Self.fileTypes.enumerated() {
-      if pick < type.weight {
-        typeIndex = candidate
-        break
-      }
-      pick -= type.weight
-    }
+    let typeIndex = Self.typeByPick[Int(base % 100)]
     let bucket = sizeWord % 10_000
     var size: Int64
     var poolBlocks = 0
@@ -185,25 +192,28 @@ final class SyntheticSource: ObjectSource {
     return metadata(at: index, profile: profile, hash: hash(profile, index: index))
   }
 
-  /// The metadata with an empty `hash`, and in `qetag` the bytes the qetag encodes (a kind byte
-  /// and a SHA-1): for OSS listings, whose ETag is derived from those bytes, so that the
-  /// qetag's text is neither built nor read back.
+  /// The metadata an OSS listing shows, with an empty `hash`, and in `qetag` the bytes the
+  /// qetag encodes (a kind byte and a SHA-1): the ETag is derived from those bytes, so the
+  /// qetag's text is neither built nor read back. `endUser` and `meta`, which no OSS listing
+  /// shows, are left out (their strings cost more than the rest of the item).
   func metadata(at index: Int, qetag: inout [UInt8]) -> ObjectMetadata {
     let profile = profile(at: index)
-    qetag = qetagBytes(profile, index: index)
-    return metadata(at: index, profile: profile, hash: "")
+    qetag.removeAll(keepingCapacity: true)
+    appendQETagBytes(profile, index: index, to: &qetag)
+    return metadata(at: index, profile: profile, hash: "", userFields: false)
   }
 
-  private func metadata(at index: Int, profile: Profile, hash: String) -> ObjectMetadata {
+  private func metadata(at index: Int, profile: Profile, hash: String, userFields: Bool = true)
+    -> ObjectMetadata
+  {
     let (_, _, timeWord, classWord, extraWord, lifecycleWord) = words(index)
-    let type = Self.fileTypes[profile.typeIndex]
 
     // Put times spread over 2021–2024, with all seven sub-second digits.
     let putSeconds = 1_609_459_200 + Int64(timeWord % 126_230_400)
     let putTime = putSeconds * 10_000_000 + Int64((timeWord >> 32) % 10_000_000)
 
     var metadata = ObjectMetadata(
-      fsize: profile.size, hash: hash, mimeType: type.mimeType,
+      fsize: profile.size, hash: hash, mimeType: Self.fileTypes[profile.typeIndex].mimeType,
       putTime: putTime)
 
     let classPick = classWord % 1_000
@@ -227,10 +237,10 @@ final class SyntheticSource: ObjectSource {
     if extraWord % 10 == 0 && profile.size <= 65_536 {
       metadata.md5 = MD5.hex(bodyBytes(profile))
     }
-    if (extraWord >> 8) % 25 == 0 {
+    if userFields && (extraWord >> 8) % 25 == 0 {
       metadata.endUser = "user-" + String((extraWord >> 16) % 1_000)
     }
-    if (extraWord >> 24) % 40 == 0 {
+    if userFields && (extraWord >> 24) % 40 == 0 {
       metadata.meta = [
         MetaMember(name: "author", value: "user-" + String((extraWord >> 32) % 100)),
         MetaMember(name: "origin", value: "synthetic"),
@@ -261,23 +271,25 @@ final class SyntheticSource: ObjectSource {
   }
 
   private func hash(_ profile: Profile, index: Int) -> String {
-    URLSafeBase64.encode(qetagBytes(profile, index: index))
+    var bytes = [UInt8]()
+    bytes.reserveCapacity(21)
+    appendQETagBytes(profile, index: index, to: &bytes)
+    return URLSafeBase64.encode(bytes)
   }
 
-  /// What the qetag encodes, as `QETag.hash(blockDigests:)` builds it: 0x16 and the one
-  /// block's SHA-1, or 0x96 and the SHA-1 of the blocks' SHA-1s.
-  private func qetagBytes(_ profile: Profile, index: Int) -> [UInt8] {
+  /// Appends what the qetag encodes, as `QETag.hash(blockDigests:)` builds it: 0x16 and the one
+  /// block's SHA-1, or 0x96 and the SHA-1 of the blocks' SHA-1s (into the caller's buffer: an
+  /// OSS listing reuses one for every item).
+  private func appendQETagBytes(_ profile: Profile, index: Int, to bytes: inout [UInt8]) {
     if profile.poolBlocks == 0 {
       // One block: the tag is its SHA-1, remembered after the first listing (hashing every
       // generated body was most of the emulator's CPU per page).
-      var bytes = [UInt8]()
-      bytes.reserveCapacity(21)
       bytes.append(0x16)
-      if digestMemo?.appendDigest(at: index, to: &bytes) == true { return bytes }
+      if digestMemo?.appendDigest(at: index, to: &bytes) == true { return }
       let digest = bodyBytes(profile).withUnsafeBytes { Digest.sha1($0) }
       digestMemo?.remember(digest, at: index)
       bytes += digest
-      return bytes
+      return
     }
     var digests = [[UInt8]]()
     for block in 0..<profile.poolBlocks {
@@ -289,8 +301,11 @@ final class SyntheticSource: ObjectSource {
       tail.withUnsafeMutableBytes { fill($0, word: profile.word, offset: 0, isText: false) }
       digests.append(Digest.sha1(tail))
     }
-    if digests.count == 1 { return [0x16] + digests[0] }
-    return [0x96] + Digest.sha1(Array(digests.joined()))
+    if digests.count == 1 {
+      bytes += [0x16] + digests[0]
+    } else {
+      bytes += [0x96] + Digest.sha1(Array(digests.joined()))
+    }
   }
 
   private func poolDigest(_ block: Int) -> [UInt8] {

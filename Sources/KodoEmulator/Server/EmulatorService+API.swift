@@ -138,12 +138,24 @@ extension EmulatorService {
     }
     buffer.writeStaticString(",\"items\":[")
     for (position, item) in page.items.enumerated() {
-      if position > 0 { buffer.writeStaticString(",") }
-      buffer.writeStaticString("{\"key\":")
-      buffer.writeJSONString(item.key)
       let metadata = source.metadata(at: item.index)
-      buffer.writeObjectFields(metadata, forList: true)
-      buffer.writeStaticString("}")
+      // An item whose key needs no escaping (nearly all) is one raw write (`RawJSON`).
+      let plain = item.key.withUnsafeBufferPointer { !JSONText.mayNeedEscaping($0) }
+      guard plain else {
+        if position > 0 { buffer.writeStaticString(",") }
+        buffer.writeStaticString("{\"key\":")
+        buffer.writeJSONString(item.key)
+        buffer.writeObjectFields(metadata, forList: true)
+        buffer.writeStaticString("}")
+        continue
+      }
+      buffer.writeRaw(room: item.key.count + 12 + ByteBuffer.objectFieldsRoom(metadata)) { json in
+        if position > 0 { json.literal(",") }
+        json.literal("{\"key\":")
+        item.key.withUnsafeBufferPointer { json.quoted(plain: $0) }
+        json.objectFields(metadata, forList: true)
+        json.literal("}")
+      }
     }
     buffer.writeStaticString("]}")
     return buffer
@@ -175,63 +187,82 @@ extension EmulatorService {
 
 extension ByteBuffer {
   /// Writes an object's members: after `"key":…` for a list item (`,` first), or as the whole
-  /// content of a stat answer.
+  /// content of a stat answer; at a raw pointer into room reserved once (`RawJSON`), so a list
+  /// item's members cost one capacity check.
   mutating func writeObjectFields(_ metadata: ObjectMetadata, forList: Bool) {
-    if forList {
-      writeStaticString(",\"hash\":")
-      writeJSONString(metadata.hash)
-      writeStaticString(",\"fsize\":")
-      writeDecimal(metadata.fsize)
-    } else {
-      writeStaticString("\"fsize\":")
-      writeDecimal(metadata.fsize)
-      writeStaticString(",\"hash\":")
-      writeJSONString(metadata.hash)
+    writeRaw(room: Self.objectFieldsRoom(metadata)) { $0.objectFields(metadata, forList: forList) }
+  }
+
+  /// The most bytes `writeObjectFields` writes for `metadata`: its strings, and the member names,
+  /// punctuation and numbers, which take less than 600 bytes in all.
+  static func objectFieldsRoom(_ metadata: ObjectMetadata) -> Int {
+    var room = 600 + RawJSON.room(metadata.hash) + RawJSON.room(metadata.mimeType)
+    room += RawJSON.room(metadata.md5) + RawJSON.room(metadata.endUser)
+    for member in metadata.meta {
+      room += 1 + RawJSON.room(member.name) + 1 + RawJSON.room(member.value)
     }
-    writeStaticString(",\"mimeType\":")
-    writeJSONString(metadata.mimeType)
-    writeStaticString(",\"putTime\":")
-    writeDecimal(metadata.putTime)
-    writeStaticString(",\"type\":")
-    writeDecimal(metadata.type)
+    return room
+  }
+}
+
+extension RawJSON {
+  /// `ByteBuffer.writeObjectFields`.
+  mutating func objectFields(_ metadata: ObjectMetadata, forList: Bool) {
+    if forList {
+      literal(",\"hash\":")
+      string(metadata.hash)
+      literal(",\"fsize\":")
+      decimal(metadata.fsize)
+    } else {
+      literal("\"fsize\":")
+      decimal(metadata.fsize)
+      literal(",\"hash\":")
+      string(metadata.hash)
+    }
+    literal(",\"mimeType\":")
+    string(metadata.mimeType)
+    literal(",\"putTime\":")
+    decimal(metadata.putTime)
+    literal(",\"type\":")
+    decimal(metadata.type)
     // A list item always has `status`; a stat answer only when the object is disabled.
     if forList || metadata.status != 0 {
-      writeStaticString(",\"status\":")
-      writeDecimal(metadata.status)
+      literal(",\"status\":")
+      decimal(metadata.status)
     }
-    writeMember(",\"md5\":", metadata.md5)
-    writeMember(",\"endUser\":", metadata.endUser)
+    member(",\"md5\":", metadata.md5)
+    member(",\"endUser\":", metadata.endUser)
     if !metadata.meta.isEmpty {
-      writeStaticString(",\"x-qn-meta\":{")
+      literal(",\"x-qn-meta\":{")
       for (position, member) in metadata.meta.enumerated() {
-        if position > 0 { writeStaticString(",") }
-        writeJSONString(member.name)
-        writeStaticString(":")
-        writeJSONString(member.value)
+        if position > 0 { literal(",") }
+        string(member.name)
+        literal(":")
+        string(member.value)
       }
-      writeStaticString("}")
+      literal("}")
     }
-    writeMember(",\"restoreStatus\":", metadata.restoreStatus.map(Int64.init))
-    writeMember(",\"lastModify\":", metadata.lastModify)
+    member(",\"restoreStatus\":", metadata.restoreStatus.map(Int64.init))
+    member(",\"lastModify\":", metadata.lastModify)
     guard !forList else { return }
-    writeMember(",\"expiration\":", metadata.expiration)
-    writeMember(",\"transitionToIA\":", metadata.transitionToIA)
-    writeMember(",\"transitionToArchiveIR\":", metadata.transitionToArchiveIR)
-    writeMember(",\"transitionToARCHIVE\":", metadata.transitionToArchive)
-    writeMember(",\"transitionToDeepArchive\":", metadata.transitionToDeepArchive)
+    member(",\"expiration\":", metadata.expiration)
+    member(",\"transitionToIA\":", metadata.transitionToIA)
+    member(",\"transitionToArchiveIR\":", metadata.transitionToArchiveIR)
+    member(",\"transitionToARCHIVE\":", metadata.transitionToArchive)
+    member(",\"transitionToDeepArchive\":", metadata.transitionToDeepArchive)
   }
 
-  /// Writes `name` (`,"member":`) and the string, when there is one.
-  private mutating func writeMember(_ name: StaticString, _ value: String?) {
+  /// `name` (`,"member":`) and the string, when there is one.
+  private mutating func member(_ name: StaticString, _ value: String?) {
     guard let value else { return }
-    writeStaticString(name)
-    writeJSONString(value)
+    literal(name)
+    string(value)
   }
 
-  /// Writes `name` (`,"member":`) and the number, when there is one.
-  private mutating func writeMember(_ name: StaticString, _ value: Int64?) {
+  /// `name` (`,"member":`) and the number, when there is one.
+  private mutating func member(_ name: StaticString, _ value: Int64?) {
     guard let value else { return }
-    writeStaticString(name)
-    writeDecimal(value)
+    literal(name)
+    decimal(value)
   }
 }

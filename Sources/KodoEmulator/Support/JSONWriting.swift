@@ -5,53 +5,38 @@ import StorageCore
 /// encoder, no intermediate strings, and no per-item formatting.
 ///
 /// Strings that need no escaping (nearly all) are copied straight into the buffer; the others go
-/// through StorageCore's `JSONText`, the package's one escaping rule.
+/// through StorageCore's `JSONText`, the package's one escaping rule. A run of members is written
+/// at a raw pointer into room reserved once (`writeRaw`, `RawJSON`).
 extension ByteBuffer {
-  /// Writes `bytes` (UTF-8) as a JSON string, quotes included.
+  /// Writes `bytes` (UTF-8) as a JSON string, quotes included: `"`, `\` and control characters
+  /// escaped (not U+2028 and U+2029: a key's bytes are copied as they are otherwise).
   mutating func writeJSONString(_ bytes: some Collection<UInt8>) {
-    guard Self.isPlain(bytes, lineSeparatorsToo: false) else {
-      var escaped = [UInt8]()
-      JSONText.appendString(utf8: bytes, to: &escaped)
-      writeBytes(escaped)
-      return
+    let written: Void? = bytes.withContiguousStorageIfAvailable { buffer in
+      if JSONText.mayNeedEscaping(buffer) {
+        writeEscapedKey(buffer)
+      } else {
+        writeRaw(room: buffer.count + 2) { $0.quoted(plain: buffer) }
+      }
     }
-    writeQuoted(bytes)
+    if written == nil { Array(bytes).withUnsafeBufferPointer { writeJSONString($0) } }
   }
 
-  /// Writes a string as a JSON string (U+2028 and U+2029 escaped too, as `JSONText` does).
+  /// `writeJSONString(_:)` for bytes that may need escaping: the escaper of `JSONText`'s byte
+  /// form, which leaves U+2028 and U+2029 as they are.
+  private mutating func writeEscapedKey(_ bytes: UnsafeBufferPointer<UInt8>) {
+    var escaped = [UInt8]()
+    JSONText.appendString(utf8: bytes, to: &escaped)
+    writeBytes(escaped)
+  }
+
+  /// Writes a string as a JSON string (U+2028 and U+2029 escaped too: `JSONText.write`).
   mutating func writeJSONString(_ text: String) {
-    guard Self.isPlain(text.utf8, lineSeparatorsToo: true) else {
-      var escaped = [UInt8]()
-      JSONText.appendString(text, to: &escaped)
-      writeBytes(escaped)
-      return
-    }
-    writeQuoted(text.utf8)
-  }
-
-  /// Whether `bytes` need no escaping: no control character, `"` or `\` (and, when asked, no
-  /// 0xE2 byte, which starts U+2028 and U+2029).
-  private static func isPlain(_ bytes: some Collection<UInt8>, lineSeparatorsToo: Bool) -> Bool {
-    !bytes.contains { byte in
-      byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
-        || (lineSeparatorsToo && byte == 0xE2)
-    }
-  }
-
-  private mutating func writeQuoted(_ bytes: some Collection<UInt8>) {
-    writeInteger(UInt8(ascii: "\""))
-    writeBytes(bytes)
-    writeInteger(UInt8(ascii: "\""))
+    writeRaw(room: RawJSON.room(text)) { $0.string(text) }
   }
 
   /// Writes a decimal integer.
   mutating func writeDecimal(_ value: Int64) {
-    if value < 0 {
-      writeInteger(UInt8(ascii: "-"))
-      writeDecimal(UInt64(value.magnitude))
-    } else {
-      writeDecimal(UInt64(value))
-    }
+    writeRaw(room: DecimalText.maximumLength()) { $0.decimal(value) }
   }
 
   /// Writes a decimal integer.
@@ -61,6 +46,7 @@ extension ByteBuffer {
 
   /// Writes a decimal integer.
   mutating func writeDecimal(_ value: UInt64) {
+    guard value > UInt64(Int64.max) else { return writeDecimal(Int64(value)) }
     var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
     var count = 0
     var rest = value
@@ -76,10 +62,92 @@ extension ByteBuffer {
 
   /// Writes `"name":` for an object member name that needs no escaping.
   mutating func writeJSONName(_ name: StaticString) {
-    writeInteger(UInt8(ascii: "\""))
-    writeStaticString(name)
-    writeStaticString("\":")
+    writeRaw(room: name.utf8CodeUnitCount + 3) { json in
+      json.literal("\"")
+      json.literal(name)
+      json.literal("\":")
+    }
   }
+
+  /// Writes what `body` writes through a `RawJSON` into `room` bytes reserved at once: one
+  /// capacity check and one access to the buffer for a run of members, not one a piece.
+  @inline(__always)
+  mutating func writeRaw(room: Int, _ body: (inout RawJSON) -> Void) {
+    writeWithUnsafeMutableBytes(minimumWritableBytes: room) { raw in
+      let bytes = raw.bindMemory(to: UInt8.self)
+      guard let base = bytes.baseAddress else { return 0 }
+      var json = RawJSON(out: base, capacity: bytes.count)
+      body(&json)
+      return json.count
+    }
+  }
+}
+
+/// JSON written at a raw pointer into room reserved for it (`ByteBuffer.writeRaw`), with
+/// StorageCore's writers (`JSONText.write`, `DecimalText.write`). Each piece checks that it fits
+/// in the room left, and traps rather than write past it.
+struct RawJSON {
+  private let out: UnsafeMutablePointer<UInt8>
+  private let capacity: Int
+  /// The bytes written.
+  private(set) var count = 0
+
+  init(out: UnsafeMutablePointer<UInt8>, capacity: Int) {
+    self.out = out
+    self.capacity = capacity
+  }
+
+  /// The most bytes `string(_:)` writes for `text`.
+  @inline(__always)
+  static func room(_ text: String) -> Int { JSONText.stringRoom(text.utf8.count) }
+
+  /// The most bytes `string(_:)` writes for `text`, when there is one.
+  @inline(__always)
+  static func room(_ text: String?) -> Int { text.map(room) ?? 0 }
+
+  @inline(__always)
+  private func ensureRoom(_ needed: Int) {
+    precondition(count + needed <= capacity, "RawJSON: no room")
+  }
+
+  /// The program's own text (member names, punctuation).
+  @inline(__always)
+  mutating func literal(_ text: StaticString) {
+    ensureRoom(text.utf8CodeUnitCount)
+    count += (out + count).write(text)
+  }
+
+  /// A string as a JSON string, quotes included (`JSONText.write`).
+  @inline(__always)
+  mutating func string(_ text: String) {
+    let written: Void? = text.utf8.withContiguousStorageIfAvailable { string(utf8: $0) }
+    if written == nil { Array(text.utf8).withUnsafeBufferPointer { string(utf8: $0) } }
+  }
+
+  @inline(__always)
+  private mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
+    ensureRoom(JSONText.stringRoom(utf8.count))
+    count += JSONText.write(utf8: utf8, to: out + count)
+  }
+
+  /// Bytes that need no escaping (`JSONText.mayNeedEscaping` said so), in quotes.
+  @inline(__always)
+  mutating func quoted(plain bytes: UnsafeBufferPointer<UInt8>) {
+    ensureRoom(bytes.count + 2)
+    out[count] = UInt8(ascii: "\"")
+    count += 1 + (out + count + 1).write(bytes)
+    out[count] = UInt8(ascii: "\"")
+    count += 1
+  }
+
+  @inline(__always)
+  mutating func decimal(_ value: Int64) {
+    ensureRoom(DecimalText.maximumLength())
+    count += DecimalText.write(value, to: out + count)
+  }
+
+  @inline(__always)
+  mutating func decimal(_ value: Int) { decimal(Int64(value)) }
 }
 
 /// Builds a JSON body; the small answers (errors, bucket lists) use it.
