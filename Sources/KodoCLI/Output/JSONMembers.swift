@@ -34,6 +34,12 @@ struct JSONMembers {
   }
 
   @inline(__always)
+  static func room(_ name: StaticString, text: ShortText?) -> Int {
+    guard let text else { return 0 }
+    return room(name, value: JSONText.stringRoom(text.utf8Count))
+  }
+
+  @inline(__always)
   static func room(_ name: StaticString, int: Int64?) -> Int {
     int == nil ? 0 : room(name, value: DecimalText.maximumLength())
   }
@@ -96,6 +102,22 @@ struct JSONMembers {
   @inline(__always)
   mutating func string(_ key: StaticString, _ value: String?) {
     if let value { string(key, value) }
+  }
+
+  /// A string member from a `ShortText`: inline ASCII with nothing to escape (a qetag, an MD5)
+  /// is copied between the quotes as it is, anything else goes through the escaper.
+  @inline(__always)
+  mutating func text(_ key: StaticString, _ value: ShortText?) {
+    guard let value else { return }
+    let copied: Void? = value.withInlineASCII { bytes, plain in
+      guard plain else { return string(key, utf8: bytes) }
+      name(key, valueRoom: JSONText.stringRoom(bytes.count))
+      out[count] = UInt8(ascii: "\"")
+      count += 1 + (out + count + 1).write(bytes)
+      out[count] = UInt8(ascii: "\"")
+      count += 1
+    }
+    if copied == nil { value.withUTF8 { string(key, utf8: $0) } }
   }
 
   /// A string member from the valid UTF-8 of a `String`.

@@ -56,6 +56,34 @@ extension JSONReader {
 }
 
 extension JSONReader {
+  /// Reads a string value as `ShortText`: plain ASCII of up to `ShortText.inlineCapacity` bytes
+  /// (a qetag, an MD5) straight from the input into its words, anything else through
+  /// `readString` (the same text, the same errors).
+  @inline(__always)
+  package mutating func readShortText() throws(Failure) -> ShortText {
+    skipWhitespace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+      throw fail("expected a string")
+    }
+    let start = index + 1
+    let end = plainASCIIEnd(from: start)
+    guard end < bytes.count, bytes[end] == UInt8(ascii: "\""),
+      end - start <= ShortText.inlineCapacity
+    else { return ShortText(try readString()) }
+    let text = bytes.withUnsafeBytes { ShortText(ascii: $0, from: start, count: end - start) }
+    index = end + 1
+    return text
+  }
+
+  /// Reads a string as `ShortText`, or `nil` for `null`.
+  @inline(__always)
+  package mutating func readOptionalShortText() throws(Failure) -> ShortText? {
+    if readNull() { return nil }
+    return try readShortText()
+  }
+}
+
+extension JSONReader {
   /// Reads runs of eight decimal digits from `index` while at most ten digits have been read
   /// (so the value stays below 10^18): the value and the number of digits read. A run that is
   /// not eight digits is left for the caller's byte loop.

@@ -1,0 +1,144 @@
+import KodoTestSupport
+import PropertyBased
+import StorageCore
+import Testing
+
+/// `ShortText`, the inline form of a listing's digests: it gives back exactly the text it was
+/// made from, however it was made, takes one form for one text, and compares and hashes as
+/// `String` does.
+@Suite("Short inline text")
+struct ShortTextTests {
+  /// Text of every kind a service may send: ASCII of every length from 0 to 64 (printable, with
+  /// JSON's special characters and control characters), digests of the usual lengths, and
+  /// arbitrary Unicode.
+  static let anyText = fuzzInput { random -> String in
+    switch random.int(0...4) {
+    case 0:
+      let alphabet = Array("0123456789abcdefABCDEF-_")
+      let length = [0, 1, 27, 28, 31, 32, 33].randomElement(using: &random) ?? 28
+      return String((0..<length).map { _ in alphabet.randomElement(using: &random) ?? "a" })
+    case 1, 2:
+      let length = random.int(0...64)
+      let awkward = random.chance(20)
+      return String(
+        decoding: (0..<length).map { _ in
+          awkward && random.chance(15)
+            ? [0x00, 0x09, 0x0A, 0x1F, 0x22, 0x5C, 0x7F].randomElement(using: &random) ?? 0
+            : UInt8(random.int(0x20...0x7E))
+        }, as: UTF8.self)
+    case 3:
+      return String((0..<random.int(0...40)).map { _ in anyCharacter(&random) })
+    default:
+      // Mostly ASCII with one character that is not.
+      var text = Array("0123456789abcdef0123456789abcdef".prefix(random.int(0...40)))
+      text.insert(anyCharacter(&random), at: random.int(0...text.count))
+      return String(text)
+    }
+  }
+
+  static func anyCharacter(_ random: inout some RandomNumberGenerator) -> Character {
+    let scalars: [Unicode.Scalar] = [
+      "\u{E9}", "\u{301}", "\u{212A}", "\u{37E}", "\u{2028}", "\u{1F600}", "\u{FFFD}", "\u{80}",
+    ]
+    if random.chance(50), let scalar = scalars.randomElement(using: &random) {
+      return Character(scalar)
+    }
+    return Character(Unicode.Scalar(UInt32(random.int(0x80...0xD7FF))) ?? "\u{FFFD}")
+  }
+
+  /// The text inline exactly when it is ASCII of at most 32 bytes.
+  static func fitsInline(_ text: String) -> Bool {
+    text.utf8.count <= ShortText.inlineCapacity && text.utf8.allSatisfy { $0 < 0x80 }
+  }
+
+  @Test func everyWayOfMakingOneGivesBackItsBytesInOneForm() async {
+    await seededCheck(count: fuzzCount(1000), input: Self.anyText) { text in
+      let made = ShortText(text)
+      let bytes = Array(text.utf8)
+      #expect(Array(made.string.utf8) == bytes, "\(text.debugDescription)")
+      #expect(made.withUTF8 { Array($0) } == bytes)
+      #expect(made.utf8Count == bytes.count)
+      #expect(made.isInline == Self.fitsInline(text), "\(text.debugDescription)")
+      #expect(made.description == text)
+      let fromBytes = bytes.withUnsafeBytes { ShortText(utf8: $0) }
+      #expect(fromBytes.isInline == made.isInline)
+      #expect(Array(fromBytes.string.utf8) == bytes)
+      if made.isInline {
+        // Loaded from within a larger buffer, at its end (fewer than 32 bytes after the start)
+        // and with room to spare.
+        for padding in [0, 40] {
+          let buffer = [0xFF, 0x22] + bytes + Array(repeating: 0xEE, count: padding)
+          let loaded = buffer.withUnsafeBytes {
+            ShortText(ascii: $0, from: 2, count: bytes.count)
+          }
+          #expect(loaded.withUTF8 { Array($0) } == bytes)
+          #expect(loaded == made)
+        }
+      }
+    }
+  }
+
+  /// The JSON reader's `readShortText` reads what `readString` reads, in the same form as
+  /// `ShortText(_:)` makes.
+  @Test func theJSONReaderReadsWhatReadStringReads() async throws {
+    await seededCheck(count: fuzzCount(1000), input: Self.anyText) { text in
+      var json: [UInt8] = []
+      JSONText.appendString(text, to: &json)
+      for padding in [0, 40] {
+        let input = json + Array(repeating: UInt8(ascii: " "), count: padding)
+        var reader = JSONReader(input)
+        var strings = JSONReader(input)
+        let read = try reader.readShortText()
+        #expect(Array(read.string.utf8) == Array(try strings.readString().utf8))
+        #expect(read.isInline == ShortText(text).isInline, "\(text.debugDescription)")
+        #expect(reader.index == strings.index)
+      }
+    }
+    var reader = JSONReader(Array(#"[null,"abc",1,"a\u0001"]"#.utf8))
+    var read: [ShortText?] = []
+    try reader.readArray { (reader) throws(JSONReader.Failure) in
+      if read.count == 2 {
+        #expect(throws: JSONReader.Failure.self) { try reader.readShortText() }
+        try reader.skipValue()
+        read.append(nil)
+      } else {
+        read.append(try reader.readOptionalShortText())
+      }
+    }
+    #expect(read == [nil, ShortText("abc"), nil, ShortText("a\u{1}")])
+    var control = JSONReader(Array("\"a\u{1}\"".utf8))
+    #expect(throws: JSONReader.Failure.self) { try control.readShortText() }
+  }
+
+  @Test func equalityAndHashingAreStrings() async {
+    await seededCheck(count: fuzzCount(1000), input: Self.anyText, Self.anyText) { a, b in
+      for (x, y) in [(a, b), (a, a), (b, a)] {
+        #expect(
+          (ShortText(x) == ShortText(y)) == (x == y), "\(x.debugDescription) \(y.debugDescription)")
+        if x == y { #expect(ShortText(x).hashValue == ShortText(y).hashValue) }
+      }
+    }
+    // Canonically equivalent texts: one of each pair is ASCII (inline), the other is not.
+    for (ascii, other) in [("K", "\u{212A}"), (";", "\u{37E}"), ("x;K", "x\u{37E}\u{212A}")] {
+      #expect(ascii == other)
+      #expect(ShortText(ascii) == ShortText(other))
+      #expect(ShortText(ascii).hashValue == ShortText(other).hashValue)
+    }
+    #expect(ShortText("e\u{301}") == ShortText("\u{E9}"))
+    #expect(ShortText("") == ShortText())
+    #expect(ShortText("a") != ShortText("a "))
+  }
+
+  /// Inline text says it is plain (JSON copies it as it is) exactly when the escaper would copy
+  /// it unchanged.
+  @Test func plainTextIsWhatTheEscaperCopies() async {
+    await seededCheck(count: fuzzCount(1000), input: Self.anyText) { text in
+      let made = ShortText(text)
+      let plain = made.withInlineASCII { _, plain in plain }
+      #expect((plain != nil) == made.isInline)
+      guard let plain else { return }
+      let escaped = Array(text.utf8).withUnsafeBufferPointer { JSONText.mayNeedEscaping($0) }
+      #expect(plain == !escaped, "\(text.debugDescription)")
+    }
+  }
+}
