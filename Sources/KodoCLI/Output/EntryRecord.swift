@@ -298,13 +298,13 @@ enum EntryRecord {
       return try string()
     }
 
-    /// An optional string as `ShortText` (short ASCII made with no string).
-    mutating func optionalText() throws(StorageError) -> ShortText? {
+    /// An optional string as `InlineText` (short ASCII made with no string).
+    mutating func optionalText() throws(StorageError) -> InlineText? {
       guard try flag() else { return nil }
       let length = try int32()
       guard length <= remaining else { throw Self.changed }
       defer { offset += length }
-      return ShortText(utf8: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
+      return InlineText(utf8: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
     }
   }
 }
@@ -320,8 +320,8 @@ extension EntryRecord.Sink {
     string(value)
   }
 
-  /// An optional `ShortText`, as `optional` writes a string.
-  fileprivate mutating func optional(_ value: ShortText?) {
+  /// An optional `InlineText`, as `optional` writes a string.
+  fileprivate mutating func optional(_ value: InlineText?) {
     guard let value else {
       byte(0)
       return

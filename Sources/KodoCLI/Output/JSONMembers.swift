@@ -34,7 +34,7 @@ struct JSONMembers {
   }
 
   @inline(__always)
-  static func room(_ name: StaticString, text: ShortText?) -> Int {
+  static func room(_ name: StaticString, text: InlineText?) -> Int {
     guard let text else { return 0 }
     return room(name, value: JSONText.stringRoom(text.utf8Count))
   }
@@ -104,10 +104,10 @@ struct JSONMembers {
     if let value { string(key, value) }
   }
 
-  /// A string member from a `ShortText`: inline ASCII with nothing to escape (a qetag, an MD5)
+  /// A string member from a `InlineText`: inline ASCII with nothing to escape (a qetag, an MD5)
   /// is copied between the quotes as it is, anything else goes through the escaper.
   @inline(__always)
-  mutating func text(_ key: StaticString, _ value: ShortText?) {
+  mutating func text(_ key: StaticString, _ value: InlineText?) {
     guard let value else { return }
     let copied: Void? = value.withInlineASCII { bytes, plain in
       guard plain else { return string(key, utf8: bytes) }

@@ -56,11 +56,11 @@ extension JSONReader {
 }
 
 extension JSONReader {
-  /// Reads a string value as `ShortText`: plain ASCII of up to `ShortText.inlineCapacity` bytes
+  /// Reads a string value as `InlineText`: plain ASCII of up to `InlineText.inlineCapacity` bytes
   /// (a qetag, an MD5) straight from the input into its words, anything else through
   /// `readString` (the same text, the same errors).
   @inline(__always)
-  package mutating func readShortText() throws(Failure) -> ShortText {
+  package mutating func readInlineText() throws(Failure) -> InlineText {
     skipWhitespace()
     guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
       throw fail("expected a string")
@@ -68,18 +68,18 @@ extension JSONReader {
     let start = index + 1
     let end = plainASCIIEnd(from: start)
     guard end < bytes.count, bytes[end] == UInt8(ascii: "\""),
-      end - start <= ShortText.inlineCapacity
-    else { return ShortText(try readString()) }
-    let text = bytes.withUnsafeBytes { ShortText(ascii: $0, from: start, count: end - start) }
+      end - start <= InlineText.inlineCapacity
+    else { return InlineText(try readString()) }
+    let text = bytes.withUnsafeBytes { InlineText(ascii: $0, from: start, count: end - start) }
     index = end + 1
     return text
   }
 
-  /// Reads a string as `ShortText`, or `nil` for `null`.
+  /// Reads a string as `InlineText`, or `nil` for `null`.
   @inline(__always)
-  package mutating func readOptionalShortText() throws(Failure) -> ShortText? {
+  package mutating func readOptionalInlineText() throws(Failure) -> InlineText? {
     if readNull() { return nil }
-    return try readShortText()
+    return try readInlineText()
   }
 }
 

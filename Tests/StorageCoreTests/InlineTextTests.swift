@@ -3,11 +3,11 @@ import PropertyBased
 import StorageCore
 import Testing
 
-/// `ShortText`, the inline form of a listing's digests: it gives back exactly the text it was
+/// `InlineText`, the inline form of a listing's digests: it gives back exactly the text it was
 /// made from, however it was made, takes one form for one text, and compares and hashes as
 /// `String` does.
-@Suite("Short inline text")
-struct ShortTextTests {
+@Suite("Inline text")
+struct InlineTextTests {
   /// Text of every kind a service may send: ASCII of every length from 0 to 64 (printable, with
   /// JSON's special characters and control characters), digests of the usual lengths, and
   /// arbitrary Unicode.
@@ -48,19 +48,19 @@ struct ShortTextTests {
 
   /// The text inline exactly when it is ASCII of at most 32 bytes.
   static func fitsInline(_ text: String) -> Bool {
-    text.utf8.count <= ShortText.inlineCapacity && text.utf8.allSatisfy { $0 < 0x80 }
+    text.utf8.count <= InlineText.inlineCapacity && text.utf8.allSatisfy { $0 < 0x80 }
   }
 
   @Test func everyWayOfMakingOneGivesBackItsBytesInOneForm() async {
     await seededCheck(count: fuzzCount(1000), input: Self.anyText) { text in
-      let made = ShortText(text)
+      let made = InlineText(text)
       let bytes = Array(text.utf8)
       #expect(Array(made.string.utf8) == bytes, "\(text.debugDescription)")
       #expect(made.withUTF8 { Array($0) } == bytes)
       #expect(made.utf8Count == bytes.count)
       #expect(made.isInline == Self.fitsInline(text), "\(text.debugDescription)")
       #expect(made.description == text)
-      let fromBytes = bytes.withUnsafeBytes { ShortText(utf8: $0) }
+      let fromBytes = bytes.withUnsafeBytes { InlineText(utf8: $0) }
       #expect(fromBytes.isInline == made.isInline)
       #expect(Array(fromBytes.string.utf8) == bytes)
       if made.isInline {
@@ -69,7 +69,7 @@ struct ShortTextTests {
         for padding in [0, 40] {
           let buffer = [0xFF, 0x22] + bytes + Array(repeating: 0xEE, count: padding)
           let loaded = buffer.withUnsafeBytes {
-            ShortText(ascii: $0, from: 2, count: bytes.count)
+            InlineText(ascii: $0, from: 2, count: bytes.count)
           }
           #expect(loaded.withUTF8 { Array($0) } == bytes)
           #expect(loaded == made)
@@ -78,8 +78,8 @@ struct ShortTextTests {
     }
   }
 
-  /// The JSON reader's `readShortText` reads what `readString` reads, in the same form as
-  /// `ShortText(_:)` makes.
+  /// The JSON reader's `readInlineText` reads what `readString` reads, in the same form as
+  /// `InlineText(_:)` makes.
   @Test func theJSONReaderReadsWhatReadStringReads() async throws {
     await seededCheck(count: fuzzCount(1000), input: Self.anyText) { text in
       var json: [UInt8] = []
@@ -88,52 +88,53 @@ struct ShortTextTests {
         let input = json + Array(repeating: UInt8(ascii: " "), count: padding)
         var reader = JSONReader(input)
         var strings = JSONReader(input)
-        let read = try reader.readShortText()
+        let read = try reader.readInlineText()
         #expect(Array(read.string.utf8) == Array(try strings.readString().utf8))
-        #expect(read.isInline == ShortText(text).isInline, "\(text.debugDescription)")
+        #expect(read.isInline == InlineText(text).isInline, "\(text.debugDescription)")
         #expect(reader.index == strings.index)
       }
     }
     var reader = JSONReader(Array(#"[null,"abc",1,"a\u0001"]"#.utf8))
-    var read: [ShortText?] = []
+    var read: [InlineText?] = []
     try reader.readArray { (reader) throws(JSONReader.Failure) in
       if read.count == 2 {
-        #expect(throws: JSONReader.Failure.self) { try reader.readShortText() }
+        #expect(throws: JSONReader.Failure.self) { try reader.readInlineText() }
         try reader.skipValue()
         read.append(nil)
       } else {
-        read.append(try reader.readOptionalShortText())
+        read.append(try reader.readOptionalInlineText())
       }
     }
-    #expect(read == [nil, ShortText("abc"), nil, ShortText("a\u{1}")])
+    #expect(read == [nil, InlineText("abc"), nil, InlineText("a\u{1}")])
     var control = JSONReader(Array("\"a\u{1}\"".utf8))
-    #expect(throws: JSONReader.Failure.self) { try control.readShortText() }
+    #expect(throws: JSONReader.Failure.self) { try control.readInlineText() }
   }
 
   @Test func equalityAndHashingAreStrings() async {
     await seededCheck(count: fuzzCount(1000), input: Self.anyText, Self.anyText) { a, b in
       for (x, y) in [(a, b), (a, a), (b, a)] {
         #expect(
-          (ShortText(x) == ShortText(y)) == (x == y), "\(x.debugDescription) \(y.debugDescription)")
-        if x == y { #expect(ShortText(x).hashValue == ShortText(y).hashValue) }
+          (InlineText(x) == InlineText(y)) == (x == y),
+          "\(x.debugDescription) \(y.debugDescription)")
+        if x == y { #expect(InlineText(x).hashValue == InlineText(y).hashValue) }
       }
     }
     // Canonically equivalent texts: one of each pair is ASCII (inline), the other is not.
     for (ascii, other) in [("K", "\u{212A}"), (";", "\u{37E}"), ("x;K", "x\u{37E}\u{212A}")] {
       #expect(ascii == other)
-      #expect(ShortText(ascii) == ShortText(other))
-      #expect(ShortText(ascii).hashValue == ShortText(other).hashValue)
+      #expect(InlineText(ascii) == InlineText(other))
+      #expect(InlineText(ascii).hashValue == InlineText(other).hashValue)
     }
-    #expect(ShortText("e\u{301}") == ShortText("\u{E9}"))
-    #expect(ShortText("") == ShortText())
-    #expect(ShortText("a") != ShortText("a "))
+    #expect(InlineText("e\u{301}") == InlineText("\u{E9}"))
+    #expect(InlineText("") == InlineText())
+    #expect(InlineText("a") != InlineText("a "))
   }
 
   /// Inline text says it is plain (JSON copies it as it is) exactly when the escaper would copy
   /// it unchanged.
   @Test func plainTextIsWhatTheEscaperCopies() async {
     await seededCheck(count: fuzzCount(1000), input: Self.anyText) { text in
-      let made = ShortText(text)
+      let made = InlineText(text)
       let plain = made.withInlineASCII { _, plain in plain }
       #expect((plain != nil) == made.isInline)
       guard let plain else { return }

@@ -5,11 +5,11 @@ import Testing
 
 @testable import KodoCLI
 
-/// Entries whose digests (`hash`, `etag`, `md5`) are kept as `ShortText`: the listing's writer
+/// Entries whose digests (`hash`, `etag`, `md5`) are kept as `InlineText`: the listing's writer
 /// copies inline ones as they are, and writes exactly what the `String` escaper writes for the
 /// same text; the sort's records keep them.
 @Suite("Listing JSON of inline digests")
-struct ShortTextJSONTests {
+struct InlineTextJSONTests {
   static func json(_ body: (inout JSONLine) -> Void) -> String {
     var line = JSONLine()
     body(&line)

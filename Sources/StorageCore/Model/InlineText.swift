@@ -6,7 +6,7 @@
 /// and writes them from the words. The same text always takes the same form (inline exactly when
 /// it is ASCII and short enough), and `==` and hashing are `String`'s: two values are equal
 /// exactly when their strings are (so `ObjectEntry`'s `==` is what it was with `String` fields).
-public struct ShortText: Sendable, Hashable, CustomStringConvertible {
+public struct InlineText: Sendable, Hashable, CustomStringConvertible {
   /// The most bytes kept inline: a qetag is 28, an MD5 in hex and a plain ETag 32.
   public static var inlineCapacity: Int { 32 }
 
@@ -36,9 +36,9 @@ public struct ShortText: Sendable, Hashable, CustomStringConvertible {
   /// The text `string`.
   public init(_ string: String) {
     var string = string
-    let inline = string.withUTF8 { bytes -> ShortText? in
+    let inline = string.withUTF8 { bytes -> InlineText? in
       guard bytes.count <= Self.inlineCapacity, UTF8Text.isASCII(bytes) else { return nil }
-      return ShortText(ascii: UnsafeRawBufferPointer(bytes), from: 0, count: bytes.count)
+      return InlineText(ascii: UnsafeRawBufferPointer(bytes), from: 0, count: bytes.count)
     }
     storage = inline?.storage ?? .text(string)
   }
@@ -61,7 +61,7 @@ public struct ShortText: Sendable, Hashable, CustomStringConvertible {
   package init(ascii raw: UnsafeRawBufferPointer, from start: Int, count: Int) {
     precondition(
       count >= 0 && count <= Self.inlineCapacity && start >= 0 && start <= raw.count - count,
-      "ShortText: bytes out of range")
+      "InlineText: bytes out of range")
     var words = Words()
     words.w0 = Self.load(raw, start, keeping: count)
     words.w1 = Self.load(raw, start + 8, keeping: count - 8)
@@ -173,7 +173,7 @@ public struct ShortText: Sendable, Hashable, CustomStringConvertible {
 
   /// Equal exactly when the strings are (`String`'s `==`, canonical equivalence): inline texts
   /// (ASCII, where that is byte equality) by their words.
-  public static func == (lhs: ShortText, rhs: ShortText) -> Bool {
+  public static func == (lhs: InlineText, rhs: InlineText) -> Bool {
     if case .inline(let left) = lhs.storage, case .inline(let right) = rhs.storage {
       return left == right
     }
