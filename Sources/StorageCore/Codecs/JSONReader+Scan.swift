@@ -41,23 +41,21 @@ extension JSONReader {
     // The usual name: plain ASCII ending within the 16 bytes loaded at once, found by the first
     // byte the scan marks in them being the closing quote.
     if start + 16 <= bytes.count {
-      let name: MemberName? = bytes.withUnsafeBytes { raw in
-        let low = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start, as: UInt64.self))
-        let high = UInt64(
-          littleEndian: raw.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self))
-        let lowMarks = Self.stringMarks(low)
-        let marks = lowMarks != 0 ? lowMarks : Self.stringMarks(high)
-        guard marks != 0 else { return nil }
-        let length = (lowMarks != 0 ? 0 : 8) + marks.trailingZeroBitCount / 8
-        guard raw[start + length] == UInt8(ascii: "\"") else { return nil }
+      let (low, high) = bytes.withUnsafeBytes { raw in
+        (
+          UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start, as: UInt64.self)),
+          UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self))
+        )
+      }
+      let lowMarks = Self.stringMarks(low)
+      let marks = lowMarks != 0 ? lowMarks : Self.stringMarks(high)
+      let length = (lowMarks != 0 ? 0 : 8) + marks.trailingZeroBitCount / 8
+      if marks != 0, bytes[start + length] == UInt8(ascii: "\"") {
         var name = MemberName()
         name.low = length >= 8 ? low : low & ((1 << UInt64(length * 8)) - 1)
         name.high = length <= 8 ? 0 : high & ((1 << UInt64((length - 8) * 8)) - 1)
         name.count = length
-        return name
-      }
-      if let name {
-        index = start + name.count + 1
+        index = start + length + 1
         return name
       }
     }
