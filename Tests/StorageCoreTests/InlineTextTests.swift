@@ -130,16 +130,27 @@ struct InlineTextTests {
     #expect(InlineText("a") != InlineText("a "))
   }
 
-  /// Inline text says it is plain (JSON copies it as it is) exactly when the escaper would copy
-  /// it unchanged.
-  @Test func plainTextIsWhatTheEscaperCopies() async {
+  /// Inline text is written to JSON as it is exactly when the escaper would copy it unchanged,
+  /// and then as the escaper writes it, within the escaper's room.
+  @Test func plainTextIsWrittenAsTheEscaperWritesIt() async {
     await seededCheck(count: fuzzCount(1000), input: Self.anyText) { text in
       let made = InlineText(text)
-      let plain = made.withInlineASCII { _, plain in plain }
-      #expect((plain != nil) == made.isInline)
-      guard let plain else { return }
-      let escaped = Array(text.utf8).withUnsafeBufferPointer { JSONText.mayNeedEscaping($0) }
-      #expect(plain == !escaped, "\(text.debugDescription)")
+      let bytes = Array(text.utf8)
+      let room = JSONText.stringRoom(bytes.count)
+      var out = [UInt8](repeating: 0xAA, count: room + 1)
+      let written = out.withUnsafeMutableBufferPointer { buffer in
+        buffer.baseAddress.flatMap { made.writePlainJSON(to: $0) }
+      }
+      let escaped = bytes.withUnsafeBufferPointer { JSONText.mayNeedEscaping($0) }
+      #expect((written != nil) == (made.isInline && !escaped), "\(text.debugDescription)")
+      guard let written else {
+        #expect(out.allSatisfy { $0 == 0xAA })
+        return
+      }
+      var expected: [UInt8] = []
+      JSONText.appendString(text, to: &expected)
+      #expect(Array(out[..<written]) == expected)
+      #expect(out[room] == 0xAA)
     }
   }
 }

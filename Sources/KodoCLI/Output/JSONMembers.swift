@@ -109,15 +109,12 @@ struct JSONMembers {
   @inline(__always)
   mutating func text(_ key: StaticString, _ value: InlineText?) {
     guard let value else { return }
-    let copied: Void? = value.withInlineASCII { bytes, plain in
-      guard plain else { return string(key, utf8: bytes) }
-      name(key, valueRoom: JSONText.stringRoom(bytes.count))
-      out[count] = UInt8(ascii: "\"")
-      count += 1 + (out + count + 1).write(bytes)
-      out[count] = UInt8(ascii: "\"")
-      count += 1
+    name(key, valueRoom: JSONText.stringRoom(value.utf8Count))
+    if let written = value.writePlainJSON(to: out + count) {
+      count += written
+    } else {
+      value.withUTF8 { count += JSONText.write(utf8: $0, to: out + count) }
     }
-    if copied == nil { value.withUTF8 { string(key, utf8: $0) } }
   }
 
   /// A string member from the valid UTF-8 of a `String`.

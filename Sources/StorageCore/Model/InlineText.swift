@@ -123,15 +123,36 @@ public struct InlineText: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
-  /// Calls `body` with the ASCII bytes of inline text, and whether none of them is `"`, `\` or a
-  /// control character (JSON writes such text as it is); `nil` for text kept as a `String`.
+  /// Writes inline text that holds no `"`, `\` or control character (JSON has nothing to escape
+  /// in it) as a JSON string, quotes included, at `out`, which has room for
+  /// `JSONText.stringRoom(utf8Count)` bytes: the words stored whole. Returns how many bytes it
+  /// wrote, or `nil` (having written nothing) for any other text.
   @inline(__always)
-  package func withInlineASCII<Result>(
-    _ body: (UnsafeBufferPointer<UInt8>, _ plain: Bool) -> Result
-  ) -> Result? {
-    guard case .inline(let words) = storage else { return nil }
-    let plain = Self.isPlain(words)
-    return Self.withBytes(words) { body($0, plain) }
+  package func writePlainJSON(to out: UnsafeMutablePointer<UInt8>) -> Int? {
+    guard case .inline(let words) = storage, Self.isPlain(words) else { return nil }
+    let count = Int(words.count)
+    out[0] = UInt8(ascii: "\"")
+    if count >= 8 {
+      // Whole words: at most seven bytes past the text, which the closing quote and the room
+      // (six bytes a byte) cover.
+      let raw = UnsafeMutableRawPointer(out + 1)
+      raw.storeBytes(of: words.w0.littleEndian, as: UInt64.self)
+      if count > 8 { raw.storeBytes(of: words.w1.littleEndian, toByteOffset: 8, as: UInt64.self) }
+      if count > 16 {
+        raw.storeBytes(of: words.w2.littleEndian, toByteOffset: 16, as: UInt64.self)
+      }
+      if count > 24 {
+        raw.storeBytes(of: words.w3.littleEndian, toByteOffset: 24, as: UInt64.self)
+      }
+    } else {
+      var word = words.w0
+      for index in 0..<count {
+        out[1 + index] = UInt8(truncatingIfNeeded: word)
+        word >>= 8
+      }
+    }
+    out[1 + count] = UInt8(ascii: "\"")
+    return count + 2
   }
 
   /// Whether no byte of `words` is `"`, `\` or below 0x20.
