@@ -313,6 +313,15 @@ struct CodecPropertyTests {
       let time = Timestamp(hundredNanoseconds: hundredNanoseconds, fractionDigits: digits)
       #expect(time.rfc3339 == expected(time))
     }
+    // Every time of the years 0–9999 (the fields written at fixed places).
+    await seededCheck(
+      count: 1000,
+      input: Gen<Int64>.value(in: -621_672_192_000_000_000...2_534_023_007_999_999_999),
+      Gen<Int>.value(in: 0...7)
+    ) { hundredNanoseconds, digits in
+      let time = Timestamp(hundredNanoseconds: hundredNanoseconds, fractionDigits: digits)
+      #expect(time.rfc3339 == expected(time))
+    }
   }
 
   @Test func httpDatesRoundTrip() async {

@@ -28,7 +28,7 @@ struct JSONTextTests {
   }
 
   @Test func everyByteAtEveryPlaceIsFoundWhenItNeedsEscaping() {
-    for length in 1...19 {
+    for length in 1...27 {
       for place in 0..<length {
         for byte in 0...255 {
           var bytes = [UInt8](repeating: UInt8(ascii: "x"), count: length)
@@ -36,6 +36,15 @@ struct JSONTextTests {
           let expected = byte < 0x20 || byte == 0x22 || byte == 0x5C || byte == 0xE2
           let found = bytes.withUnsafeBufferPointer { JSONText.mayNeedEscaping($0) }
           #expect(found == expected, "byte \(byte) at \(place) of \(length)")
+          // The writer's one-pass copy says the same, and copies exactly the bytes when plain.
+          var copy = [UInt8](repeating: 0xAA, count: length + 1)
+          let plain = bytes.withUnsafeBufferPointer { source in
+            copy.withUnsafeMutableBufferPointer { target in
+              target.baseAddress.map { JSONText.copyIfPlain(source, to: $0) } ?? false
+            }
+          }
+          #expect(plain == !expected, "byte \(byte) at \(place) of \(length)")
+          if plain { #expect(copy == bytes + [0xAA]) }
         }
       }
     }

@@ -40,8 +40,8 @@ enum EntryRecord {
     sink.string(entry.storageClass.name)
     sink.string(entry.storageClass.serviceName)
     sink.optional(entry.mimeType)
-    sink.optional(entry.hash)
-    sink.optional(entry.etag)
+    sink.optional(entry.hashText)
+    sink.optional(entry.etagText)
     switch entry.status {
     case nil: sink.byte(0)
     case .enabled: sink.byte(1)
@@ -51,7 +51,7 @@ enum EntryRecord {
       sink.int(Int64(code))
     }
     sink.optional(entry.objectType)
-    sink.optional(entry.md5)
+    sink.optional(entry.md5Text)
     sink.optional(entry.endUser)
     if let meta = entry.meta {
       sink.byte(1)
@@ -121,8 +121,8 @@ enum EntryRecord {
     let className = try cursor.string()
     let serviceName = try cursor.string()
     let mime = try cursor.optional()
-    let hash = try cursor.optional()
-    let etag = try cursor.optional()
+    let hash = try cursor.optionalText()
+    let etag = try cursor.optionalText()
     let status: ObjectStatus?
     switch try cursor.byte() {
     case 0: status = nil
@@ -134,7 +134,7 @@ enum EntryRecord {
     default: throw Cursor.changed
     }
     let objectType = try cursor.optional()
-    let md5 = try cursor.optional()
+    let md5 = try cursor.optionalText()
     let endUser = try cursor.optional()
     var meta: UserMetadata?
     if try cursor.flag() {
@@ -175,7 +175,7 @@ enum EntryRecord {
       key: key, size: size,
       putTime: Timestamp(hundredNanoseconds: put, fractionDigits: Int(digits)),
       storageClass: StorageClass(name: className, serviceName: serviceName), mimeType: mime,
-      hash: hash, etag: etag, status: status, objectType: objectType, md5: md5,
+      hashText: hash, etagText: etag, status: status, objectType: objectType, md5Text: md5,
       endUser: endUser, meta: meta, restoreStatus: restoreStatus, lastModified: lastModified,
       parts: parts)
   }
@@ -186,6 +186,8 @@ enum EntryRecord {
     mutating func int(_ value: Int64)
     mutating func int32(_ value: Int)
     mutating func string(_ value: String)
+    /// A string's bytes, as `string` writes them.
+    mutating func utf8(_ value: UnsafeBufferPointer<UInt8>)
   }
 
   /// Counts the bytes of the fields.
@@ -195,6 +197,7 @@ enum EntryRecord {
     mutating func int(_ value: Int64) { count += 8 }
     mutating func int32(_ value: Int) { count += 4 }
     mutating func string(_ value: String) { count += 4 + value.utf8.count }
+    mutating func utf8(_ value: UnsafeBufferPointer<UInt8>) { count += 4 + value.count }
   }
 
   /// Writes the fields into bytes counted for them.
@@ -232,6 +235,13 @@ enum EntryRecord {
         target.copyBytes(from: utf8)
       }
       offset += utf8.count
+    }
+
+    mutating func utf8(_ value: UnsafeBufferPointer<UInt8>) {
+      int32(value.count)
+      UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<(offset + value.count)])
+        .copyMemory(from: UnsafeRawBufferPointer(value))
+      offset += value.count
     }
   }
 
@@ -287,6 +297,15 @@ enum EntryRecord {
       guard try flag() else { return nil }
       return try string()
     }
+
+    /// An optional string as `InlineText` (short ASCII made with no string).
+    mutating func optionalText() throws(StorageError) -> InlineText? {
+      guard try flag() else { return nil }
+      let length = try int32()
+      guard length <= remaining else { throw Self.changed }
+      defer { offset += length }
+      return InlineText(utf8: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length)]))
+    }
   }
 }
 
@@ -299,5 +318,15 @@ extension EntryRecord.Sink {
     }
     byte(1)
     string(value)
+  }
+
+  /// An optional `InlineText`, as `optional` writes a string.
+  fileprivate mutating func optional(_ value: InlineText?) {
+    guard let value else {
+      byte(0)
+      return
+    }
+    byte(1)
+    value.withUTF8 { utf8($0) }
   }
 }

@@ -34,6 +34,12 @@ struct JSONMembers {
   }
 
   @inline(__always)
+  static func room(_ name: StaticString, text: InlineText?) -> Int {
+    guard let text else { return 0 }
+    return room(name, value: JSONText.stringRoom(text.utf8Count))
+  }
+
+  @inline(__always)
   static func room(_ name: StaticString, int: Int64?) -> Int {
     int == nil ? 0 : room(name, value: DecimalText.maximumLength())
   }
@@ -96,6 +102,19 @@ struct JSONMembers {
   @inline(__always)
   mutating func string(_ key: StaticString, _ value: String?) {
     if let value { string(key, value) }
+  }
+
+  /// A string member from a `InlineText`: inline ASCII with nothing to escape (a qetag, an MD5)
+  /// is copied between the quotes as it is, anything else goes through the escaper.
+  @inline(__always)
+  mutating func text(_ key: StaticString, _ value: InlineText?) {
+    guard let value else { return }
+    name(key, valueRoom: JSONText.stringRoom(value.utf8Count))
+    if let written = value.writePlainJSON(to: out + count) {
+      count += written
+    } else {
+      value.withUTF8 { count += JSONText.write(utf8: $0, to: out + count) }
+    }
   }
 
   /// A string member from the valid UTF-8 of a `String`.

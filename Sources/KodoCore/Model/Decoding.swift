@@ -165,7 +165,7 @@ enum Decode {
       entry.key = try reader.readString()
       sawKey = true
     case .fsize: entry.size = try reader.readOptionalInt64() ?? 0
-    case .hash: entry.hash = try reader.readOptionalString() ?? ""
+    case .hash: entry.hashText = try reader.readOptionalInlineText() ?? InlineText()
     case .mimeType: entry.mimeType = try reader.readOptionalString(reusing: &repeats) ?? ""
     case .putTime:
       entry.putTime = Timestamp(hundredNanoseconds: try reader.readOptionalInt64() ?? 0)
@@ -173,7 +173,7 @@ enum Decode {
       entry.storageClass = .kodo(type: Int(clamping: try reader.readOptionalInt64() ?? 0))
     case .status:
       entry.status = ObjectStatus.kodo(code: Int(clamping: try reader.readOptionalInt64() ?? 0))
-    case .md5: entry.md5 = try reader.readOptionalString()
+    case .md5: entry.md5Text = try reader.readOptionalInlineText()
     case .endUser: entry.endUser = try reader.readOptionalString()
     case .meta: entry.meta = try reader.readMetadata()
     case .restoreStatus:

@@ -22,8 +22,9 @@ public struct OSSObjectSummary: Sendable, Equatable {
   public var lastModified: Timestamp
   /// The size in bytes.
   public var size: Int64
-  /// The ETag without its quotes (an MD5 only for simple uploads), when sent.
-  public var etag: String?
+  /// The ETag without its quotes (an MD5 only for simple uploads), when sent, kept inline when
+  /// short (`etag` is its text).
+  package var etagText: InlineText?
   /// `Normal`, `Multipart`, `Appendable`, `Symlink` or another type, as OSS spells it.
   public var type: String?
   /// `Standard`, `IA`, `Archive`, `ColdArchive`, `DeepColdArchive` or another class, as OSS
@@ -42,11 +43,19 @@ public struct OSSObjectSummary: Sendable, Equatable {
     self.key = key
     self.lastModified = lastModified
     self.size = size
-    self.etag = etag
+    self.etagText = etag.map(InlineText.init)
     self.type = type
     self.storageClass = storageClass
     self.owner = owner
     self.restore = restore
+  }
+}
+
+extension OSSObjectSummary {
+  /// The ETag without its quotes (an MD5 only for simple uploads), when sent.
+  public var etag: String? {
+    get { etagText?.string }
+    set { etagText = newValue.map(InlineText.init) }
   }
 }
 
@@ -231,8 +240,8 @@ extension OSSAnswers {
     let name = reader.name(of: element)
     if element.quoted {
       guard name == "ETag" else { return false }
-      object.etag = try reader.value(
-        of: element, XMLPullReader.string, problem: XMLPullReader.notUTF8)
+      object.etagText = try reader.value(
+        of: element, XMLPullReader.inlineText, problem: XMLPullReader.notUTF8)
       return true
     }
     switch name {
@@ -253,8 +262,8 @@ extension OSSAnswers {
         of: element, XMLPullReader.count, problem: XMLPullReader.notACount)
       seen.insert(.size)
     case "ETag":
-      object.etag = try reader.value(
-        of: element, XMLPullReader.unquotedString, problem: XMLPullReader.notUTF8)
+      object.etagText = try reader.value(
+        of: element, XMLPullReader.unquotedInlineText, problem: XMLPullReader.notUTF8)
     case "Type":
       object.type = try reader.value(
         of: element, XMLPullReader.string, problem: XMLPullReader.notUTF8)

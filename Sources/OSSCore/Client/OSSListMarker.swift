@@ -53,8 +53,9 @@ enum OSSListMarker {
           ObjectEntry(
             key: objects[index].key, size: objects[index].size,
             putTime: objects[index].lastModified, storageClass: storageClass.value,
-            etag: objects[index].etag, objectType: type.value,
-            restoreStatus: objects[index].restore?.status))
+            mimeType: nil, hashText: nil, etagText: objects[index].etagText, status: nil,
+            objectType: type.value, md5Text: nil, endUser: nil, meta: nil,
+            restoreStatus: objects[index].restore?.status, lastModified: nil, parts: nil))
       }
     }
     var next: String?

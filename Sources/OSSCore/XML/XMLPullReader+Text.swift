@@ -140,6 +140,20 @@ extension XMLPullReader {
     UTF8Text.validating(OSSAnswers.unquoted(bytes: bytes))
   }
 
+  /// `string` as `InlineText`: short ASCII (an ETag) made with no string.
+  @inline(__always)
+  static func inlineText(_ bytes: UnsafeBufferPointer<UInt8>) -> InlineText? {
+    if bytes.count <= InlineText.inlineCapacity, UTF8Text.isASCII(bytes) {
+      return InlineText(utf8: UnsafeRawBufferPointer(bytes))
+    }
+    return UTF8Text.validating(bytes).map(InlineText.init)
+  }
+
+  @inline(__always)
+  static func unquotedInlineText(_ bytes: UnsafeBufferPointer<UInt8>) -> InlineText? {
+    inlineText(OSSAnswers.unquoted(bytes: bytes))
+  }
+
   static func notUTF8(_: UnsafeBufferPointer<UInt8>) -> String { "text that is not UTF-8" }
 
   @inline(__always)

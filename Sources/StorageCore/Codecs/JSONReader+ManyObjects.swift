@@ -5,7 +5,7 @@ extension JSONReader {
   /// being made: up to 16 bytes of plain ASCII are kept inline, other names as decoded text.
   package struct MemberName: Sendable {
     /// The longest name kept inline.
-    static let capacity = 16
+    static var capacity: Int { 16 }
     @usableFromInline var low: UInt64 = 0
     @usableFromInline var high: UInt64 = 0
     /// The inline name's length; -1 when `text` holds the name.

@@ -10,9 +10,7 @@ extension JSONReader {
       var at = start
       while at + 8 <= raw.count {
         let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))
-        let marks =
-          (ByteWord.below(0x20, word) | ByteWord.nonASCII(word) | ByteWord.equal(0x22, word)
-            | ByteWord.equal(0x5C, word)) & ByteWord.highs
+        let marks = Self.stringMarks(word)
         if marks != 0 { return at + marks.trailingZeroBitCount / 8 }
         at += 8
       }
@@ -27,11 +25,40 @@ extension JSONReader {
     }
   }
 
+  /// The marks (`ByteWord`) of the bytes of `word` that end a plain string: `"`, `\`, control
+  /// characters and non-ASCII. The lowest mark is exact.
+  @inline(__always)
+  static func stringMarks(_ word: UInt64) -> UInt64 {
+    (ByteWord.below(0x20, word) | ByteWord.nonASCII(word) | ByteWord.equal(0x22, word)
+      | ByteWord.equal(0x5C, word)) & ByteWord.highs
+  }
+
   /// Reads a member name: a short plain name into `MemberName`'s inline bytes (two words loaded
   /// from the input where 16 bytes are there to load), anything else (escapes, non-ASCII, more
   /// than 16 bytes) through `readString`.
   mutating func readMemberName() throws(Failure) -> MemberName {
     let start = index + 1
+    // The usual name: plain ASCII ending within the 16 bytes loaded at once, found by the first
+    // byte the scan marks in them being the closing quote.
+    if start + 16 <= bytes.count {
+      let (low, high) = bytes.withUnsafeBytes { raw in
+        (
+          UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start, as: UInt64.self)),
+          UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self))
+        )
+      }
+      let lowMarks = Self.stringMarks(low)
+      let marks = lowMarks != 0 ? lowMarks : Self.stringMarks(high)
+      let length = (lowMarks != 0 ? 0 : 8) + marks.trailingZeroBitCount / 8
+      if marks != 0, bytes[start + length] == UInt8(ascii: "\"") {
+        var name = MemberName()
+        name.low = length >= 8 ? low : low & ((1 << UInt64(length * 8)) - 1)
+        name.high = length <= 8 ? 0 : high & ((1 << UInt64((length - 8) * 8)) - 1)
+        name.count = length
+        index = start + length + 1
+        return name
+      }
+    }
     let end = plainASCIIEnd(from: start)
     let length = end - start
     guard end < bytes.count, bytes[end] == UInt8(ascii: "\""), length <= MemberName.capacity
@@ -52,6 +79,34 @@ extension JSONReader {
     }
     index = end + 1
     return name
+  }
+}
+
+extension JSONReader {
+  /// Reads a string value as `InlineText`: plain ASCII of up to `InlineText.inlineCapacity` bytes
+  /// (a qetag, an MD5) straight from the input into its words, anything else through
+  /// `readString` (the same text, the same errors).
+  @inline(__always)
+  package mutating func readInlineText() throws(Failure) -> InlineText {
+    skipWhitespace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+      throw fail("expected a string")
+    }
+    let start = index + 1
+    let end = plainASCIIEnd(from: start)
+    guard end < bytes.count, bytes[end] == UInt8(ascii: "\""),
+      end - start <= InlineText.inlineCapacity
+    else { return InlineText(try readString()) }
+    let text = bytes.withUnsafeBytes { InlineText(ascii: $0, from: start, count: end - start) }
+    index = end + 1
+    return text
+  }
+
+  /// Reads a string as `InlineText`, or `nil` for `null`.
+  @inline(__always)
+  package mutating func readOptionalInlineText() throws(Failure) -> InlineText? {
+    if readNull() { return nil }
+    return try readInlineText()
   }
 }
 

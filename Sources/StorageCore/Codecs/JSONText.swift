@@ -33,8 +33,8 @@ package enum JSONText {
   {
     out[0] = UInt8(ascii: "\"")
     var at = 1
-    if !mayNeedEscaping(value) {
-      at += (out + 1).write(value)
+    if copyIfPlain(value, to: out + 1) {
+      at += value.count
     } else {
       var index = 0
       while index < value.count {
@@ -98,10 +98,7 @@ package enum JSONText {
       let raw = UnsafeRawPointer(base)
       while index + 8 <= count {
         let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-        let found =
-          ByteWord.below(0x20, word) | ByteWord.equal(0x22, word) | ByteWord.equal(0x5C, word)
-          | ByteWord.equal(0xE2, word)
-        if found & ByteWord.highs != 0 { return true }
+        if escapeMarks(word) & ByteWord.highs != 0 { return true }
         index += 8
       }
     }
@@ -111,6 +108,55 @@ package enum JSONText {
       index += 1
     }
     return false
+  }
+
+  /// Copies `value` to `out` and returns `true` when it holds no byte the writer escapes (see
+  /// `mayNeedEscaping`); otherwise returns `false` (what it copied is then written over). One
+  /// pass, a word at a time: the last word (or, below eight bytes, the last four) is loaded where
+  /// it ends, overlapping the one before, so no byte is handled on its own from four bytes up.
+  @inline(__always)
+  package static func copyIfPlain(
+    _ value: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>
+  ) -> Bool {
+    let count = value.count
+    guard let base = value.baseAddress, count > 0 else { return true }
+    let source = UnsafeRawPointer(base)
+    let target = UnsafeMutableRawPointer(out)
+    if count >= 8 {
+      var marks: UInt64 = 0
+      var index = 0
+      while index + 8 < count {
+        let word = source.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+        marks |= escapeMarks(word)
+        target.storeBytes(of: word, toByteOffset: index, as: UInt64.self)
+        index += 8
+      }
+      let last = source.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+      target.storeBytes(of: last, toByteOffset: count - 8, as: UInt64.self)
+      return (marks | escapeMarks(last)) & ByteWord.highs == 0
+    }
+    if count >= 4 {
+      let first = source.loadUnaligned(as: UInt32.self)
+      let last = source.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self)
+      target.storeBytes(of: first, as: UInt32.self)
+      target.storeBytes(of: last, toByteOffset: count - 4, as: UInt32.self)
+      return escapeMarks(UInt64(first) | UInt64(last) << 32) & ByteWord.highs == 0
+    }
+    var plain = true
+    for index in 0..<count {
+      let byte = value[index]
+      out[index] = byte
+      plain = plain && byte >= 0x20 && byte != 0x22 && byte != 0x5C && byte != 0xE2
+    }
+    return plain
+  }
+
+  /// The marks (`ByteWord`) of the bytes of `word` the writer may escape: `"`, `\`, control
+  /// characters and 0xE2.
+  @inline(__always)
+  static func escapeMarks(_ word: UInt64) -> UInt64 {
+    ByteWord.below(0x20, word) | ByteWord.equal(0x22, word) | ByteWord.equal(0x5C, word)
+      | ByteWord.equal(0xE2, word)
   }
 
   /// Appends UTF-8 `bytes` as a JSON string (as `appendString`; invalid UTF-8 is copied as is).

@@ -16,16 +16,17 @@ public struct ObjectEntry: Sendable, Equatable {
   public var storageClass: StorageClass
   /// The content type, when the answer carried it (Kodo listings do, OSS listings do not).
   public var mimeType: String?
-  /// Kodo's qetag of the content.
-  public var hash: String?
-  /// OSS's ETag, without quotes.
-  public var etag: String?
+  /// Kodo's qetag of the content, kept inline when short (`hash` is its text).
+  package var hashText: InlineText?
+  /// OSS's ETag, without quotes, kept inline when short (`etag` is its text).
+  package var etagText: InlineText?
   /// Whether the object can be read (enabled or disabled), where the provider has the notion.
   public var status: ObjectStatus?
   /// OSS's object type, lower-case: `normal`, `multipart`, `appendable`, `symlink`.
   public var objectType: String?
-  /// The content's MD5 in lower-case hex, when the service sent it.
-  public var md5: String?
+  /// The content's MD5 in lower-case hex, when the service sent it, kept inline (`md5` is its
+  /// text).
+  package var md5Text: InlineText?
   /// Kodo's `endUser`, when sent.
   public var endUser: String?
   /// User metadata (Kodo `x-qn-meta`, OSS `x-oss-meta-*` without the prefix), when sent.
@@ -50,16 +51,60 @@ public struct ObjectEntry: Sendable, Equatable {
     self.putTime = putTime
     self.storageClass = storageClass
     self.mimeType = mimeType
-    self.hash = hash
-    self.etag = etag
+    self.hashText = hash.map(InlineText.init)
+    self.etagText = etag.map(InlineText.init)
     self.status = status
     self.objectType = objectType
-    self.md5 = md5
+    self.md5Text = md5.map(InlineText.init)
     self.endUser = endUser
     self.meta = meta
     self.restoreStatus = restoreStatus
     self.lastModified = lastModified
     self.parts = parts
+  }
+}
+
+extension ObjectEntry {
+  /// An entry whose digests are already `InlineText` (a decoder's, the sort's records).
+  package init(
+    key: String, size: Int64, putTime: Timestamp, storageClass: StorageClass,
+    mimeType: String?, hashText: InlineText?, etagText: InlineText?, status: ObjectStatus?,
+    objectType: String?, md5Text: InlineText?, endUser: String?, meta: UserMetadata?,
+    restoreStatus: RestoreStatus?, lastModified: Timestamp?, parts: [Int64]?
+  ) {
+    self.key = key
+    self.size = size
+    self.putTime = putTime
+    self.storageClass = storageClass
+    self.mimeType = mimeType
+    self.hashText = hashText
+    self.etagText = etagText
+    self.status = status
+    self.objectType = objectType
+    self.md5Text = md5Text
+    self.endUser = endUser
+    self.meta = meta
+    self.restoreStatus = restoreStatus
+    self.lastModified = lastModified
+    self.parts = parts
+  }
+
+  /// Kodo's qetag of the content.
+  public var hash: String? {
+    get { hashText?.string }
+    set { hashText = newValue.map(InlineText.init) }
+  }
+
+  /// OSS's ETag, without quotes.
+  public var etag: String? {
+    get { etagText?.string }
+    set { etagText = newValue.map(InlineText.init) }
+  }
+
+  /// The content's MD5 in lower-case hex, when the service sent it.
+  public var md5: String? {
+    get { md5Text?.string }
+    set { md5Text = newValue.map(InlineText.init) }
   }
 }
 

@@ -66,6 +66,9 @@ final class TransferContext {
   /// The header fields of the response being received.
   var headerFields: [(String, String)] = []
   var body: [UInt8] = []
+  /// The `Content-Length` of the response being received, when it sent one: a buffered body
+  /// reserves room for it once (up to `reservationLimit`) rather than growing page by page.
+  private var announcedLength: Int?
   var streamedByteCount: Int64 = 0
   var headerBytes = 0
   var failure: Failure?
@@ -114,6 +117,7 @@ final class TransferContext {
       let words = WireText.split(line, at: " ", omittingEmpty: true)
       currentStatus = words.count > 1 ? Int(words[1]) ?? 0 : 0
       headerFields.removeAll()
+      announcedLength = nil
       headerBytes = bytes.count
       if streamedByteCount == 0 { body.removeAll() }
       return true
@@ -128,9 +132,16 @@ final class TransferContext {
     }
     guard let (name, rawValue) = WireText.cut(line, at: ":") else { return true }
     let value = rawValue.trimmingHTTPWhitespace()
+    if WireText.sameIgnoringASCIICase(name, "Content-Length") {
+      announcedLength = DecimalText.parse(value.utf8).map { Int(clamping: $0) }
+    }
     headerFields.append((String(name), value))
     return true
   }
+
+  /// The most room a buffered body reserves on the strength of its `Content-Length` (which a
+  /// server may overstate); a larger body grows as it arrives, up to its bound.
+  static var reservationLimit: Int { 8 << 20 }
 
   /// Body bytes from libcurl; returns whether they were all taken.
   ///
@@ -144,6 +155,9 @@ final class TransferContext {
       guard body.count + bytes.count <= limit else {
         failure = .bodyTooLarge(limit: limit, error: !success)
         return false
+      }
+      if body.isEmpty, let announced = announcedLength, announced > bytes.count {
+        body.reserveCapacity(min(announced, limit, Self.reservationLimit))
       }
       body.append(contentsOf: bytes)
       if success, let watcher {
