@@ -62,15 +62,9 @@ struct LocalClock {
       dates[slot] = DateDay(day: day, year: civil.year, month: civil.month, dayOfMonth: civil.day)
     }
     let date = dates[slot]
-    row.append(decimal: date.year, minimumDigits: 4)
-    row.appendLiteral("-")
-    row.append(twoDigits: date.month)
-    row.appendLiteral("-")
-    row.append(twoDigits: date.dayOfMonth)
-    row.appendLiteral(" ")
-    row.append(twoDigits: secondsOfDay / 3_600)
-    row.appendLiteral(":")
-    row.append(twoDigits: secondsOfDay % 3_600 / 60)
+    Self.append(
+      year: date.year, month: date.month, day: date.dayOfMonth, hour: secondsOfDay / 3_600,
+      minute: secondsOfDay % 3_600 / 60, to: &row)
   }
 
   /// The zone's offset at `unixSeconds` (within `cachedRange`).
@@ -88,14 +82,24 @@ struct LocalClock {
 
   /// Appends `time` as `YYYY-MM-DD HH:MM` (times outside the cache).
   private static func append(_ time: CivilTime, to row: inout TerminalRow) {
-    row.append(decimal: time.year, minimumDigits: 4)
+    append(
+      year: time.year, month: time.month, day: time.day, hour: time.hour, minute: time.minute,
+      to: &row)
+  }
+
+  /// Appends `YYYY-MM-DD HH:MM` from its fields (the one place the row's date is written).
+  @inline(__always)
+  private static func append(
+    year: Int64, month: Int, day: Int, hour: Int, minute: Int, to row: inout TerminalRow
+  ) {
+    row.append(decimal: year, minimumDigits: 4)
     row.appendLiteral("-")
-    row.append(twoDigits: time.month)
+    row.append(twoDigits: month)
     row.appendLiteral("-")
-    row.append(twoDigits: time.day)
+    row.append(twoDigits: day)
     row.appendLiteral(" ")
-    row.append(twoDigits: time.hour)
+    row.append(twoDigits: hour)
     row.appendLiteral(":")
-    row.append(twoDigits: time.minute)
+    row.append(twoDigits: minute)
   }
 }
