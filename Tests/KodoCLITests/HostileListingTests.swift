@@ -146,7 +146,9 @@ struct HostileListingTests {
       #expect(result.stderr.contains("increasing order"), "\(result.stderr)")
       #expect(result.stdout == "k9\n" || result.stdout.hasSuffix(" k9\n"), "\(result.stdout)")
     }
-    #expect(requests.withLock { $0 } <= 3)
+    // The two pages read, and at most the read-ahead's two requests beyond them (how many of
+    // those went out depends on how fast the second page was decoded): never an endless loop.
+    #expect(requests.withLock { $0 } <= 4)
   }
 
   @Test func anOSSAnswerAboutAnotherBucketEndsTheListing() async throws {
