@@ -106,6 +106,16 @@ struct TerminalText {
     return withSafe(DisplayText(escaping: untrusted), body)
   }
 
+  /// Calls `body` with what `append(escaping:)` appends for `untrusted`'s text, borrowing the
+  /// bytes of an inline text (a listing's digest) instead of making a `String` of them.
+  @inline(__always)
+  static func withEscaped<Result>(_ untrusted: InlineText, _ body: (Escaped) -> Result) -> Result {
+    untrusted.withUTF8 { utf8 in
+      DisplayText.mayNeedEscaping(utf8)
+        ? withSafe(DisplayText(escaping: Substring(untrusted.string)), body) : body(Escaped(utf8))
+    }
+  }
+
   /// Calls `body` with what `append(name:)` appends for `name` (`DisplayText(name:)`).
   @inline(__always)
   static func withName<Result>(_ name: Substring, _ body: (Escaped) -> Result) -> Result {

@@ -194,7 +194,9 @@ struct ListRenderer {
         return
       }
       let storage = Substring(object.pointee.storageClass.name)
-      let hash = Substring(object.pointee.hash ?? object.pointee.etag ?? "-")
+      // The digest's bytes are borrowed where they lie (`hashText`): `hash` would make a
+      // `String` a row.
+      let hash = object.pointee.hashText ?? object.pointee.etagText ?? Self.noDigest
       let mimeType = columns.mimeTypes ? Substring(object.pointee.mimeType ?? "-") : ""
       TerminalText.withEscaped(storage) { storage in
         TerminalText.withEscaped(hash) { hash in
@@ -228,6 +230,8 @@ struct ListRenderer {
 
   /// What `-l` adds to a disabled object's storage class.
   private static let disabled: StaticString = ",disabled"
+  /// The digest column of an object without one.
+  private static let noDigest = InlineText("-")
 
   /// The size and the local time, each followed by two spaces.
   private mutating func appendSizeAndTime(
