@@ -58,15 +58,20 @@ struct TextRowTests {
 
   /// What `renderer` writes for `objects`.
   static func render(_ objects: [ObjectEntry], _ renderer: inout ListRenderer) throws -> String {
+    String(decoding: try written { try renderer.objects(objects, to: $0) }, as: UTF8.self)
+  }
+
+  /// The bytes `body` writes to an `OutputStream` on a file, flushed.
+  static func written(_ body: (KodoCLI.OutputStream) throws -> Void) throws -> [UInt8] {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let path = directory + "/out"
     let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     defer { close(descriptor) }
     let output = OutputStream(fileDescriptor: descriptor)
-    try renderer.objects(objects, to: output)
+    try body(output)
     try output.flush()
-    return String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+    return Array(FileManager.default.contents(atPath: path) ?? Data())
   }
 
   static func renderer(
@@ -270,21 +275,16 @@ struct TextRowTests {
 
   @Test func nulRecordsAreTheKeysExactlyAndRefuseAKeyWithANul() throws {
     let keys = Self.hostileNames + ["mid\u{0}nul", "\u{0}", "end\u{0}", "é\u{1}"]
-    let directory = try temporaryDirectory()
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    let path = directory + "/out"
-    let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-    defer { close(descriptor) }
-    let output = OutputStream(fileDescriptor: descriptor)
     var refused: [String] = []
-    try output.nulSeparated { records in
-      for key in keys where !records.append(key) { refused.append(key) }
+    let bytes = try Self.written { output in
+      try output.nulSeparated { records in
+        for key in keys where !records.append(key) { refused.append(key) }
+      }
     }
-    try output.flush()
     let expected = keys.filter { !$0.utf8.contains(0) }.flatMap { key -> [UInt8] in
       Array(key.utf8) + [UInt8(0)]
     }
-    #expect(Array(FileManager.default.contents(atPath: path) ?? Data()) == expected)
+    #expect(bytes == expected)
     #expect(refused == keys.filter { $0.utf8.contains(0) })
   }
 }
