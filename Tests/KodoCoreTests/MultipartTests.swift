@@ -19,9 +19,10 @@ func withTemporaryFile<T>(_ content: [UInt8], _ body: (Int32) async throws -> T)
 
 @Suite("Kodo resumable v2 through the transfer engine")
 struct KodoMultipartTests {
-  @Test func partsCarryHexMD5AndCompleteListsThemInOrder() async throws {
-    let content = (0..<(2 << 20) + 5).map { UInt8(truncatingIfNeeded: $0 &* 13) }
-    let stub = StubTransport { request, _ in
+  /// A resumable v2 service: an upload id, each part's etag and hex MD5, and `hash` for the
+  /// completed object.
+  static func resumableService(hash: String) -> StubTransport {
+    StubTransport { request, _ in
       let bytes = request.body.inMemoryBytes ?? []
       switch request.method {
       case "POST" where request.url.hasSuffix("/uploads"):
@@ -30,9 +31,14 @@ struct KodoMultipartTests {
         let md5 = Hex.encode(Digest.md5(bytes))
         return .response(.json(200, #"{"etag":"e-\#(md5.prefix(6))","md5":"\#(md5)"}"#))
       default:
-        return .response(.json(200, #"{"hash":"H","key":"big.bin"}"#))
+        return .response(.json(200, #"{"hash":"\#(hash)","key":"big.bin"}"#))
       }
     }
+  }
+
+  @Test func partsCarryHexMD5AndCompleteListsThemInOrder() async throws {
+    let content = (0..<(2 << 20) + 5).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+    let stub = Self.resumableService(hash: "H")
     let kodo = client(stub, hosts: ServiceHosts(rs: "https://rs", up: "https://up-z0.qiniup.com"))
     let uploader = try KodoMultipartUpload(
       client: kodo, destination: ObjectLocation(bucket: "my-bucket", key: "big.bin"),
@@ -76,18 +82,7 @@ struct KodoMultipartTests {
       Digest.sha1(Array(content[$0..<min(content.count, $0 + blockSize)]))
     }
     let hash = QETag.hash(blockDigests: blocks)
-    let stub = StubTransport { request, _ in
-      let bytes = request.body.inMemoryBytes ?? []
-      switch request.method {
-      case "POST" where request.url.hasSuffix("/uploads"):
-        return .response(.json(200, #"{"uploadId":"U1","expireAt":1800000000}"#))
-      case "PUT":
-        let md5 = Hex.encode(Digest.md5(bytes))
-        return .response(.json(200, #"{"etag":"e-\#(md5.prefix(6))","md5":"\#(md5)"}"#))
-      default:
-        return .response(.json(200, #"{"hash":"\#(hash)","key":"big.bin"}"#))
-      }
-    }
+    let stub = Self.resumableService(hash: hash)
     let kodo = client(stub, hosts: ServiceHosts(rs: "https://rs", up: "https://up"))
     let uploader = try KodoMultipartUpload(
       client: kodo, destination: ObjectLocation(bucket: "my-bucket", key: "big.bin"))
