@@ -285,14 +285,15 @@ public final class EmulatorServer: Sendable {
   /// The scheduled faults, with their remaining counts.
   public var pendingFaults: [EmulatorFault] { service.pendingFaults }
 
-  /// Stops listening, closes every connection (including hanging ones) and removes the spool
-  /// folder.
+  /// Stops listening, closes every connection (including hanging ones), removes the spool
+  /// folder and lets another emulator claim the `--writable` directories.
   public func shutdown() async throws {
     try? await listener.close()
     for channel in connections.channels {
       try? await channel.close()
     }
     service.spool.remove()
+    for bucket in service.buckets.values { bucket.writable?.directory?.claim.release() }
   }
 
   /// The spool folder (bodies past the in-memory size, parts, large in-memory objects).

@@ -36,6 +36,10 @@ enum BucketLoading {
     let directory: WritableDirectory
     do {
       directory = try WritableDirectory(root: source.rootHandle)
+    } catch .inUse {
+      throw .invalidConfiguration(
+        "another kodo-emulator is serving \(path) as a writable bucket (it holds the lock on "
+          + "\(path)/\(WritableDirectory.stateFolder)); stop it first")
     } catch {
       throw .invalidConfiguration(
         "cannot write the emulator's metadata into \(path)/\(WritableDirectory.stateFolder)")

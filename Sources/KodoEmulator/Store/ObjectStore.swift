@@ -249,7 +249,7 @@ final class ObjectStore: Sendable {
   private static func failure(_ error: WritableDirectory.Failure) -> StoreFailure {
     switch error {
     case .keyNotAPath, .pathConflict: .keyNotAPath
-    case .io: .io
+    case .io, .inUse: .io
     }
   }
 }

@@ -102,6 +102,9 @@ final class SpoolDirectory: Sendable {
 /// last reference goes. Appends are serialised; the bytes already written never change, so
 /// readers need no lock.
 final class SpoolFile: Sendable {
+  /// What every spool file's name begins with.
+  static let prefix = "spool-"
+
   private let folder: SpoolDirectory
   let name: String
   let descriptor: Int32
@@ -114,7 +117,7 @@ final class SpoolFile: Sendable {
   fileprivate init(in folder: SpoolDirectory) throws(SpoolDirectory.Failure) {
     self.folder = folder
     var random = SystemRandomNumberGenerator()
-    name = "spool-" + String(random.next(), radix: 36)
+    name = Self.prefix + String(random.next(), radix: 36)
     descriptor = openat(
       folder.descriptor, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
       folder.fileMode)

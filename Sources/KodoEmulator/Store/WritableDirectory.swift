@@ -20,6 +20,8 @@ final class WritableDirectory: Sendable {
     case pathConflict
     /// The file system refused (no space, no permission, …).
     case io(Int32)
+    /// Another emulator serves the directory as a writable bucket now (``DirectoryClaim``).
+    case inUse
   }
 
   /// The folder the emulator keeps its own files in, skipped by the scan.
@@ -29,6 +31,8 @@ final class WritableDirectory: Sendable {
   /// `DIR/.kodo-emulator/tmp`, `DIR/.kodo-emulator/objects`.
   private let temporary: DirectoryHandle
   let records: DirectoryHandle
+  /// The lock on `DIR/.kodo-emulator` held while this emulator serves the directory.
+  let claim: DirectoryClaim
   /// The temporary folder as spool files: where the parts of uploads into this bucket are
   /// written (`PartLayout`), so that a completion renames them into place.
   let partFolder: SpoolDirectory
@@ -37,7 +41,10 @@ final class WritableDirectory: Sendable {
     self.root = root
     let state = try Self.folder(Self.stateFolder, in: root.descriptor)
     defer { close(state) }
+    claim = try DirectoryClaim(state: state)
     temporary = DirectoryHandle(descriptor: try Self.folder("tmp", in: state))
+    // Claimed: whatever temporary files are there were left by an emulator that was killed.
+    _ = DirectoryClaim.removeLeftovers(in: temporary.descriptor)
     records = DirectoryHandle(descriptor: try Self.folder("objects", in: state))
     let parts = dup(temporary.descriptor)
     guard parts >= 0 else { throw .io(errno) }
@@ -62,6 +69,9 @@ final class WritableDirectory: Sendable {
 
   /// A file being written: appended to, then committed (renamed into place) or discarded.
   final class PendingFile {
+    /// What every pending file's name begins with.
+    static let prefix = "put-"
+
     private let folder: DirectoryHandle
     let name: String
     private(set) var descriptor: Int32
@@ -70,7 +80,7 @@ final class WritableDirectory: Sendable {
     fileprivate init(folder: DirectoryHandle) throws(Failure) {
       self.folder = folder
       var random = SystemRandomNumberGenerator()
-      name = "put-" + String(random.next(), radix: 36)
+      name = Self.prefix + String(random.next(), radix: 36)
       descriptor = openat(
         folder.descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
       guard descriptor >= 0 else { throw .io(errno) }
