@@ -83,6 +83,7 @@ struct CRC64Tests {
         let window = UnsafeRawBufferPointer(rebasing: all[alignment..<alignment + length])
         let tables = CRC64.advance(register, over: window, folding: false)
         #expect(CRC64.advance(register, over: window, folding: true) == tables)
+        #expect(CRC64.advance(register, over: window, folding: true, wide: false) == tables)
         var folded = register
         var start = 0
         for end in cuts + [length] {
@@ -93,15 +94,18 @@ struct CRC64Tests {
         #expect(folded == tables, "length \(length), alignment \(alignment), cuts \(cuts)")
       }
     }
-    // Every length around the folding minimum and the 16- and 64-byte steps, from ~0.
+    // Every length around the folding minimum, the 16- and 64-byte steps, and the 512-bit
+    // path's 512-byte minimum and 256-byte rounds, from ~0; both widths of folding.
     var rng = seededGenerator(5)
-    let bytes = (0..<300).map { _ in UInt8.random(in: 0...255, using: &rng) }
+    let bytes = (0..<1_300).map { _ in UInt8.random(in: 0...255, using: &rng) }
     bytes.withUnsafeBytes { all in
       for length in 0...all.count {
         let window = UnsafeRawBufferPointer(rebasing: all[0..<length])
+        let tables = CRC64.advance(~0, over: window, folding: false)
+        #expect(CRC64.advance(~0, over: window, folding: true) == tables, "length \(length)")
         #expect(
-          CRC64.advance(~0, over: window, folding: true)
-            == CRC64.advance(~0, over: window, folding: false), "length \(length)")
+          CRC64.advance(~0, over: window, folding: true, wide: false) == tables,
+          "length \(length), 128-bit folding")
       }
     }
   }

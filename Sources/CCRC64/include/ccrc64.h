@@ -14,6 +14,14 @@ int kodo_crc64_fold_available(void);
 // caller feeds the rest), from `reg`. The register is the raw one of the table algorithm
 // (`crc = (crc >> 8) ^ table[(crc ^ byte) & 0xFF]`): the initial value and the final XOR are
 // the caller's. Call only when `kodo_crc64_fold_available()` said 1.
+// Folds 512 bits per instruction (VPCLMULQDQ with AVX-512) where the CPU can, 128 otherwise.
 uint64_t kodo_crc64_fold(uint64_t reg, const void *bytes, size_t count);
+
+// 1 when `kodo_crc64_fold` folds 512 bits per instruction on this CPU, else 0.
+int kodo_crc64_wide_available(void);
+
+// `kodo_crc64_fold`, with the 512-bit folding only when `wide` is non-zero (and the CPU has it):
+// tests compare both paths on one machine.
+uint64_t kodo_crc64_fold_with(uint64_t reg, const void *bytes, size_t count, int wide);
 
 #endif
