@@ -23,10 +23,10 @@
 #define OR(x, y) _mm256_or_si256((x), (y))
 #define XOR4(w, x, y, z) XOR(XOR((w), (x)), XOR((y), (z)))
 
-// As portable.c: F and G as selects, I with the complement as an XOR with all ones.
+// As portable.c (the first argument as late as it goes), I's complement an XOR with all ones.
 #define MD5_F(x, y, z) XOR((z), AND((x), XOR((y), (z))))
-#define MD5_G(x, y, z) XOR((y), AND((z), XOR((x), (y))))
-#define MD5_H(x, y, z) XOR(XOR((x), (y)), (z))
+#define MD5_G(x, y, z) OR(AND((x), (z)), _mm256_andnot_si256((z), (y)))
+#define MD5_H(x, y, z) XOR((x), XOR((y), (z)))
 #define MD5_I(x, y, z) XOR((y), OR((x), XOR((z), _mm256_set1_epi32(-1))))
 #define MD5_BODY_NAME kodo_md5_block_x8
 #define MD5_BODY_ATTR KODO_X8
