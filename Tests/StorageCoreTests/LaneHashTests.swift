@@ -102,6 +102,22 @@ import Testing
     }
   }
 
+  /// The length field counts bits in 64 bits: a message past 4 GiB (too long to hash here; the
+  /// field is all that changes past 4 GiB) ends with its whole length.
+  @Test func theLengthFieldCountsPast4GiB() {
+    var md5 = LaneHash(.md5)
+    md5.length = (1 << 32) + 3
+    let padding = md5.padding
+    #expect(padding.count == 61)
+    #expect(padding.first == 0x80)
+    #expect(padding.dropFirst().dropLast(8).allSatisfy { $0 == 0 })
+    #expect(Array(padding.suffix(8)) == [0x18, 0, 0, 0, 0x08, 0, 0, 0])
+    var sha1 = LaneHash(.sha1)
+    sha1.length = (1 << 40) + 60
+    #expect(sha1.padding.count == 68)
+    #expect(Array(sha1.padding.suffix(8)) == [0, 0, 0x08, 0, 0, 0, 0x01, 0xE0])
+  }
+
   @Test func aCopyGoesOnByItself() {
     var original = LaneHash(.sha1)
     [UInt8](repeating: 7, count: 100).withUnsafeBytes { original.update($0) }

@@ -92,14 +92,6 @@ public struct LaneHash: RunningDigest {
   /// The digest of the bytes so far (it goes on).
   public var bytes: [UInt8] {
     var last = self
-    // The padding: a 1 bit, zeros up to 8 bytes short of a block's end, the length in bits.
-    let bits = length &* 8
-    let field = kind == .md5 ? bits.littleEndian : bits.bigEndian
-    let used = Int(length % 64)
-    let zeros = (used < 56 ? 55 : 119) - used
-    var padding = [UInt8](repeating: 0, count: 1 + zeros + 8)
-    padding[0] = 0x80
-    withUnsafeBytes(of: field) { padding.replaceSubrange((1 + zeros)..., with: $0) }
     padding.withUnsafeBytes { last.update($0, width: 1) }
     var output = [UInt8]()
     output.reserveCapacity(kind.size)
@@ -116,6 +108,19 @@ public struct LaneHash: RunningDigest {
 
   /// The digest as lower-case hex.
   public var text: String { Hex.encode(bytes) }
+
+  /// What ends the message: a 1 bit, zeros up to 8 bytes short of a block's end, and the length
+  /// in bits as 64 bits (little-endian for MD5, big-endian for SHA-1).
+  var padding: [UInt8] {
+    let bits = length &* 8
+    let field = kind == .md5 ? bits.littleEndian : bits.bigEndian
+    let used = Int(length % 64)
+    let zeros = (used < 56 ? 55 : 119) - used
+    var padding = [UInt8](repeating: 0, count: 1 + zeros + 8)
+    padding[0] = 0x80
+    withUnsafeBytes(of: field) { padding.replaceSubrange((1 + zeros)..., with: $0) }
+    return padding
+  }
 
   /// Adds the start of `bytes` to the unfinished block and drops it from `bytes`: the block
   /// when that finished it (to be compressed), else `nil`.
