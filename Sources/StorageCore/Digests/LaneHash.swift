@@ -4,8 +4,9 @@ import CDigestLanes
 ///
 /// The parts of a multipart upload are independent messages: ``update(_:with:)`` hashes them side
 /// by side, 16 (AVX-512) or 8 (AVX2) at once, one SIMD lane each (`CDigestLanes`), where
-/// libcrypto hashes one after the other. A hash alone (``update(_:)``) goes through the same
-/// kernels one lane wide.
+/// libcrypto hashes one after the other. A hash alone (``update(_:)``) goes through the one-lane
+/// kernels (SHA-1 with the CPU's SHA extensions where it has them, else portable C), which run
+/// about as fast as libcrypto's.
 ///
 /// A value type with no heap storage: copies go on independently, and the bytes of an unfinished
 /// block are carried in the value between updates.
