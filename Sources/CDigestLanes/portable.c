@@ -11,10 +11,10 @@
 #define XOR4(w, x, y, z) ((w) ^ (x) ^ (y) ^ (z))
 
 // RFC 1321's F, G, H, I, each with the first argument (the newest word, on the chain from step
-// to step) as late as it goes: F a select by it in two operations after it, G a select by the
-// third, H one XOR after it.
+// to step) as late as it goes: F a select by it in two operations after it, G as two terms added
+// one after the other (they have no bit in common), H one XOR after it.
 #define MD5_F(x, y, z) ((z) ^ ((x) & ((y) ^ (z))))
-#define MD5_G(x, y, z) (((x) & (z)) | ((y) & ~(z)))
+#define MD5_ADD_G(t, x, y, z) ADD(ADD((t), (y) & ~(z)), (x) & (z))
 #define MD5_H(x, y, z) ((x) ^ ((y) ^ (z)))
 #define MD5_I(x, y, z) ((y) ^ ((x) | ~(z)))
 #define MD5_BODY_NAME kodo_md5_block_x1

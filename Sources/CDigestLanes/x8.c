@@ -25,7 +25,7 @@
 
 // As portable.c (the first argument as late as it goes), I's complement an XOR with all ones.
 #define MD5_F(x, y, z) XOR((z), AND((x), XOR((y), (z))))
-#define MD5_G(x, y, z) OR(AND((x), (z)), _mm256_andnot_si256((z), (y)))
+#define MD5_ADD_G(t, x, y, z) ADD(ADD((t), _mm256_andnot_si256((z), (y))), AND((x), (z)))
 #define MD5_H(x, y, z) XOR((x), XOR((y), (z)))
 #define MD5_I(x, y, z) XOR((y), OR((x), XOR((z), _mm256_set1_epi32(-1))))
 #define MD5_BODY_NAME kodo_md5_block_x8
