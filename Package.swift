@@ -45,11 +45,14 @@ let package = Package(
     // CRC-64/XZ folded with PCLMULQDQ on the CPUs that have it (OSSCore's `CRC64` keeps its
     // tables for the others).
     .target(name: "CCRC64"),
+    // MD5 and SHA-1 of many messages at once, one SIMD lane each (AVX-512, AVX2), chosen at run
+    // time, with portable C for the rest (StorageCore's `LaneHash`).
+    .target(name: "CDigestLanes"),
     // Provider-neutral: model, errors, transport, request pipeline, paging, digests, codecs.
     .target(
       name: "StorageCore",
       dependencies: [
-        "CCurl", "COpenSSL",
+        "CCurl", "COpenSSL", "CDigestLanes",
         .product(name: "AsyncAlgorithms", package: "swift-async-algorithms"),
         .product(name: "SystemPackage", package: "swift-system"),
       ],
