@@ -61,40 +61,43 @@ package struct XMLWriter {
 
   /// `escape` over UTF-8 bytes.
   package mutating func escape(utf8: UnsafeBufferPointer<UInt8>) {
-    // Most text has nothing to escape: one look, one copy.
-    var clean = true
-    for byte in utf8 where Self.needsEscaping(byte) {
-      clean = false
-      break
-    }
-    guard !clean else {
-      bytes.append(contentsOf: utf8)
-      return
-    }
-    // Runs of bytes that need no escaping are copied at once.
+    bytes.appendBytes(upTo: Self.escapedRoom(utf8.count)) { Self.writeEscaped(utf8, to: $0) }
+  }
+
+  /// The most bytes `writeEscaped` writes for `count` bytes (`&quot;` for each).
+  @inline(__always)
+  package static func escapedRoom(_ count: Int) -> Int { 6 * count }
+
+  /// Writes UTF-8 bytes escaped as `escape` escapes them at `out`, which has room for
+  /// `escapedRoom(utf8.count)` bytes; returns how many it wrote (the one escaper: `escape` and
+  /// the emulator's listing writer use it). Runs of bytes that need no escaping (most text: all
+  /// of it) are copied at once.
+  package static func writeEscaped(
+    _ utf8: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    guard let base = utf8.baseAddress else { return 0 }
+    var count = 0
     var start = 0
-    for index in utf8.indices {
-      let byte = utf8[index]
-      let replacement: StaticString
-      switch byte {
-      case UInt8(ascii: "&"): replacement = "&amp;"
-      case UInt8(ascii: "<"): replacement = "&lt;"
-      case UInt8(ascii: ">"): replacement = "&gt;"
-      case UInt8(ascii: "\""): replacement = "&quot;"
-      case 0x09, 0x0A, 0x20...: continue
-      default:
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-        bytes += "&#".utf8
-        DecimalText.append(Int64(byte), to: &bytes)
-        bytes.append(UInt8(ascii: ";"))
-        start = index + 1
-        continue
-      }
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-      append(replacement)
+    for index in 0..<utf8.count {
+      let byte = base[index]
+      guard needsEscaping(byte) else { continue }
+      (out + count).initialize(from: base + start, count: index - start)
+      count += index - start
       start = index + 1
+      switch byte {
+      case UInt8(ascii: "&"): count += (out + count).write("&amp;")
+      case UInt8(ascii: "<"): count += (out + count).write("&lt;")
+      case UInt8(ascii: ">"): count += (out + count).write("&gt;")
+      case UInt8(ascii: "\""): count += (out + count).write("&quot;")
+      default:
+        count += (out + count).write("&#")
+        count += DecimalText.write(Int64(byte), to: out + count)
+        out[count] = UInt8(ascii: ";")
+        count += 1
+      }
     }
-    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.endIndex]))
+    (out + count).initialize(from: base + start, count: utf8.count - start)
+    return count + utf8.count - start
   }
 
   @inline(__always)
@@ -127,42 +130,47 @@ package struct XMLWriter {
 
   /// Appends a time as OSS writes it: `2012-02-24T08:42:32.000Z` (milliseconds, rounded down).
   package mutating func time(_ time: Timestamp) {
+    bytes.appendBytes(upTo: Self.timeRoom) { Self.writeTime(time, to: $0) }
+  }
+
+  /// The most bytes `writeTime` writes (a year outside 0...9999 is written as RFC 3339 is).
+  package static var timeRoom: Int { max(24, Timestamp.rfc3339MaximumLength) }
+
+  /// Writes a time as `time` appends it at `out`, which has room for `timeRoom` bytes; returns
+  /// how many it wrote (24, but for a year outside 0...9999).
+  package static func writeTime(_ time: Timestamp, to out: UnsafeMutablePointer<UInt8>) -> Int {
     let seconds = time.unixSeconds
     let civil = CivilTime(unixSeconds: seconds)
     guard (0...9_999).contains(civil.year) else {
       var shown = time
       shown.fractionDigits = 3
-      shown.appendRFC3339(to: &bytes)
-      return
+      return shown.writeRFC3339(to: out)
     }
     var fraction = time.hundredNanoseconds % 10_000_000
     if fraction < 0 { fraction += 10_000_000 }
     let milliseconds = fraction / 10_000
-    // 24 bytes built on the stack and appended at once (a listing writes a thousand a page).
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
-      func digits(_ value: Int, _ count: Int, at offset: Int) {
-        var rest = value
-        for position in (offset..<(offset + count)).reversed() {
-          text[position] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
-          rest /= 10
-        }
+    func digits(_ value: Int, _ count: Int, at offset: Int) {
+      var rest = value
+      for position in (offset..<(offset + count)).reversed() {
+        out[position] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
+        rest /= 10
       }
-      digits(Int(civil.year), 4, at: 0)
-      text[4] = UInt8(ascii: "-")
-      digits(civil.month, 2, at: 5)
-      text[7] = UInt8(ascii: "-")
-      digits(civil.day, 2, at: 8)
-      text[10] = UInt8(ascii: "T")
-      digits(civil.hour, 2, at: 11)
-      text[13] = UInt8(ascii: ":")
-      digits(civil.minute, 2, at: 14)
-      text[16] = UInt8(ascii: ":")
-      digits(civil.second, 2, at: 17)
-      text[19] = UInt8(ascii: ".")
-      digits(Int(milliseconds), 3, at: 20)
-      text[23] = UInt8(ascii: "Z")
-      bytes.append(contentsOf: UnsafeBufferPointer(text))
     }
+    digits(Int(civil.year), 4, at: 0)
+    out[4] = UInt8(ascii: "-")
+    digits(civil.month, 2, at: 5)
+    out[7] = UInt8(ascii: "-")
+    digits(civil.day, 2, at: 8)
+    out[10] = UInt8(ascii: "T")
+    digits(civil.hour, 2, at: 11)
+    out[13] = UInt8(ascii: ":")
+    digits(civil.minute, 2, at: 14)
+    out[16] = UInt8(ascii: ":")
+    digits(civil.second, 2, at: 17)
+    out[19] = UInt8(ascii: ".")
+    digits(Int(milliseconds), 3, at: 20)
+    out[23] = UInt8(ascii: "Z")
+    return 24
   }
 
   /// `<name>text</name>` for UTF-8 text: percent-encoded as a query value (`encoding-type=url`;
