@@ -76,9 +76,12 @@ package struct XMLWriter {
     _ utf8: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>
   ) -> Int {
     guard let base = utf8.baseAddress else { return 0 }
-    var count = 0
-    var start = 0
-    for index in 0..<utf8.count {
+    let plain = plainPrefix(utf8)
+    out.initialize(from: base, count: plain)
+    guard plain < utf8.count else { return plain }
+    var count = plain
+    var start = plain
+    for index in plain..<utf8.count {
       let byte = base[index]
       guard needsEscaping(byte) else { continue }
       (out + count).initialize(from: base + start, count: index - start)
@@ -98,6 +101,36 @@ package struct XMLWriter {
     }
     (out + count).initialize(from: base + start, count: utf8.count - start)
     return count + utf8.count - start
+  }
+
+  /// How many bytes at the start of `utf8` need no escaping: eight at a time while no byte of a
+  /// word might (`mayNeedEscaping`), then one at a time up to the first that does.
+  @inline(__always)
+  private static func plainPrefix(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+    guard let base = utf8.baseAddress else { return 0 }
+    var index = 0
+    while index + 8 <= utf8.count {
+      let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+      if mayNeedEscaping(word) { break }
+      index += 8
+    }
+    while index < utf8.count, !needsEscaping(base[index]) { index += 1 }
+    return index
+  }
+
+  /// Whether one of a word's eight bytes may need escaping: one is below 0x20 (tab and newline
+  /// too: the bytes are then looked at one by one) or is `"`, `&`, `<` or `>`. Exact for "none"
+  /// (a borrow only starts at a byte that matches).
+  @inline(__always)
+  private static func mayNeedEscaping(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    @inline(__always) func hasZeroByte(_ value: UInt64) -> Bool {
+      (value &- ones) & ~value & highs != 0
+    }
+    let below20 = (word &- ones &* 0x20) & ~word & highs != 0
+    return below20 || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x26))
+      || hasZeroByte(word ^ (ones &* 0x3C)) || hasZeroByte(word ^ (ones &* 0x3E))
   }
 
   @inline(__always)

@@ -167,9 +167,11 @@ package struct OSSListingWriter: Sendable {
     buffer.reserveCapacity(buffer.writerIndex + capacity)
   }
 
-  /// The whole answer, or its rest after `take`.
-  package consuming func finish() -> ByteBuffer {
+  /// The whole answer, or its rest after `take`; the writer is left empty. (Mutating, not
+  /// consuming: a consumed copy would share the buffer, and the closing tag would then copy the
+  /// whole page into a new one.)
+  package mutating func finish() -> ByteBuffer {
     buffer.writeStaticString("</ListBucketResult>")
-    return buffer
+    return take()
   }
 }
