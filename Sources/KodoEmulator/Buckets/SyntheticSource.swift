@@ -192,55 +192,38 @@ final class SyntheticSource: ObjectSource {
     return metadata(at: index, profile: profile, hash: hash(profile, index: index))
   }
 
-  /// The metadata an OSS listing shows, with an empty `hash`, and in `qetag` the bytes the
-  /// qetag encodes (a kind byte and a SHA-1): the ETag is derived from those bytes, so the
-  /// qetag's text is neither built nor read back. `endUser` and `meta`, which no OSS listing
-  /// shows, are left out (their strings cost more than the rest of the item).
-  func metadata(at index: Int, qetag: inout [UInt8]) -> ObjectMetadata {
+  /// The metadata an OSS listing shows, and no more: size, put time, storage class, restore
+  /// state and `md5`, with an empty `hash` and `mimeType`; in `qetag` the bytes the qetag
+  /// encodes (a kind byte and a SHA-1): the ETag is derived from those bytes, so the qetag's
+  /// text is neither built nor read back. Nothing a listing never shows is built (content type,
+  /// status, user fields, lifecycle dates).
+  func listedMetadata(at index: Int, qetag: inout [UInt8]) -> ObjectMetadata {
     let profile = profile(at: index)
     qetag.removeAll(keepingCapacity: true)
     appendQETagBytes(profile, index: index, to: &qetag)
-    return metadata(at: index, profile: profile, hash: "", userFields: false)
+    let base = profile.word
+    let timeWord = Mixing.splitMix(base ^ 2)
+    var metadata = ObjectMetadata(
+      fsize: profile.size, hash: "", mimeType: "", putTime: Self.putTime(timeWord).time)
+    setClassAndMD5(
+      &metadata, profile, classWord: Mixing.splitMix(base ^ 3),
+      extraWord: Mixing.splitMix(base ^ 4))
+    return metadata
   }
 
-  private func metadata(at index: Int, profile: Profile, hash: String, userFields: Bool = true)
-    -> ObjectMetadata
-  {
+  private func metadata(at index: Int, profile: Profile, hash: String) -> ObjectMetadata {
     let (_, _, timeWord, classWord, extraWord, lifecycleWord) = words(index)
-
-    // Put times spread over 2021–2024, with all seven sub-second digits.
-    let putSeconds = 1_609_459_200 + Int64(timeWord % 126_230_400)
-    let putTime = putSeconds * 10_000_000 + Int64((timeWord >> 32) % 10_000_000)
+    let (putSeconds, putTime) = Self.putTime(timeWord)
 
     var metadata = ObjectMetadata(
       fsize: profile.size, hash: hash, mimeType: Self.fileTypes[profile.typeIndex].mimeType,
       putTime: putTime)
-
-    let classPick = classWord % 1_000
-    metadata.type =
-      switch classPick {
-      case 0..<800: 0
-      case 800..<880: 1
-      case 880..<930: 2
-      case 930..<960: 3
-      case 960..<990: 4
-      default: 5
-      }
+    setClassAndMD5(&metadata, profile, classWord: classWord, extraWord: extraWord)
     if (classWord >> 16) % 200 == 0 { metadata.status = 1 }
-    if metadata.type == 2 || metadata.type == 3 {
-      switch (classWord >> 32) % 4 {
-      case 0: metadata.restoreStatus = 1
-      case 1: metadata.restoreStatus = 2
-      default: break
-      }
-    }
-    if extraWord % 10 == 0 && profile.size <= 65_536 {
-      metadata.md5 = MD5.hex(bodyBytes(profile))
-    }
-    if userFields && (extraWord >> 8) % 25 == 0 {
+    if (extraWord >> 8) % 25 == 0 {
       metadata.endUser = "user-" + String((extraWord >> 16) % 1_000)
     }
-    if userFields && (extraWord >> 24) % 40 == 0 {
+    if (extraWord >> 24) % 40 == 0 {
       metadata.meta = [
         MetaMember(name: "author", value: "user-" + String((extraWord >> 32) % 100)),
         MetaMember(name: "origin", value: "synthetic"),
@@ -268,6 +251,39 @@ final class SyntheticSource: ObjectSource {
       }
     }
     return metadata
+  }
+
+  /// Put times spread over 2021–2024, with all seven sub-second digits: Unix seconds and
+  /// 100 ns units.
+  private static func putTime(_ timeWord: UInt64) -> (seconds: Int64, time: Int64) {
+    let seconds = 1_609_459_200 + Int64(timeWord % 126_230_400)
+    return (seconds, seconds * 10_000_000 + Int64((timeWord >> 32) % 10_000_000))
+  }
+
+  /// The storage class, the restore state of archived objects, and the MD5 of one small object
+  /// in ten.
+  private func setClassAndMD5(
+    _ metadata: inout ObjectMetadata, _ profile: Profile, classWord: UInt64, extraWord: UInt64
+  ) {
+    metadata.type =
+      switch classWord % 1_000 {
+      case 0..<800: 0
+      case 800..<880: 1
+      case 880..<930: 2
+      case 930..<960: 3
+      case 960..<990: 4
+      default: 5
+      }
+    if metadata.type == 2 || metadata.type == 3 {
+      switch (classWord >> 32) % 4 {
+      case 0: metadata.restoreStatus = 1
+      case 1: metadata.restoreStatus = 2
+      default: break
+      }
+    }
+    if extraWord % 10 == 0 && profile.size <= 65_536 {
+      metadata.md5 = MD5.hex(bodyBytes(profile))
+    }
   }
 
   private func hash(_ profile: Profile, index: Int) -> String {

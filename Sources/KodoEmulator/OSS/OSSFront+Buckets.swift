@@ -93,39 +93,44 @@ extension OSSFront {
       result.marker = query.parameter("marker") ?? ""
       result.nextMarker = page.nextMarker.map { String(decoding: $0, as: UTF8.self) }
     }
-    // Written straight into one buffer: no string or summary per object. Everything before
-    // the entries (`IsTruncated`, `NextContinuationToken`) and the first entry, which shows that
-    // they are over, go out first, on their own: the client can ask for the next page while the
-    // others are written.
-    var writer = OSSListingWriter(
-      result, entries: page.items.count + page.commonPrefixes.count)
+    // Written straight into the buffers that go out: no string or summary per object, one raw
+    // write per entry. Everything before the entries (`IsTruncated`, `NextContinuationToken`)
+    // and the first entry, which shows that they are over, go out first, on their own: the
+    // client can ask for the next page while the others are written.
+    let entries = page.items.count + page.commonPrefixes.count
+    var writer = OSSListingWriter(result, entries: entries)
     let firstItems = min(1, page.items.count)
     let firstPrefixes = firstItems == 0 ? min(1, page.commonPrefixes.count) : 0
     appendEntries(
       page, items: 0..<firstItems, prefixes: 0..<firstPrefixes, of: source,
       fetchOwner: fetchOwner, to: &writer)
-    var lead = ByteBuffer()
-    writer.write(to: &lead)
+    let lead = writer.take()
     let reply = xml([], context)
-    let header = result
     return Reply(
       status: reply.status, headers: reply.headers,
       body: .lead(
         lead,
-        rest: {
-          // The head again (a few hundred bytes), and the entries after the first.
-          var writer = OSSListingWriter(
-            header, entries: page.items.count + page.commonPrefixes.count)
-          let start = writer.count
+        rest: { [writer] in
+          var writer = writer
+          writer.reserveCapacity(
+            Self.estimatedSize(page, encoded: encodingType != nil, owner: fetchOwner))
           self.appendEntries(
             page, items: firstItems..<page.items.count,
             prefixes: firstPrefixes..<page.commonPrefixes.count, of: source,
             fetchOwner: fetchOwner, to: &writer)
-          let bytes = writer.finish()
-          var buffer = ByteBuffer()
-          buffer.writeBytes(bytes[start...])
-          return buffer
+          return writer.finish()
         }), sendsBody: reply.sendsBody)
+  }
+
+  /// About how many bytes a page's entries take (keys percent-encoded when `encoded`, owners
+  /// when `owner`): the room reserved for them at once.
+  private static func estimatedSize(_ page: ListSlice, encoded: Bool, owner: Bool) -> Int {
+    var keyBytes = 0
+    for item in page.items { keyBytes += item.key.count }
+    for prefix in page.commonPrefixes { keyBytes += prefix.count }
+    let perEntry = OSSListingWriter.typicalEntryBytes + (owner ? 96 : 0)
+    return 4_096 + perEntry * page.items.count + 64 * page.commonPrefixes.count
+      + (encoded ? 2 : 1) * keyBytes
   }
 
   /// Some of a list answer's objects and common prefixes.
@@ -141,7 +146,7 @@ extension OSSFront {
     for item in page.items[items] {
       // A synthetic object's ETag comes from its qetag's bytes, without the qetag's text.
       let metadata =
-        synthetic?.metadata(at: item.index, qetag: &qetag)
+        synthetic?.listedMetadata(at: item.index, qetag: &qetag)
         ?? source.metadata(at: item.index, digests: [])
       let storageClass = OSSObjectView.storageClass(kodoType: metadata.type)
       let kind = OSSObjectView.kind(metadata, index: item.index, synthetic: seed)

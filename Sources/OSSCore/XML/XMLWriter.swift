@@ -61,40 +61,76 @@ package struct XMLWriter {
 
   /// `escape` over UTF-8 bytes.
   package mutating func escape(utf8: UnsafeBufferPointer<UInt8>) {
-    // Most text has nothing to escape: one look, one copy.
-    var clean = true
-    for byte in utf8 where Self.needsEscaping(byte) {
-      clean = false
-      break
-    }
-    guard !clean else {
-      bytes.append(contentsOf: utf8)
-      return
-    }
-    // Runs of bytes that need no escaping are copied at once.
-    var start = 0
-    for index in utf8.indices {
-      let byte = utf8[index]
-      let replacement: StaticString
-      switch byte {
-      case UInt8(ascii: "&"): replacement = "&amp;"
-      case UInt8(ascii: "<"): replacement = "&lt;"
-      case UInt8(ascii: ">"): replacement = "&gt;"
-      case UInt8(ascii: "\""): replacement = "&quot;"
-      case 0x09, 0x0A, 0x20...: continue
-      default:
-        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-        bytes += "&#".utf8
-        DecimalText.append(Int64(byte), to: &bytes)
-        bytes.append(UInt8(ascii: ";"))
-        start = index + 1
-        continue
-      }
-      bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
-      append(replacement)
+    bytes.appendBytes(upTo: Self.escapedRoom(utf8.count)) { Self.writeEscaped(utf8, to: $0) }
+  }
+
+  /// The most bytes `writeEscaped` writes for `count` bytes (`&quot;` for each).
+  @inline(__always)
+  package static func escapedRoom(_ count: Int) -> Int { 6 * count }
+
+  /// Writes UTF-8 bytes escaped as `escape` escapes them at `out`, which has room for
+  /// `escapedRoom(utf8.count)` bytes; returns how many it wrote (the one escaper: `escape` and
+  /// the emulator's listing writer use it). Runs of bytes that need no escaping (most text: all
+  /// of it) are copied at once.
+  package static func writeEscaped(
+    _ utf8: UnsafeBufferPointer<UInt8>, to out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    guard let base = utf8.baseAddress else { return 0 }
+    let plain = plainPrefix(utf8)
+    out.initialize(from: base, count: plain)
+    guard plain < utf8.count else { return plain }
+    var count = plain
+    var start = plain
+    for index in plain..<utf8.count {
+      let byte = base[index]
+      guard needsEscaping(byte) else { continue }
+      (out + count).initialize(from: base + start, count: index - start)
+      count += index - start
       start = index + 1
+      switch byte {
+      case UInt8(ascii: "&"): count += (out + count).write("&amp;")
+      case UInt8(ascii: "<"): count += (out + count).write("&lt;")
+      case UInt8(ascii: ">"): count += (out + count).write("&gt;")
+      case UInt8(ascii: "\""): count += (out + count).write("&quot;")
+      default:
+        count += (out + count).write("&#")
+        count += DecimalText.write(Int64(byte), to: out + count)
+        out[count] = UInt8(ascii: ";")
+        count += 1
+      }
     }
-    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<utf8.endIndex]))
+    (out + count).initialize(from: base + start, count: utf8.count - start)
+    return count + utf8.count - start
+  }
+
+  /// How many bytes at the start of `utf8` need no escaping: eight at a time while no byte of a
+  /// word might (`mayNeedEscaping`), then one at a time up to the first that does.
+  @inline(__always)
+  private static func plainPrefix(_ utf8: UnsafeBufferPointer<UInt8>) -> Int {
+    guard let base = utf8.baseAddress else { return 0 }
+    var index = 0
+    while index + 8 <= utf8.count {
+      let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+      if mayNeedEscaping(word) { break }
+      index += 8
+    }
+    while index < utf8.count, !needsEscaping(base[index]) { index += 1 }
+    return index
+  }
+
+  /// Whether one of a word's eight bytes may need escaping: one is below 0x20 (tab and newline
+  /// too: the bytes are then looked at one by one) or is `"`, `&`, `<` or `>`. Exact for "none"
+  /// (a borrow only starts at a byte that matches).
+  @inline(__always)
+  private static func mayNeedEscaping(_ word: UInt64) -> Bool {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    @inline(__always) func hasZeroByte(_ value: UInt64) -> Bool {
+      (value &- ones) & ~value & highs != 0
+    }
+    let below20 = (word &- ones &* 0x20) & ~word & highs != 0
+    return below20 || hasZeroByte(word ^ (ones &* 0x22)) || hasZeroByte(word ^ (ones &* 0x26))
+      || hasZeroByte(word ^ (ones &* 0x3C)) || hasZeroByte(word ^ (ones &* 0x3E))
   }
 
   @inline(__always)
@@ -127,42 +163,47 @@ package struct XMLWriter {
 
   /// Appends a time as OSS writes it: `2012-02-24T08:42:32.000Z` (milliseconds, rounded down).
   package mutating func time(_ time: Timestamp) {
+    bytes.appendBytes(upTo: Self.timeRoom) { Self.writeTime(time, to: $0) }
+  }
+
+  /// The most bytes `writeTime` writes (a year outside 0...9999 is written as RFC 3339 is).
+  package static var timeRoom: Int { max(24, Timestamp.rfc3339MaximumLength) }
+
+  /// Writes a time as `time` appends it at `out`, which has room for `timeRoom` bytes; returns
+  /// how many it wrote (24, but for a year outside 0...9999).
+  package static func writeTime(_ time: Timestamp, to out: UnsafeMutablePointer<UInt8>) -> Int {
     let seconds = time.unixSeconds
     let civil = CivilTime(unixSeconds: seconds)
     guard (0...9_999).contains(civil.year) else {
       var shown = time
       shown.fractionDigits = 3
-      shown.appendRFC3339(to: &bytes)
-      return
+      return shown.writeRFC3339(to: out)
     }
     var fraction = time.hundredNanoseconds % 10_000_000
     if fraction < 0 { fraction += 10_000_000 }
     let milliseconds = fraction / 10_000
-    // 24 bytes built on the stack and appended at once (a listing writes a thousand a page).
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
-      func digits(_ value: Int, _ count: Int, at offset: Int) {
-        var rest = value
-        for position in (offset..<(offset + count)).reversed() {
-          text[position] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
-          rest /= 10
-        }
+    func digits(_ value: Int, _ count: Int, at offset: Int) {
+      var rest = value
+      for position in (offset..<(offset + count)).reversed() {
+        out[position] = UInt8(truncatingIfNeeded: rest % 10) &+ UInt8(ascii: "0")
+        rest /= 10
       }
-      digits(Int(civil.year), 4, at: 0)
-      text[4] = UInt8(ascii: "-")
-      digits(civil.month, 2, at: 5)
-      text[7] = UInt8(ascii: "-")
-      digits(civil.day, 2, at: 8)
-      text[10] = UInt8(ascii: "T")
-      digits(civil.hour, 2, at: 11)
-      text[13] = UInt8(ascii: ":")
-      digits(civil.minute, 2, at: 14)
-      text[16] = UInt8(ascii: ":")
-      digits(civil.second, 2, at: 17)
-      text[19] = UInt8(ascii: ".")
-      digits(Int(milliseconds), 3, at: 20)
-      text[23] = UInt8(ascii: "Z")
-      bytes.append(contentsOf: UnsafeBufferPointer(text))
     }
+    digits(Int(civil.year), 4, at: 0)
+    out[4] = UInt8(ascii: "-")
+    digits(civil.month, 2, at: 5)
+    out[7] = UInt8(ascii: "-")
+    digits(civil.day, 2, at: 8)
+    out[10] = UInt8(ascii: "T")
+    digits(civil.hour, 2, at: 11)
+    out[13] = UInt8(ascii: ":")
+    digits(civil.minute, 2, at: 14)
+    out[16] = UInt8(ascii: ":")
+    digits(civil.second, 2, at: 17)
+    out[19] = UInt8(ascii: ".")
+    digits(Int(milliseconds), 3, at: 20)
+    out[23] = UInt8(ascii: "Z")
+    return 24
   }
 
   /// `<name>text</name>` for UTF-8 text: percent-encoded as a query value (`encoding-type=url`;

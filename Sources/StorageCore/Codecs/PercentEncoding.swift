@@ -70,29 +70,45 @@ package enum PercentEncoding {
   package static func append(
     _ bytes: UnsafeBufferPointer<UInt8>, keepSlash: Bool, to output: inout [UInt8]
   ) {
-    // What precedes the first byte to escape (most keys: all of it) is copied in one go; the
-    // rest is encoded into a scratch buffer (at most three bytes for each) and appended at once.
-    let first =
-      bytes.firstIndex { !isUnreserved($0) && !(keepSlash && $0 == UInt8(ascii: "/")) }
-      ?? bytes.count
-    output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[..<first]))
-    guard first < bytes.count else { return }
-    let rest = UnsafeBufferPointer(rebasing: bytes[first...])
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: rest.count * 3) { scratch in
-      var count = 0
-      for byte in rest {
-        if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) {
-          scratch[count] = byte
-          count += 1
-        } else {
-          scratch[count] = UInt8(ascii: "%")
-          scratch[count + 1] = hexDigit(byte >> 4)
-          scratch[count + 2] = hexDigit(byte & 15)
-          count += 3
-        }
-      }
-      output.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<count]))
+    output.appendBytes(upTo: encodedRoom(bytes.count)) {
+      write(bytes, keepSlash: keepSlash, to: $0)
     }
+  }
+
+  /// The most bytes `write` writes for `count` bytes (three for each).
+  @inlinable @inline(__always)
+  package static func encodedRoom(_ count: Int) -> Int { 3 * count }
+
+  /// Writes UTF-8 `bytes` encoded as `append` encodes them at `out`, which has room for
+  /// `encodedRoom(bytes.count)` bytes; returns how many it wrote (the one encoder: `append` and
+  /// the emulator's listing writer use it). Runs of bytes that stay as they are (most keys: all
+  /// of them) are copied at once.
+  package static func write(
+    _ bytes: UnsafeBufferPointer<UInt8>, keepSlash: Bool, to out: UnsafeMutablePointer<UInt8>
+  ) -> Int {
+    guard let base = bytes.baseAddress else { return 0 }
+    var count = 0
+    var start = 0
+    for index in 0..<bytes.count {
+      let byte = base[index]
+      if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) { continue }
+      (out + count).initialize(from: base + start, count: index - start)
+      count += index - start
+      out[count] = UInt8(ascii: "%")
+      out[count + 1] = hexDigit(byte >> 4)
+      out[count + 2] = hexDigit(byte & 15)
+      count += 3
+      start = index + 1
+    }
+    (out + count).initialize(from: base + start, count: bytes.count - start)
+    return count + bytes.count - start
+  }
+
+  /// The unreserved bytes below 64 (`-`, `.`, `0`–`9`), bit `byte`.
+  private static var unreservedBelow64: UInt64 { 1 << 0x2D | 1 << 0x2E | 0x3FF << 0x30 }
+  /// The unreserved bytes from 64 to 127 (`A`–`Z`, `_`, `a`–`z`, `~`), bit `byte - 64`.
+  private static var unreservedFrom64: UInt64 {
+    0x3FF_FFFF << 1 | 1 << (0x5F - 64) | 0x3FF_FFFF << (0x61 - 64) | 1 << (0x7E - 64)
   }
 
   /// An upper-case hex digit for a value under 16.
@@ -101,16 +117,12 @@ package enum PercentEncoding {
     value < 10 ? UInt8(ascii: "0") &+ value : UInt8(ascii: "A") &+ (value &- 10)
   }
 
+  /// Whether `byte` is in RFC 3986's unreserved set, `A–Z a–z 0–9 - _ . ~` (one bit each).
   @inline(__always)
   private static func isUnreserved(_ byte: UInt8) -> Bool {
-    switch byte {
-    case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-      UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"),
-      UInt8(ascii: "."), UInt8(ascii: "~"):
-      return true
-    default:
-      return false
-    }
+    byte < 64
+      ? (unreservedBelow64 >> UInt64(byte)) & 1 != 0
+      : byte < 128 && (unreservedFrom64 >> UInt64(byte &- 64)) & 1 != 0
   }
 
   private static func hexValue(_ byte: UInt8) -> UInt8? {

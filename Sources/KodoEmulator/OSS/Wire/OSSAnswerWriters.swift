@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 package import OSSCore
 import StorageCore
 
@@ -16,7 +17,8 @@ extension OSSAnswers {
       var prefix = prefix
       prefix.withUTF8 { writer.appendCommonPrefix(utf8: $0) }
     }
-    return writer.finish()
+    let buffer = writer.finish()
+    return Array(buffer.readableBytesView)
   }
 
   /// A ListBuckets answer.

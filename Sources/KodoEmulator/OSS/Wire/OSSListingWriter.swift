@@ -2,41 +2,85 @@ package import NIOCore
 package import OSSCore
 package import StorageCore
 
-/// Writes a ListObjects or ListObjectsV2 answer one entry at a time into one byte buffer, as
-/// `OSSAnswers.listObjectsXML` does for a whole `OSSListObjectsResult`: a server can write a
-/// page of keys it holds as bytes without building a string or a summary for each of them.
-package struct OSSListingWriter {
-  private var xml: XMLWriter
+/// Writes a ListObjects or ListObjectsV2 answer one entry at a time straight into a byte
+/// buffer, as `OSSAnswers.listObjectsXML` does for a whole `OSSListObjectsResult`: a server can
+/// write a page of keys it holds as bytes without building a string or a summary for each of
+/// them. Each entry is one raw write (`RawXML`) into room reserved once, and the buffer is what
+/// goes out (`take`, `finish`): nothing is copied after it is written.
+package struct OSSListingWriter: Sendable {
+  private var buffer = ByteBuffer()
   private let url: Bool
+
+  /// About what an entry takes besides its key (and an owner's strings): its tags, time, ETag,
+  /// type, size and storage class. For estimating a page's size, never for safety.
+  package static let typicalEntryBytes = 256
 
   /// Writes everything that comes before the entries: `header`'s fields (V1 when its
   /// `continuationToken`, `startAfter`, `keyCount` and `nextContinuationToken` are all `nil`).
   /// Its objects and common prefixes are not written; `entries` is how many will be appended
-  /// (`KeyCount` when `header.keyCount` is `nil`).
-  package init(_ header: OSSListObjectsResult, entries: Int) {
-    url = header.encodingType == "url"
+  /// (`KeyCount` when `header.keyCount` is `nil`). `capacity` is reserved at once: the page's
+  /// estimated size.
+  package init(_ header: OSSListObjectsResult, entries: Int, capacity: Int = 0) {
+    let url = header.encodingType == "url"
+    self.url = url
     let isV2 =
       header.continuationToken != nil || header.startAfter != nil || header.keyCount != nil
       || header.nextContinuationToken != nil
-    xml = XMLWriter(capacity: 400 * max(0, min(entries, 10_000)) + 512)
-    xml.open("ListBucketResult")
-    xml.element("Name", header.name)
-    text("Prefix", header.prefix)
-    if isV2 {
-      text("ContinuationToken", ifPresent: header.continuationToken)
-      text("StartAfter", ifPresent: header.startAfter)
-    } else {
-      text("Marker", header.marker ?? "")
-    }
-    xml.element("MaxKeys", decimal: header.maxKeys)
-    text("Delimiter", header.delimiter)
-    xml.element("EncodingType", ifPresent: header.encodingType)
-    xml.element("IsTruncated", header.isTruncated ? "true" : "false")
-    if isV2 {
-      xml.element("KeyCount", decimal: header.keyCount ?? Int64(entries))
-      text("NextContinuationToken", ifPresent: header.nextContinuationToken)
-    } else {
-      text("NextMarker", ifPresent: header.nextMarker)
+    var room = 768 + RawXML.room(header.name) + RawXML.room(header.prefix)
+    room += RawXML.room(header.delimiter) + RawXML.room(header.encodingType)
+    room += RawXML.room(header.marker) + RawXML.room(header.nextMarker)
+    room += RawXML.room(header.continuationToken) + RawXML.room(header.startAfter)
+    room += RawXML.room(header.nextContinuationToken)
+    buffer.reserveCapacity(max(capacity, room))
+    buffer.writeRawXML(room: room) { xml in
+      xml.literal("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<ListBucketResult><Name>")
+      xml.escaped(header.name)
+      xml.literal("</Name><Prefix>")
+      xml.text(header.prefix, percentEncoded: url)
+      xml.literal("</Prefix>")
+      if isV2 {
+        if let token = header.continuationToken {
+          xml.literal("<ContinuationToken>")
+          xml.text(token, percentEncoded: url)
+          xml.literal("</ContinuationToken>")
+        }
+        if let start = header.startAfter {
+          xml.literal("<StartAfter>")
+          xml.text(start, percentEncoded: url)
+          xml.literal("</StartAfter>")
+        }
+      } else {
+        xml.literal("<Marker>")
+        xml.text(header.marker ?? "", percentEncoded: url)
+        xml.literal("</Marker>")
+      }
+      xml.literal("<MaxKeys>")
+      xml.decimal(header.maxKeys)
+      xml.literal("</MaxKeys><Delimiter>")
+      xml.text(header.delimiter, percentEncoded: url)
+      xml.literal("</Delimiter>")
+      if let encodingType = header.encodingType {
+        xml.literal("<EncodingType>")
+        xml.escaped(encodingType)
+        xml.literal("</EncodingType>")
+      }
+      xml.literal("<IsTruncated>")
+      if header.isTruncated { xml.literal("true") } else { xml.literal("false") }
+      xml.literal("</IsTruncated>")
+      if isV2 {
+        xml.literal("<KeyCount>")
+        xml.decimal(header.keyCount ?? Int64(entries))
+        xml.literal("</KeyCount>")
+        if let token = header.nextContinuationToken {
+          xml.literal("<NextContinuationToken>")
+          xml.text(token, percentEncoded: url)
+          xml.literal("</NextContinuationToken>")
+        }
+      } else if let next = header.nextMarker {
+        xml.literal("<NextMarker>")
+        xml.text(next, percentEncoded: url)
+        xml.literal("</NextMarker>")
+      }
     }
   }
 
@@ -45,33 +89,49 @@ package struct OSSListingWriter {
     key: UnsafeBufferPointer<UInt8>, lastModified: Timestamp, etag: [UInt8]?, type: String?,
     size: Int64, storageClass: String?, owner: OSSOwner?, restore: OSSRestore?
   ) {
-    // Neighbouring tags go in as one run each: a page is a thousand of these.
-    xml.raw("<Contents><Key>")
-    xml.text(utf8: key, percentEncoded: url)
-    xml.raw("</Key><LastModified>")
-    xml.time(lastModified)
-    xml.raw("</LastModified>")
-    if let etag {
-      xml.raw("<ETag>&quot;")
-      etag.withUnsafeBufferPointer { xml.escape(utf8: $0) }
-      xml.raw("&quot;</ETag>")
+    let restoreText = restore?.text
+    var room = 400 + RawXML.room(key.count) + RawXML.room(etag?.count ?? 0)
+    room += RawXML.room(type) + RawXML.room(storageClass) + RawXML.room(restoreText)
+    if let owner { room += RawXML.room(owner.id) + RawXML.room(owner.displayName) }
+    let url = url
+    buffer.writeRawXML(room: room) { xml in
+      xml.literal("<Contents><Key>")
+      xml.text(key, percentEncoded: url)
+      xml.literal("</Key><LastModified>")
+      xml.time(lastModified)
+      xml.literal("</LastModified>")
+      if let etag {
+        xml.literal("<ETag>&quot;")
+        etag.withUnsafeBufferPointer { xml.escaped($0) }
+        xml.literal("&quot;</ETag>")
+      }
+      if let type {
+        xml.literal("<Type>")
+        xml.escaped(type)
+        xml.literal("</Type>")
+      }
+      xml.literal("<Size>")
+      xml.decimal(size)
+      xml.literal("</Size>")
+      if let storageClass {
+        xml.literal("<StorageClass>")
+        xml.escaped(storageClass)
+        xml.literal("</StorageClass>")
+      }
+      if let owner {
+        xml.literal("<Owner><ID>")
+        xml.escaped(owner.id)
+        xml.literal("</ID><DisplayName>")
+        xml.escaped(owner.displayName)
+        xml.literal("</DisplayName></Owner>")
+      }
+      if let restoreText {
+        xml.literal("<RestoreInfo>")
+        xml.escaped(restoreText)
+        xml.literal("</RestoreInfo>")
+      }
+      xml.literal("</Contents>")
     }
-    if let type {
-      xml.raw("<Type>")
-      xml.escape(type)
-      xml.raw("</Type>")
-    }
-    xml.raw("<Size>")
-    xml.decimal(size)
-    xml.raw("</Size>")
-    if let storageClass {
-      xml.raw("<StorageClass>")
-      xml.escape(storageClass)
-      xml.raw("</StorageClass>")
-    }
-    if let owner { OSSAnswers.writeOwner(owner, to: &xml) }
-    xml.element("RestoreInfo", ifPresent: restore?.text)
-    xml.raw("</Contents>")
   }
 
   /// Appends one `<Contents>` from a summary.
@@ -87,31 +147,31 @@ package struct OSSListingWriter {
 
   /// Appends one `<CommonPrefixes>`.
   package mutating func appendCommonPrefix(utf8 prefix: UnsafeBufferPointer<UInt8>) {
-    xml.raw("<CommonPrefixes><Prefix>")
-    xml.text(utf8: prefix, percentEncoded: url)
-    xml.raw("</Prefix></CommonPrefixes>")
+    let url = url
+    buffer.writeRawXML(room: 48 + RawXML.room(prefix.count)) { xml in
+      xml.literal("<CommonPrefixes><Prefix>")
+      xml.text(prefix, percentEncoded: url)
+      xml.literal("</Prefix></CommonPrefixes>")
+    }
   }
 
-  /// How many bytes are written so far.
-  package var count: Int { xml.bytes.count }
-
-  /// Appends the bytes written so far to `buffer`.
-  package func write(to buffer: inout ByteBuffer) {
-    buffer.writeBytes(xml.bytes)
+  /// Hands over the bytes written so far (to go out first) and goes on in a new, empty buffer.
+  package mutating func take() -> ByteBuffer {
+    let written = buffer
+    buffer = ByteBuffer()
+    return written
   }
 
-  /// The whole answer.
-  package consuming func finish() -> [UInt8] {
-    xml.close("ListBucketResult")
-    return xml.bytes
+  /// Reserves room for `capacity` bytes at once (a page's estimated size).
+  package mutating func reserveCapacity(_ capacity: Int) {
+    buffer.reserveCapacity(buffer.writerIndex + capacity)
   }
 
-  private mutating func text(_ name: StaticString, _ value: String) {
-    var value = value
-    value.withUTF8 { xml.element(name, utf8: $0, percentEncoded: url) }
-  }
-
-  private mutating func text(_ name: StaticString, ifPresent value: String?) {
-    if let value { text(name, value) }
+  /// The whole answer, or its rest after `take`; the writer is left empty. (Mutating, not
+  /// consuming: a consumed copy would share the buffer, and the closing tag would then copy the
+  /// whole page into a new one.)
+  package mutating func finish() -> ByteBuffer {
+    buffer.writeStaticString("</ListBucketResult>")
+    return take()
   }
 }
