@@ -120,6 +120,20 @@ struct MultipartDigestsAheadTests {
     return max(1, min(wanted, Int(Int64(parallel) * partSize / slice), parts))
   }
 
+  /// The sizes of the groups `parts` parts are read in: `parallel` parts first, then twice as
+  /// many each time, up to `lanes`.
+  static func groups(parts: Int, lanes: Int, parallel: Int) -> [Int] {
+    var sizes: [Int] = []
+    var size = min(parallel, lanes)
+    var left = parts
+    while left > 0 {
+      sizes.append(min(size, left))
+      left -= sizes[sizes.count - 1]
+      size = min(lanes, size * 2)
+    }
+    return sizes
+  }
+
   /// A temporary file holding `bytes`, open for reading and writing (tests shrink it).
   static func withWritableFile<R>(_ bytes: [UInt8], _ body: (Int32) async throws -> R)
     async throws -> R
@@ -173,7 +187,9 @@ struct MultipartDigestsAheadTests {
       #expect(record.bytes == size, "\(label)")
       #expect(record.singleCalls == 0, "\(label)")
       #expect(record.lanedCalls.allSatisfy { (1...lanes).contains($0) }, "\(label)")
-      #expect(record.lanedCalls.max() == lanes, "\(label)")
+      // Each group's first round feeds all its parts at once.
+      let groups = Self.groups(parts: count, lanes: lanes, parallel: parallel)
+      #expect(record.lanedCalls.max() == groups.max(), "\(label)")
       #expect(outcome.peakBufferedBytes <= Int64(parallel) * partSize, "\(label)")
       #expect(
         outcome.peakBufferedBytes == Int64(lanes) * min(Int64(chunk), partSize), "\(label)")
@@ -182,7 +198,8 @@ struct MultipartDigestsAheadTests {
 
   @Test func sixteenLanesByDefaultWithinParallelTimesPartSize() async throws {
     let partSize = Int64(4 * PartReader.chunk)
-    let content = RequestBodyTests.sample(17 * Int(partSize) + 7, seed: 3)
+    // Groups of `parallel`, twice and four times as many parts reach 16 lanes by the 28th part.
+    let content = RequestBodyTests.sample(28 * Int(partSize) + 7, seed: 3)
     let limits = PartLimits(
       minimumPartSize: 1000, maximumPartSize: 1 << 30, maximumPartCount: 10_000)
     for (parallel, lanes) in [(4, 16), (2, 8), (1, 4)] {
@@ -204,8 +221,8 @@ struct MultipartDigestsAheadTests {
   }
 
   @Test func aFileThatShrinksMidUploadFailsThePartThatEndsEarly() async throws {
-    // 11 parts of 64,000 bytes in groups of 4: while part 1 is sent the file is cut inside part
-    // 10, whose group is read only once part 5 is asked for.
+    // 11 parts of 64,000 bytes in groups of 1, 2, 4 and 4: while part 1 is sent the file is cut
+    // inside part 10, whose group (8 to 11) is read only once part 4 is asked for.
     let cut: Int64 = 9 * Engine.partSize + 1000
     try await Self.withWritableFile(Engine.content) { descriptor in
       let service = MemoryMultipart(limits: Engine.limits)
@@ -223,7 +240,7 @@ struct MultipartDigestsAheadTests {
         error?.message
           == "the file being uploaded ended at byte \(cut), before the \(10 * Engine.partSize) "
           + "bytes it had; it changed during the upload")
-      // Part 9, read with part 10, went on alone.
+      // Parts 8 and 9, read with part 10, went on alone.
       #expect(service.snapshot.sent == Array(1...9))
       #expect(service.snapshot.completions == 0)
     }
@@ -264,9 +281,9 @@ struct MultipartDigestsAheadTests {
           source, to: RecordingMultipart(inner: service, log: log))
       }
       #expect(error?.message == "no")
-      // The group of parts 1 and 2, and the next one of parts 3 and 4: not the 11.
-      #expect(log.snapshot.made == 4)
-      #expect(log.snapshot.bytes <= 4 * Int(Engine.partSize))
+      // The group of part 1, and the next one of parts 2 and 3: not the 11.
+      #expect(log.snapshot.made == 3)
+      #expect(log.snapshot.bytes <= 3 * Int(Engine.partSize))
     }
   }
 
@@ -279,8 +296,8 @@ struct MultipartDigestsAheadTests {
       let task = Task {
         try await engine.run(source, to: RecordingMultipart(inner: service, log: log))
       }
-      // The first group's read waits at its first round.
-      await waitUntil { log.snapshot.made == 4 }
+      // The first group's read (parts 1 and 2, for the two senders) waits at its first round.
+      await waitUntil { log.snapshot.made == 2 }
       task.cancel()
       log.open()
       let result = await task.result
@@ -304,7 +321,7 @@ struct MultipartDigestsAheadTests {
         limits: Engine.limits)
       let gauge = BufferGauge()
       let digests = DigestsAhead(
-        parts: Array(plan.numbers), of: plan, descriptor: source.descriptor, lanes: 4,
+        parts: Array(plan.numbers), of: plan, descriptor: source.descriptor, lanes: 4, first: 4,
         slice: 1000,
         makeDigest: {
           log.state.withLock { $0.made += 1 }

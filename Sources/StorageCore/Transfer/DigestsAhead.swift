@@ -3,7 +3,9 @@ import Synchronization
 /// The digests of an upload's parts, hashed ahead of sending.
 ///
 /// The parts to send are cut, in plan order, into groups of up to `lanes` parts, each group read
-/// and hashed in one lockstep pass (``PartReader``). The group holding the first part asked for
+/// and hashed in one lockstep pass (``PartReader``): the first group holds the parts the first
+/// senders need at once, and each group after it twice as many as the one before, up to `lanes`,
+/// so that sending starts as soon as it did one part at a time. The group holding the first part asked for
 /// is read first; once it is done the next group is read while the parts of the one before are
 /// sent, but never more than one group beyond the last group a part was asked for, so a failed
 /// upload does not hash the whole file. A digest is handed to the one part that asks for it and
@@ -50,20 +52,25 @@ final class DigestsAhead<Digest: RunningDigest>: Sendable {
   private let state = Mutex(State())
 
   /// Digests of `parts` (part numbers of `plan`, in the order they will be asked for) of the
-  /// file `descriptor`, made by `makeDigest`, read in groups of up to `lanes` parts with `slice`
-  /// bytes a part and round through an area from `makeArea`, counted in `gauge`.
+  /// file `descriptor`, made by `makeDigest`, read in groups of `first` parts, then twice as many
+  /// each time up to `lanes`, with `slice` bytes a part and round through an area from
+  /// `makeArea`, counted in `gauge`.
   init(
-    parts: [Int], of plan: PartPlan, descriptor: Int32, lanes: Int, slice: Int,
+    parts: [Int], of plan: PartPlan, descriptor: Int32, lanes: Int, first: Int, slice: Int,
     makeDigest: @escaping @Sendable () -> Digest, makeArea: (Int) -> ReadBuffer,
     gauge: BufferGauge
   ) {
     let lanes = max(1, min(lanes, parts.count))
     var groups: [[Int]] = []
     var groupOf: [Int: Int] = [:]
-    for start in stride(from: 0, to: parts.count, by: lanes) {
-      let group = Array(parts[start..<min(parts.count, start + lanes)])
+    var start = 0
+    var size = max(1, min(first, lanes))
+    while start < parts.count {
+      let group = Array(parts[start..<min(parts.count, start + size)])
       for number in group { groupOf[number] = groups.count }
       groups.append(group)
+      start += group.count
+      size = min(lanes, size * 2)
     }
     self.descriptor = descriptor
     self.plan = plan

@@ -273,7 +273,8 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
     var receipts = done.values.sorted { $0.number < $1.number }
     let parts = plan.numbers.filter { done[$0] == nil }
     let digests = DigestsAhead(
-      parts: parts, of: plan, descriptor: source.descriptor, lanes: lanes, slice: slice,
+      parts: parts, of: plan, descriptor: source.descriptor, lanes: lanes,
+      first: options.parallel, slice: slice,
       makeDigest: { [uploader] in uploader.makePartDigest() }, makeArea: options.makeReadBuffer,
       gauge: gauge)
     var failure: StorageError?

@@ -9,7 +9,7 @@ import Dispatch
 /// requests send them from the file (``RequestBody/file(descriptor:offset:length:)``).
 enum PartReader {
   /// Bytes read per part and round: the size of one part's slice of the read area.
-  static let chunk = 128 << 10
+  static let chunk = 64 << 10
 
   /// Reads `ranges` of `descriptor` on a thread of its own, each into a digest made by
   /// `makeDigest`, through `area` (slice `i` of `slice` bytes is part `i`'s), and hands `done`
