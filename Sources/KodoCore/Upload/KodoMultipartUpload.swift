@@ -6,14 +6,27 @@ public import StorageCore
 /// a second time for it.
 public struct KodoPartDigest: RunningDigest {
   /// The part's MD5.
-  public let md5 = MD5Digest()
+  public var md5 = LaneHash(.md5)
   /// The part's SHA-1.
-  public var sha1 = RunningHash(.sha1)
+  public var sha1 = LaneHash(.sha1)
 
   /// Adds `bytes` to both.
   public mutating func update(_ bytes: UnsafeRawBufferPointer) {
     md5.update(bytes)
     sha1.update(bytes)
+  }
+
+  /// Adds `chunks[i]` to `digests[i]`: every part's MD5 and SHA-1 in one pass of the lane
+  /// kernels (``LaneHash``).
+  public static func update(
+    lanes digests: inout [KodoPartDigest], with chunks: [UnsafeRawBufferPointer]
+  ) {
+    var hashes = digests.map(\.md5) + digests.map(\.sha1)
+    LaneHash.update(&hashes, with: chunks + chunks)
+    for lane in digests.indices {
+      digests[lane].md5 = hashes[lane]
+      digests[lane].sha1 = hashes[digests.count + lane]
+    }
   }
 
   /// The MD5 in hex, as Kodo writes it.

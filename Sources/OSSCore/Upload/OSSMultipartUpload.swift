@@ -2,17 +2,31 @@ import Foundation
 public import StorageCore
 
 /// A multipart part's digests for OSS: the CRC-64 OSS answers for the part, and the MD5 it
-/// checks (`Content-MD5`), both computed as the engine reads the part.
+/// checks (`Content-MD5`), both computed as the engine reads the part; the MD5s of the parts the
+/// engine reads together advance together (``LaneHash``).
 public struct OSSPartDigest: RunningDigest {
   /// The part's CRC-64.
   public var crc = CRC64()
   /// The part's MD5.
-  public let md5 = MD5Digest()
+  public var md5 = LaneHash(.md5)
 
   /// Adds `bytes` to both.
   public mutating func update(_ bytes: UnsafeRawBufferPointer) {
     crc.update(bytes)
     md5.update(bytes)
+  }
+
+  /// Adds `chunks[i]` to `digests[i]`: the MD5s in one pass of the lane kernels, each CRC-64
+  /// while its chunk is still in the cache.
+  public static func update(
+    lanes digests: inout [OSSPartDigest], with chunks: [UnsafeRawBufferPointer]
+  ) {
+    var md5s = digests.map(\.md5)
+    LaneHash.update(&md5s, with: chunks)
+    for lane in digests.indices {
+      digests[lane].md5 = md5s[lane]
+      digests[lane].crc.update(chunks[lane])
+    }
   }
 
   /// The CRC-64, decimal, as OSS writes it.

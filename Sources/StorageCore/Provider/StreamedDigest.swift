@@ -5,8 +5,18 @@ import Synchronization
 public protocol RunningDigest: Sendable {
   /// Adds `bytes`.
   mutating func update(_ bytes: UnsafeRawBufferPointer)
+  /// Adds `chunks[i]` to `digests[i]` (as many digests as chunks): independent digests fed
+  /// together, which a digest that can hash several streams at once does in one pass.
+  static func update(lanes digests: inout [Self], with chunks: [UnsafeRawBufferPointer])
   /// The digest of the bytes so far, as `IntegrityCheck.expected` spells it.
   var text: String { get }
+}
+
+extension RunningDigest {
+  /// Adds `chunks[i]` to `digests[i]`, one digest after the other.
+  public static func update(lanes digests: inout [Self], with chunks: [UnsafeRawBufferPointer]) {
+    for (lane, chunk) in chunks.enumerated() { digests[lane].update(chunk) }
+  }
 }
 
 /// The running digest of a download's bytes as the transport writes them to the descriptor.

@@ -1,18 +1,19 @@
 import Synchronization
 
 /// The one transfer engine for multipart uploads, provider-neutral: it plans the parts, reads
-/// each with `pread` to compute its digest, sends it from the file, up to ``Options/parallel`` at
-/// once, retries a failed part, reports progress and checkpoints, resumes from a checkpoint
+/// them with `pread` to compute their digests (ahead of sending, several parts at once:
+/// ``DigestsAhead``), sends each from the file, up to ``Options/parallel`` at once, retries a failed part, reports progress and checkpoints, resumes from a checkpoint
 /// without sending again the parts the service still holds, starts afresh when the service forgot
 /// the session, and completes the object. The provider supplies only the protocol
 /// (``MultipartUploading``); the caller keeps the checkpoints (the core stores nothing).
 ///
-/// Memory: a part is never whole in memory. Its digest is computed through a read buffer of at
-/// most ``PartReader/chunk`` bytes (reused from part to part, at most ``Options/parallel`` of
-/// them), and the request sends the part's range of the file, read with `pread` as libcurl asks
-/// for it (``RequestBody/file(descriptor:offset:length:)``). ``Outcome/peakBufferedBytes`` says
-/// how many bytes of buffers the run made. A file that changes between the two reads fails the
-/// part: the service checks the part against its digest.
+/// Memory: a part is never whole in memory. The digests of a group of up to
+/// ``Options/digestLanes`` parts are computed in one read through one area of a
+/// ``PartReader/chunk`` (at most a part) per part of the group, fewer parts when that would pass
+/// ``Options/parallel`` × the part size; the request sends the part's range of the file, read
+/// with `pread` as libcurl asks for it (``RequestBody/file(descriptor:offset:length:)``).
+/// ``Outcome/peakBufferedBytes`` says how many bytes of buffers the run held at once. A file that
+/// changes between the two reads fails the part: the service checks the part against its digest.
 ///
 /// Cancellation: cancelling the calling task stops every part (the transport aborts within
 /// about a second) and the call throws `StorageError(.cancelled, …)`; the session is left to
@@ -22,8 +23,11 @@ public struct MultipartUpload: Sendable {
   public struct Options: Sendable {
     /// The part size wanted; the plan moves it into the service's limits (``PartPlan``).
     public var partSize: Int64
-    /// The most parts read and sent at once (at least 1).
+    /// The most parts sent at once (at least 1).
     public var parallel: Int
+    /// The most parts whose digests are computed together, in one read (at least 1; fewer when
+    /// their read area would pass `parallel` × the part size).
+    public var digestLanes: Int
     /// How many rounds a part gets (each through the pipeline's own retries) before the upload
     /// fails (at least 1).
     public var partAttempts: Int
@@ -31,17 +35,21 @@ public struct MultipartUpload: Sendable {
     public var retryDelay: Duration
     /// How the engine waits (tests make it instant); throws when the task is cancelled.
     public var sleep: @Sendable (Duration) async throws -> Void
-    /// Makes a read buffer of the given size (tests count them).
+    /// Makes the read area of the given size (tests count them).
     var makeReadBuffer: @Sendable (Int) -> ReadBuffer = { ReadBuffer(capacity: $0) }
+    /// Bytes read per part and round (tests make it small to have many lanes in small files).
+    var readChunk = PartReader.chunk
 
-    /// Options; the defaults are 8 MiB parts, 4 at once, 3 rounds a part, 1 s between rounds.
+    /// Options; the defaults are 8 MiB parts, 4 at once, digests of 16 parts at once, 3 rounds
+    /// a part, 1 s between rounds.
     public init(
-      partSize: Int64 = 8 << 20, parallel: Int = 4, partAttempts: Int = 3,
+      partSize: Int64 = 8 << 20, parallel: Int = 4, digestLanes: Int = 16, partAttempts: Int = 3,
       retryDelay: Duration = .seconds(1),
       sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
       self.partSize = partSize
       self.parallel = max(1, parallel)
+      self.digestLanes = max(1, digestLanes)
       self.partAttempts = max(1, partAttempts)
       self.retryDelay = retryDelay
       self.sleep = sleep
@@ -148,7 +156,9 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
   let checkpoints: @Sendable (UploadCheckpoint) -> Void
   let events: @Sendable (TransferEvent) -> Void
   let gauge = BufferGauge()
-  let buffers: ReadBuffers
+  /// The parts whose digests are read together, and each one's bytes a round.
+  let lanes: Int
+  let slice: Int
   let progress: ProgressCounter
   private let sent = Atomic<Int>(0)
 
@@ -164,9 +174,11 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
     self.checkpoints = checkpoints
     self.events = events
     progress = ProgressCounter(total: plan.totalSize, events: events)
-    buffers = ReadBuffers(
-      capacity: Int(min(Int64(PartReader.chunk), plan.partSize)), make: options.makeReadBuffer,
-      gauge: gauge)
+    // The read area (lanes × slice) stays within the contract's `parallel × part size`.
+    slice = Int(min(Int64(max(1, options.readChunk)), max(1, plan.partSize)))
+    let (bound, overflow) = Int64(options.parallel).multipliedReportingOverflow(by: plan.partSize)
+    let fit = overflow ? Int64(Int.max) : bound / Int64(slice)
+    lanes = Int(max(1, min(Int64(options.digestLanes), fit)))
   }
 
   /// Parts sent by this run.
@@ -259,41 +271,47 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
     async throws(StorageError) -> [PartReceipt]
   {
     var receipts = done.values.sorted { $0.number < $1.number }
-    try await PartScheduler.run(
-      plan.numbers.filter { done[$0] == nil }, parallel: options.parallel,
-      work: { number in await self.sendPart(number, session: session) },
-      finished: { _, receipt in
-        let index = receipts.partitioningIndex { $0.number > receipt.number }
-        receipts.insert(receipt, at: index)
-        sent.add(1, ordering: .relaxed)
-        events(.partDone(receipt))
-        checkpoints(
-          UploadCheckpoint(
-            session: session, partSize: plan.partSize, source: source.identity, parts: receipts))
-      })
+    let parts = plan.numbers.filter { done[$0] == nil }
+    let digests = DigestsAhead(
+      parts: parts, of: plan, descriptor: source.descriptor, lanes: lanes,
+      first: options.parallel, slice: slice,
+      makeDigest: { [uploader] in uploader.makePartDigest() }, makeArea: options.makeReadBuffer,
+      gauge: gauge)
+    var failure: StorageError?
+    do throws(StorageError) {
+      try await PartScheduler.run(
+        parts, parallel: options.parallel,
+        work: { number in await self.sendPart(number, session: session, digests: digests) },
+        finished: { _, receipt in
+          let index = receipts.partitioningIndex { $0.number > receipt.number }
+          receipts.insert(receipt, at: index)
+          sent.add(1, ordering: .relaxed)
+          events(.partDone(receipt))
+          checkpoints(
+            UploadCheckpoint(
+              session: session, partSize: plan.partSize, source: source.identity, parts: receipts)
+          )
+        })
+    } catch {
+      failure = error
+    }
+    // No read goes on after the parts (nor uses the area once the upload is over).
+    await digests.close()
+    if let failure { throw failure }
     return receipts
   }
 
-  /// Reads part `number` for its digest, then sends it from the file in up to `partAttempts`
-  /// rounds.
-  private func sendPart(_ number: Int, session: UploadSession) async -> Result<
-    PartReceipt, StorageError
-  > {
+  /// Takes part `number`'s digest (read ahead), then sends the part from the file in up to
+  /// `partAttempts` rounds.
+  private func sendPart(
+    _ number: Int, session: UploadSession, digests: DigestsAhead<Uploader.PartDigest>
+  ) async -> Result<PartReceipt, StorageError> {
     do throws(StorageError) {
       if Task.isCancelled { throw StorageError(.cancelled, "the upload was cancelled") }
       events(.partStarted(number: number))
       let range = plan.range(ofPart: number)
       let size = Int64(range.count)
-      let buffer = buffers.take()
-      let digest: Uploader.PartDigest
-      do throws(StorageError) {
-        digest = try await PartReader.digest(
-          source.descriptor, range: range, into: uploader.makePartDigest(), through: buffer)
-      } catch {
-        buffers.give(buffer)
-        throw error
-      }
-      buffers.give(buffer)
+      let digest = try await digests.digest(ofPart: number).get()
       let body = RequestBody.file(
         descriptor: source.descriptor, offset: range.lowerBound, length: size)
       let receipt = try await PartScheduler.rounds(

@@ -1,104 +1,133 @@
 import Dispatch
-import Synchronization
 
-/// Computes the digest of one part of a source file before the part is sent: reads the part
-/// with `pread` in chunks through one reused buffer (each chunk hashed while it is still in the
-/// cache), on a thread of its own, never on the Swift cooperative pool. The part's bytes are
-/// never all in memory: the request sends them from the file (``RequestBody/file(descriptor:offset:length:)``).
+/// Computes the digests of a group of parts of a source file before they are sent, in lockstep:
+/// each round `pread`s the next chunk of every unfinished part into that part's own slice of one
+/// read area, then feeds the chunks to the parts' digests in one
+/// ``RunningDigest/update(lanes:with:)`` call (a digest that hashes several streams at once does
+/// the whole group in one pass, each chunk while it is still in the cache). It runs on a thread
+/// of its own, never on the Swift cooperative pool. The parts' bytes are never all in memory: the
+/// requests send them from the file (``RequestBody/file(descriptor:offset:length:)``).
 enum PartReader {
-  /// Bytes read (and hashed) per `pread`: the most a read buffer holds.
-  static let chunk = 1 << 20
+  /// Bytes read per part and round: the size of one part's slice of the read area.
+  static let chunk = 64 << 10
 
-  /// `digest` fed with the bytes of `range` of `descriptor`, read through `buffer`.
+  /// Reads `ranges` of `descriptor` on a thread of its own, each into a digest made by
+  /// `makeDigest`, through `area` (slice `i` of `slice` bytes is part `i`'s), and hands `done`
+  /// one result a range, in order, on that thread.
   ///
-  /// The buffer is used only until this returns (the read runs to its end even when the task
-  /// is cancelled, so no pointer into it outlives the call).
+  /// A part whose read fails or ends before its range fails alone; the others go on. Once
+  /// `isStopped` says so (checked before every round) the unfinished parts fail as cancelled.
+  /// The area is used only until `done` is called (the reader holds it until then).
   ///
-  /// - Throws: `StorageError(.localIO)` when the file cannot be read or ends before the range.
-  static func digest<Digest: RunningDigest>(
-    _ descriptor: Int32, range: Range<Int64>, into digest: Digest, through buffer: ReadBuffer
-  ) async throws(StorageError) -> Digest {
-    let result = await withCheckedContinuation {
-      (continuation: CheckedContinuation<Result<Digest, StorageError>, Never>) in
-      DispatchQueue(label: "kodo.transfer.read").async {
-        continuation.resume(
-          returning: digestBlocking(descriptor, range: range, digest: digest, buffer: buffer))
-      }
+  /// - Precondition: `area` holds at least `ranges.count × slice` bytes, `slice` ≥ 1.
+  static func digests<Digest: RunningDigest>(
+    _ descriptor: Int32, ranges: [Range<Int64>], makeDigest: @escaping @Sendable () -> Digest,
+    through area: ReadBuffer, slice: Int, isStopped: @escaping @Sendable () -> Bool,
+    done: @escaping @Sendable ([Result<Digest, StorageError>]) -> Void
+  ) {
+    precondition(slice >= 1 && area.bytes.count >= ranges.count * slice, "read area too small")
+    DispatchQueue(label: "kodo.transfer.read").async {
+      done(
+        digestsBlocking(
+          descriptor, ranges: ranges, makeDigest: makeDigest, area: area, slice: slice,
+          isStopped: isStopped))
     }
-    return try result.get()
   }
 
-  private static func digestBlocking<Digest: RunningDigest>(
-    _ descriptor: Int32, range: Range<Int64>, digest: Digest, buffer: ReadBuffer
-  ) -> Result<Digest, StorageError> {
-    var digest = digest
-    let count = range.upperBound - range.lowerBound
-    var done: Int64 = 0
-    while done < count {
-      let want = Int(min(Int64(buffer.bytes.count), count - done))
-      let window = UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[..<want])
-      let (got, failure) = PositionalFile.read(
-        descriptor, into: window, at: range.lowerBound + done)
-      digest.update(UnsafeRawBufferPointer(rebasing: window[..<got]))
-      done += Int64(got)
-      if let failure {
-        return .failure(
-          StorageError(.localIO, "cannot read the file being uploaded: " + errnoText(failure)))
-      }
-      if got < want {
-        return .failure(
-          StorageError(
-            .localIO,
-            "the file being uploaded ended at byte \(range.lowerBound + done), before the "
-              + "\(range.upperBound) bytes it had; it changed during the upload"))
+  private static func digestsBlocking<Digest: RunningDigest>(
+    _ descriptor: Int32, ranges: [Range<Int64>], makeDigest: () -> Digest, area: ReadBuffer,
+    slice: Int, isStopped: () -> Bool
+  ) -> [Result<Digest, StorageError>] {
+    var results = [Result<Digest, StorageError>?](repeating: nil, count: ranges.count)
+    var read = [Int64](repeating: 0, count: ranges.count)
+    // The unfinished parts: `active[i]` is the digest of part `parts[i]` of the group.
+    var active: [Digest] = []
+    var parts: [Int] = []
+    var chunks: [UnsafeRawBufferPointer] = []
+    active.reserveCapacity(ranges.count)
+    parts.reserveCapacity(ranges.count)
+    chunks.reserveCapacity(ranges.count)
+    for (part, range) in ranges.enumerated() {
+      if range.isEmpty {
+        results[part] = .success(makeDigest())
+      } else {
+        active.append(makeDigest())
+        parts.append(part)
       }
     }
-    return .success(digest)
+    while !parts.isEmpty {
+      if isStopped() {
+        for part in parts {
+          results[part] = .failure(StorageError(.cancelled, "the upload was cancelled"))
+        }
+        break
+      }
+      chunks.removeAll(keepingCapacity: true)
+      var position = 0
+      while position < parts.count {
+        let part = parts[position]
+        let range = ranges[part]
+        let want = Int(min(Int64(slice), Int64(range.count) - read[part]))
+        let window = UnsafeMutableRawBufferPointer(
+          rebasing: area.bytes[part * slice..<part * slice + want])
+        let (got, failure) = PositionalFile.read(
+          descriptor, into: window, at: range.lowerBound + read[part])
+        read[part] += Int64(got)
+        if let error = readError(failure, got: got, want: want, range: range, read: read[part]) {
+          results[part] = .failure(error)
+          active.remove(at: position)
+          parts.remove(at: position)
+          continue
+        }
+        chunks.append(UnsafeRawBufferPointer(window))
+        position += 1
+      }
+      if !chunks.isEmpty { Digest.update(lanes: &active, with: chunks) }
+      position = 0
+      while position < parts.count {
+        let part = parts[position]
+        if read[part] == Int64(ranges[part].count) {
+          results[part] = .success(active.remove(at: position))
+          parts.remove(at: position)
+        } else {
+          position += 1
+        }
+      }
+    }
+    return results.map { $0 ?? .failure(StorageError(.cancelled, "the upload was cancelled")) }
+  }
+
+  /// Why a read of `want` bytes that got `got` (and `read` of the part's `range` so far) fails
+  /// the part, or `nil` when it did not.
+  private static func readError(
+    _ failure: Int32?, got: Int, want: Int, range: Range<Int64>, read: Int64
+  ) -> StorageError? {
+    if let failure {
+      return StorageError(.localIO, "cannot read the file being uploaded: " + errnoText(failure))
+    }
+    if got < want {
+      return StorageError(
+        .localIO,
+        "the file being uploaded ended at byte \(range.lowerBound + read), before the "
+          + "\(range.upperBound) bytes it had; it changed during the upload")
+    }
+    return nil
   }
 }
 
 /// Memory the engine reads parts through, allocated once and freed when the last reference
 /// goes (never while a read holds it: the reader keeps a reference for the whole read).
 ///
-/// `@unchecked Sendable` invariant: one reader uses a buffer at a time; it is taken from its
-/// ``ReadBuffers`` pool and only given back once that read ended.
+/// `@unchecked Sendable` invariant: one read uses a buffer at a time (``DigestsAhead`` starts
+/// a group's read only once the one before ended, and frees nothing itself).
 final class ReadBuffer: @unchecked Sendable {
   /// The buffer's bytes (at least one).
   let bytes: UnsafeMutableRawBufferPointer
 
   /// A buffer of `capacity` bytes (at least one).
   init(capacity: Int) {
-    bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, capacity), alignment: 16)
+    bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, capacity), alignment: 64)
   }
 
   deinit { bytes.deallocate() }
-}
-
-/// The read buffers of one upload: a buffer is made only when none is free, so the pool holds
-/// at most as many as were in use at once (at most ``MultipartUpload/Options/parallel``).
-final class ReadBuffers: Sendable {
-  /// The size of every buffer.
-  let capacity: Int
-  private let make: @Sendable (Int) -> ReadBuffer
-  private let free = Mutex<[ReadBuffer]>([])
-  private let gauge: BufferGauge
-
-  /// Buffers of `capacity` bytes from `make`, each counted in `gauge` when made.
-  init(capacity: Int, make: @escaping @Sendable (Int) -> ReadBuffer, gauge: BufferGauge) {
-    self.capacity = max(1, capacity)
-    self.make = make
-    self.gauge = gauge
-  }
-
-  /// A free buffer, or a new one.
-  func take() -> ReadBuffer {
-    if let buffer = free.withLock({ $0.popLast() }) { return buffer }
-    gauge.hold(Int64(capacity))
-    return make(capacity)
-  }
-
-  /// `buffer` is free again (its read ended).
-  func give(_ buffer: ReadBuffer) {
-    free.withLock { $0.append(buffer) }
-  }
 }
