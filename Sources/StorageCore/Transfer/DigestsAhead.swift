@@ -5,16 +5,16 @@ import Synchronization
 /// The parts to send are cut, in plan order, into groups of up to `lanes` parts, each group read
 /// and hashed in one lockstep pass (``PartReader``): the first group holds the parts the first
 /// senders need at once, and each group after it twice as many as the one before, up to `lanes`,
-/// so that sending starts as soon as it did one part at a time. The group holding the first part asked for
-/// is read first; once it is done the next group is read while the parts of the one before are
-/// sent, but never more than one group beyond the last group a part was asked for, so a failed
+/// so that sending starts as soon as it did one part at a time. The group holding the first part
+/// asked for is read first, and the next group is read while the parts of the one before are
+/// sent, but never a group more than one beyond the last group a part was asked for, so a failed
 /// upload does not hash the whole file. A digest is handed to the one part that asks for it and
 /// then dropped: at most two groups of digests are kept.
 ///
-/// Up to `reads` groups are read at once (the group parts wait for and the one after it, on two
-/// threads, when two areas fit the memory bound), each through a read area of `lanes × slice`
-/// bytes, made when no free one is left and counted in the gauge while this lives. ``close()``
-/// stops the reading and returns once no read uses an area.
+/// Up to `reads` groups are read at once (the group parts wait for and the one after it, each on
+/// its own thread, when two areas fit the memory bound), each through a read area of
+/// `lanes × slice` bytes, made when no free one is left and counted in the gauge while this
+/// lives. ``close()`` stops the reading and returns once no read uses an area.
 final class DigestsAhead<Digest: RunningDigest>: Sendable {
   /// A part's digest, or why its read failed.
   typealias Outcome = Result<Digest, StorageError>
