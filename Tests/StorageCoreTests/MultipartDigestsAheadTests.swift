@@ -191,8 +191,11 @@ struct MultipartDigestsAheadTests {
       let groups = Self.groups(parts: count, lanes: lanes, parallel: parallel)
       #expect(record.lanedCalls.max() == groups.max(), "\(label)")
       #expect(outcome.peakBufferedBytes <= Int64(parallel) * partSize, "\(label)")
-      #expect(
-        outcome.peakBufferedBytes == Int64(lanes) * min(Int64(chunk), partSize), "\(label)")
+      // One area, or two when two fit and there are groups to read at once.
+      let area = Int64(lanes) * min(Int64(chunk), partSize)
+      let areas = outcome.peakBufferedBytes / area
+      #expect(outcome.peakBufferedBytes % area == 0, "\(label)")
+      #expect(areas == 1 || (areas == 2 && 2 * area <= Int64(parallel) * partSize), "\(label)")
     }
   }
 
@@ -297,7 +300,7 @@ struct MultipartDigestsAheadTests {
         try await engine.run(source, to: RecordingMultipart(inner: service, log: log))
       }
       // The first group's read (parts 1 and 2, for the two senders) waits at its first round.
-      await waitUntil { log.snapshot.made == 2 }
+      await waitUntil { log.snapshot.made >= 2 }
       task.cancel()
       log.open()
       let result = await task.result
@@ -322,7 +325,7 @@ struct MultipartDigestsAheadTests {
       let gauge = BufferGauge()
       let digests = DigestsAhead(
         parts: Array(plan.numbers), of: plan, descriptor: source.descriptor, lanes: 4, first: 4,
-        slice: 1000,
+        slice: 1000, reads: 1,
         makeDigest: {
           log.state.withLock { $0.made += 1 }
           return Laned(inner: MemoryMultipart.Sum(), log: log)

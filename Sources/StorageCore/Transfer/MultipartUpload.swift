@@ -10,7 +10,8 @@ import Synchronization
 /// Memory: a part is never whole in memory. The digests of a group of up to
 /// ``Options/digestLanes`` parts are computed in one read through one area of a
 /// ``PartReader/chunk`` (at most a part) per part of the group, fewer parts when that would pass
-/// ``Options/parallel`` × the part size; the request sends the part's range of the file, read
+/// ``Options/parallel`` × the part size (two groups at once, each through its own area, when both
+/// areas fit); the request sends the part's range of the file, read
 /// with `pread` as libcurl asks for it (``RequestBody/file(descriptor:offset:length:)``).
 /// ``Outcome/peakBufferedBytes`` says how many bytes of buffers the run held at once. A file that
 /// changes between the two reads fails the part: the service checks the part against its digest.
@@ -156,9 +157,11 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
   let checkpoints: @Sendable (UploadCheckpoint) -> Void
   let events: @Sendable (TransferEvent) -> Void
   let gauge = BufferGauge()
-  /// The parts whose digests are read together, and each one's bytes a round.
+  /// The parts whose digests are read together, each one's bytes a round, and how many groups
+  /// may be read at once.
   let lanes: Int
   let slice: Int
+  let reads: Int
   let progress: ProgressCounter
   private let sent = Atomic<Int>(0)
 
@@ -179,6 +182,9 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
     let (bound, overflow) = Int64(options.parallel).multipliedReportingOverflow(by: plan.partSize)
     let fit = overflow ? Int64(Int.max) : bound / Int64(slice)
     lanes = Int(max(1, min(Int64(options.digestLanes), fit)))
+    // A second read (the group after the one parts wait for, on a thread of its own) when its
+    // area fits too.
+    reads = fit >= 2 * Int64(lanes) ? 2 : 1
   }
 
   /// Parts sent by this run.
@@ -274,7 +280,7 @@ private final class Run<Uploader: MultipartUploading>: Sendable {
     let parts = plan.numbers.filter { done[$0] == nil }
     let digests = DigestsAhead(
       parts: parts, of: plan, descriptor: source.descriptor, lanes: lanes,
-      first: options.parallel, slice: slice,
+      first: options.parallel, slice: slice, reads: reads,
       makeDigest: { [uploader] in uploader.makePartDigest() }, makeArea: options.makeReadBuffer,
       gauge: gauge)
     var failure: StorageError?
