@@ -197,7 +197,11 @@ final class SyntheticSource: ObjectSource {
   /// encodes (a kind byte and a SHA-1): the ETag is derived from those bytes, so the qetag's
   /// text is neither built nor read back. Nothing a listing never shows is built (content type,
   /// status, user fields, lifecycle dates).
-  func listedMetadata(at index: Int, qetag: inout [UInt8]) -> ObjectMetadata {
+  /// `md5(size)` says whether the `md5` is wanted for an object of that size (an OSS listing
+  /// shows it only in a "Normal" object's ETag): the MD5 of its body is computed only then.
+  func listedMetadata(
+    at index: Int, qetag: inout [UInt8], md5 wanted: (_ size: Int64) -> Bool
+  ) -> ObjectMetadata {
     let profile = profile(at: index)
     qetag.removeAll(keepingCapacity: true)
     appendQETagBytes(profile, index: index, to: &qetag)
@@ -207,7 +211,7 @@ final class SyntheticSource: ObjectSource {
       fsize: profile.size, hash: "", mimeType: "", putTime: Self.putTime(timeWord).time)
     setClassAndMD5(
       &metadata, profile, classWord: Mixing.splitMix(base ^ 3),
-      extraWord: Mixing.splitMix(base ^ 4))
+      extraWord: Mixing.splitMix(base ^ 4), md5: wanted(profile.size))
     return metadata
   }
 
@@ -263,7 +267,8 @@ final class SyntheticSource: ObjectSource {
   /// The storage class, the restore state of archived objects, and the MD5 of one small object
   /// in ten.
   private func setClassAndMD5(
-    _ metadata: inout ObjectMetadata, _ profile: Profile, classWord: UInt64, extraWord: UInt64
+    _ metadata: inout ObjectMetadata, _ profile: Profile, classWord: UInt64, extraWord: UInt64,
+    md5: Bool = true
   ) {
     metadata.type =
       switch classWord % 1_000 {
@@ -281,7 +286,7 @@ final class SyntheticSource: ObjectSource {
       default: break
       }
     }
-    if extraWord % 10 == 0 && profile.size <= 65_536 {
+    if md5 && extraWord % 10 == 0 && profile.size <= 65_536 {
       metadata.md5 = MD5.hex(bodyBytes(profile))
     }
   }

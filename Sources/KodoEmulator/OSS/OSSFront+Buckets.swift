@@ -145,9 +145,11 @@ extension OSSFront {
     var qetag = [UInt8]()
     for item in page.items[items] {
       // A synthetic object's ETag comes from its qetag's bytes, without the qetag's text.
+      // Its MD5 only for an object whose ETag shows it (a "Normal" one).
       let metadata =
-        synthetic?.listedMetadata(at: item.index, qetag: &qetag)
-        ?? source.metadata(at: item.index, digests: [])
+        synthetic?.listedMetadata(at: item.index, qetag: &qetag) { size in
+          OSSObjectView.kind(size: size, index: item.index, synthetic: seed).type == "Normal"
+        } ?? source.metadata(at: item.index, digests: [])
       let storageClass = OSSObjectView.storageClass(kodoType: metadata.type)
       let kind = OSSObjectView.kind(metadata, index: item.index, synthetic: seed)
       etag.removeAll(keepingCapacity: true)

@@ -80,7 +80,11 @@ struct OSSObjectView {
     -> (type: String, parts: Int)
   {
     if metadata.isMultipart { return ("Multipart", 0) }
-    let size = metadata.fsize
+    return kind(size: metadata.fsize, index: index, synthetic: seed)
+  }
+
+  /// `kind` for an object that was not written in parts (every synthetic one), from its size.
+  static func kind(size: Int64, index: Int, synthetic seed: UInt64?) -> (type: String, parts: Int) {
     guard let seed else { return ("Normal", 0) }
     let word = Mixing.mix(seed ^ 0x6F73_73, UInt64(index))
     let partSize: Int64 = 1 << 20

@@ -82,16 +82,16 @@ package enum PercentEncoding {
   /// Writes UTF-8 `bytes` encoded as `append` encodes them at `out`, which has room for
   /// `encodedRoom(bytes.count)` bytes; returns how many it wrote (the one encoder: `append` and
   /// the emulator's listing writer use it). Runs of bytes that stay as they are (most keys: all
-  /// of them) are copied at once.
+  /// of them) are found eight at a time and copied at once.
   package static func write(
     _ bytes: UnsafeBufferPointer<UInt8>, keepSlash: Bool, to out: UnsafeMutablePointer<UInt8>
   ) -> Int {
     guard let base = bytes.baseAddress else { return 0 }
     var count = 0
     var start = 0
-    for index in 0..<bytes.count {
+    var index = nextEncoded(base, bytes.count, from: 0, keepSlash: keepSlash)
+    while index < bytes.count {
       let byte = base[index]
-      if isUnreserved(byte) || (keepSlash && byte == UInt8(ascii: "/")) { continue }
       (out + count).initialize(from: base + start, count: index - start)
       count += index - start
       out[count] = UInt8(ascii: "%")
@@ -99,9 +99,55 @@ package enum PercentEncoding {
       out[count + 2] = hexDigit(byte & 15)
       count += 3
       start = index + 1
+      index = nextEncoded(base, bytes.count, from: start, keepSlash: keepSlash)
     }
     (out + count).initialize(from: base + start, count: bytes.count - start)
     return count + bytes.count - start
+  }
+
+  /// The place of the first byte at or after `from` that `write` encodes, or `count`: eight
+  /// bytes at a time while eight are left, then one at a time.
+  @inline(__always)
+  private static func nextEncoded(
+    _ base: UnsafePointer<UInt8>, _ count: Int, from: Int, keepSlash: Bool
+  ) -> Int {
+    var index = from
+    let raw = UnsafeRawPointer(base)
+    while index + 8 <= count {
+      let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+      let lanes = encodedLanes(word, keepSlash: keepSlash)
+      if lanes != 0 { return index + lanes.trailingZeroBitCount >> 3 }
+      index += 8
+    }
+    while index < count, isUnreserved(base[index]) || (keepSlash && base[index] == 0x2F) {
+      index += 1
+    }
+    return index
+  }
+
+  /// The high bit of each byte of `word` that `write` encodes (every byte outside the
+  /// unreserved set, and `/` unless `keepSlash`), the others clear. Each byte's low seven bits
+  /// are compared with the bounds of the set's ranges by adding `0x80 - bound` in its lane
+  /// (below 0x100, so no lane carries into the next): its high bit is then whether it is at
+  /// least `bound`.
+  @inline(__always)
+  private static func encodedLanes(_ word: UInt64, keepSlash: Bool) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    let low = word & ~high
+    let folded = low | 0x20 &* ones  // A–Z as a–z; nothing else lands in a–z
+    @inline(__always) func atLeast(_ value: UInt64, _ bound: UInt64) -> UInt64 {
+      (value &+ (0x80 &- bound) &* ones) & high
+    }
+    let letter = atLeast(folded, 0x61) & ~atLeast(folded, 0x7B)
+    let digit = atLeast(low, 0x30) & ~atLeast(low, 0x3A)
+    let dashOrDot = atLeast(low, 0x2D) & ~atLeast(low, 0x2F)
+    let underscore = atLeast(low, 0x5F) & ~atLeast(low, 0x60)
+    let tilde = atLeast(low, 0x7E) & ~atLeast(low, 0x7F)
+    var kept = letter | digit | dashOrDot | underscore | tilde
+    if keepSlash { kept |= atLeast(low, 0x2F) & ~atLeast(low, 0x30) }
+    // A byte from 0x80 up is never kept.
+    return ~(kept & ~word) & high
   }
 
   /// The unreserved bytes below 64 (`-`, `.`, `0`–`9`), bit `byte`.
