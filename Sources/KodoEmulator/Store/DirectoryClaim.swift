@@ -15,12 +15,16 @@ import Synchronization
 /// the other's and keep a listing the other does not see), and what an emulator that was killed
 /// left in `tmp/` can be removed at start-up without touching a running one's files.
 final class DirectoryClaim: Sendable {
-  /// The descriptor the lock is held through, `-1` once released.
+  /// The descriptor the lock is held through, `-1` once released (or when never held).
   private let descriptor: Mutex<Int32>
+  /// Whether the lock is held: `false` on a file system that has no locks (some network and
+  /// FUSE file systems), where the emulator serves the directory unclaimed, as before locks.
+  let isHeld: Bool
 
   /// Claims the state folder `state` (a descriptor the claim does not take over).
   ///
-  /// - Throws: `.inUse` when another emulator holds it; `.io` when the lock cannot be taken.
+  /// - Throws: `.inUse` when another emulator holds it; `.io` when the lock cannot be taken
+  ///   for another reason than the file system having none.
   init(state: Int32) throws(WritableDirectory.Failure) {
     let own = dup(state)
     guard own >= 0 else { throw .io(errno) }
@@ -28,9 +32,15 @@ final class DirectoryClaim: Sendable {
       let code = errno
       if code == EINTR { continue }
       close(own)
+      if code == ENOLCK || code == EINVAL || code == EOPNOTSUPP {
+        descriptor = Mutex(-1)
+        isHeld = false
+        return
+      }
       throw code == EWOULDBLOCK ? .inUse : .io(code)
     }
     descriptor = Mutex(own)
+    isHeld = true
   }
 
   deinit { release() }

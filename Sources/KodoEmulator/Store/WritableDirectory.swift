@@ -43,8 +43,9 @@ final class WritableDirectory: Sendable {
     defer { close(state) }
     claim = try DirectoryClaim(state: state)
     temporary = DirectoryHandle(descriptor: try Self.folder("tmp", in: state))
-    // Claimed: whatever temporary files are there were left by an emulator that was killed.
-    _ = DirectoryClaim.removeLeftovers(in: temporary.descriptor)
+    // Claimed: whatever temporary files are there were left by an emulator that was killed
+    // (unclaimed, on a file system without locks, they may be a running one's: left alone).
+    if claim.isHeld { _ = DirectoryClaim.removeLeftovers(in: temporary.descriptor) }
     records = DirectoryHandle(descriptor: try Self.folder("objects", in: state))
     let parts = dup(temporary.descriptor)
     guard parts >= 0 else { throw .io(errno) }
