@@ -69,33 +69,19 @@ extension ByteBuffer {
     }
   }
 
-  /// Writes what `body` writes through a `RawJSON` into `room` bytes reserved at once: one
-  /// capacity check and one access to the buffer for a run of members, not one a piece.
+  /// Writes what `body` writes through a `RawJSON` into `room` bytes reserved at once.
   @inline(__always)
   mutating func writeRaw(room: Int, _ body: (inout RawJSON) -> Void) {
-    writeWithUnsafeMutableBytes(minimumWritableBytes: room) { raw in
-      let bytes = raw.bindMemory(to: UInt8.self)
-      guard let base = bytes.baseAddress else { return 0 }
-      var json = RawJSON(out: base, capacity: bytes.count)
-      body(&json)
-      return json.count
-    }
+    writeRawBytes(room: room, as: RawJSON.self, body)
   }
 }
 
-/// JSON written at a raw pointer into room reserved for it (`ByteBuffer.writeRaw`), with
-/// StorageCore's writers (`JSONText.write`, `DecimalText.write`). Each piece checks that it fits
-/// in the room left, and traps rather than write past it.
-struct RawJSON {
-  private let out: UnsafeMutablePointer<UInt8>
-  private let capacity: Int
-  /// The bytes written.
-  private(set) var count = 0
+/// JSON written at a raw pointer into room reserved for it (`ByteBuffer.writeRaw`, over
+/// `RawBytes`), with StorageCore's writers (`JSONText.write`, `DecimalText.write`).
+struct RawJSON: RawBytesWriter {
+  private(set) var bytes: RawBytes
 
-  init(out: UnsafeMutablePointer<UInt8>, capacity: Int) {
-    self.out = out
-    self.capacity = capacity
-  }
+  init(_ bytes: RawBytes) { self.bytes = bytes }
 
   /// The most bytes `string(_:)` writes for `text`.
   @inline(__always)
@@ -105,46 +91,34 @@ struct RawJSON {
   @inline(__always)
   static func room(_ text: String?) -> Int { text.map(room) ?? 0 }
 
-  @inline(__always)
-  private func ensureRoom(_ needed: Int) {
-    precondition(count + needed <= capacity, "RawJSON: no room")
-  }
-
   /// The program's own text (member names, punctuation).
   @inline(__always)
-  mutating func literal(_ text: StaticString) {
-    ensureRoom(text.utf8CodeUnitCount)
-    count += (out + count).write(text)
-  }
+  mutating func literal(_ text: StaticString) { bytes.literal(text) }
 
   /// A string as a JSON string, quotes included (`JSONText.write`).
   @inline(__always)
   mutating func string(_ text: String) {
-    let written: Void? = text.utf8.withContiguousStorageIfAvailable { string(utf8: $0) }
-    if written == nil { Array(text.utf8).withUnsafeBufferPointer { string(utf8: $0) } }
+    RawBytes.withUTF8(text) { string(utf8: $0) }
   }
 
   @inline(__always)
   private mutating func string(utf8: UnsafeBufferPointer<UInt8>) {
-    ensureRoom(JSONText.stringRoom(utf8.count))
-    count += JSONText.write(utf8: utf8, to: out + count)
+    bytes.write(room: JSONText.stringRoom(utf8.count)) { JSONText.write(utf8: utf8, to: $0) }
   }
 
   /// Bytes that need no escaping (`JSONText.mayNeedEscaping` said so), in quotes.
   @inline(__always)
-  mutating func quoted(plain bytes: UnsafeBufferPointer<UInt8>) {
-    ensureRoom(bytes.count + 2)
-    out[count] = UInt8(ascii: "\"")
-    count += 1 + (out + count + 1).write(bytes)
-    out[count] = UInt8(ascii: "\"")
-    count += 1
+  mutating func quoted(plain: UnsafeBufferPointer<UInt8>) {
+    bytes.write(room: plain.count + 2) { out in
+      out[0] = UInt8(ascii: "\"")
+      let written = (out + 1).write(plain)
+      out[written + 1] = UInt8(ascii: "\"")
+      return written + 2
+    }
   }
 
   @inline(__always)
-  mutating func decimal(_ value: Int64) {
-    ensureRoom(DecimalText.maximumLength())
-    count += DecimalText.write(value, to: out + count)
-  }
+  mutating func decimal(_ value: Int64) { bytes.decimal(value) }
 
   @inline(__always)
   mutating func decimal(_ value: Int) { decimal(Int64(value)) }

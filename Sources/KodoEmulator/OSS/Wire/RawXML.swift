@@ -2,21 +2,18 @@ package import NIOCore
 import OSSCore
 package import StorageCore
 
-/// XML written at a raw pointer into room reserved for it (`ByteBuffer.writeRawXML`), with the
+/// XML written at a raw pointer into room reserved for it (`ByteBuffer.writeRawXML`, over `RawBytes`), with the
 /// package's writers: text through `XMLWriter.writeEscaped` (or, `encoding-type=url`,
 /// `PercentEncoding.write`), times through `XMLWriter.writeTime`, numbers through
 /// `DecimalText.write`. Each piece checks that it fits in the room left, and traps rather than
 /// write past it. A listing's entry is one of these: one capacity check, no array, no string.
-package struct RawXML {
-  private let out: UnsafeMutablePointer<UInt8>
-  private let capacity: Int
-  /// The bytes written.
-  package private(set) var count = 0
+package struct RawXML: RawBytesWriter {
+  package private(set) var bytes: RawBytes
 
-  init(out: UnsafeMutablePointer<UInt8>, capacity: Int) {
-    self.out = out
-    self.capacity = capacity
-  }
+  package init(_ bytes: RawBytes) { self.bytes = bytes }
+
+  /// The bytes written.
+  package var count: Int { bytes.count }
 
   /// The most bytes `escaped(_:)` or `text(_:percentEncoded:)` write for `count` bytes.
   @inline(__always)
@@ -26,30 +23,20 @@ package struct RawXML {
   @inline(__always)
   package static func room(_ text: String?) -> Int { room(text?.utf8.count ?? 0) }
 
-  @inline(__always)
-  private func ensureRoom(_ needed: Int) {
-    precondition(count + needed <= capacity, "RawXML: no room")
-  }
-
   /// The program's own markup (tags, runs of tags).
   @inline(__always)
-  package mutating func literal(_ markup: StaticString) {
-    ensureRoom(markup.utf8CodeUnitCount)
-    count += (out + count).write(markup)
-  }
+  package mutating func literal(_ markup: StaticString) { bytes.literal(markup) }
 
   /// UTF-8 text, escaped (`XMLWriter.escape`).
   @inline(__always)
   package mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
-    ensureRoom(XMLWriter.escapedRoom(utf8.count))
-    count += XMLWriter.writeEscaped(utf8, to: out + count)
+    bytes.write(room: XMLWriter.escapedRoom(utf8.count)) { XMLWriter.writeEscaped(utf8, to: $0) }
   }
 
   /// Text, escaped (`XMLWriter.escape`).
   @inline(__always)
   package mutating func escaped(_ text: String) {
-    let written: Void? = text.utf8.withContiguousStorageIfAvailable { escaped($0) }
-    if written == nil { Array(text.utf8).withUnsafeBufferPointer { escaped($0) } }
+    RawBytes.withUTF8(text) { escaped($0) }
   }
 
   /// UTF-8 text percent-encoded as a query value (`encoding-type=url`), or else escaped
@@ -57,46 +44,33 @@ package struct RawXML {
   @inline(__always)
   package mutating func text(_ utf8: UnsafeBufferPointer<UInt8>, percentEncoded: Bool) {
     guard percentEncoded else { return escaped(utf8) }
-    ensureRoom(PercentEncoding.encodedRoom(utf8.count))
-    count += PercentEncoding.write(utf8, keepSlash: false, to: out + count)
+    bytes.write(room: PercentEncoding.encodedRoom(utf8.count)) {
+      PercentEncoding.write(utf8, keepSlash: false, to: $0)
+    }
   }
 
   /// `text(_:percentEncoded:)` for a string.
   package mutating func text(_ text: String, percentEncoded: Bool) {
-    let written: Void? = text.utf8.withContiguousStorageIfAvailable {
-      self.text($0, percentEncoded: percentEncoded)
-    }
-    if written == nil {
-      Array(text.utf8).withUnsafeBufferPointer { self.text($0, percentEncoded: percentEncoded) }
-    }
+    RawBytes.withUTF8(text) { self.text($0, percentEncoded: percentEncoded) }
   }
 
   /// A decimal number.
   @inline(__always)
   package mutating func decimal(_ value: Int64) {
-    ensureRoom(DecimalText.maximumLength())
-    count += DecimalText.write(value, to: out + count)
+    bytes.decimal(value)
   }
 
   /// A time as OSS writes it (`XMLWriter.time`).
   @inline(__always)
   package mutating func time(_ time: Timestamp) {
-    ensureRoom(XMLWriter.timeRoom)
-    count += XMLWriter.writeTime(time, to: out + count)
+    bytes.write(room: XMLWriter.timeRoom) { XMLWriter.writeTime(time, to: $0) }
   }
 }
 
 extension ByteBuffer {
-  /// Writes what `body` writes through a `RawXML` into `room` bytes reserved at once: one
-  /// capacity check and one access to the buffer for a run of elements, not one a piece.
+  /// Writes what `body` writes through a `RawXML` into `room` bytes reserved at once.
   @inline(__always)
   package mutating func writeRawXML(room: Int, _ body: (inout RawXML) -> Void) {
-    writeWithUnsafeMutableBytes(minimumWritableBytes: room) { raw in
-      let bytes = raw.bindMemory(to: UInt8.self)
-      guard let base = bytes.baseAddress else { return 0 }
-      var xml = RawXML(out: base, capacity: bytes.count)
-      body(&xml)
-      return xml.count
-    }
+    writeRawBytes(room: room, as: RawXML.self, body)
   }
 }
