@@ -68,14 +68,31 @@ struct PutBench {
   /// The saved checkpoints (their JSON).
   func checkpoints() -> [[String: Any]] { Self.checkpoints(in: checkpointDirectory) }
 
-  /// The saved checkpoints in `directory` (their JSON); a static, so that a thread of its own
-  /// can read them.
+  /// The saved checkpoints in `directory` (their JSON: the record on the first line, with the
+  /// parts of the lines after it among its parts); a static, so that a thread of its own can
+  /// read them.
   static func checkpoints(in directory: String) -> [[String: Any]] {
     let names = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
     return names.compactMap { name in
-      guard let data = FileManager.default.contents(atPath: directory + "/" + name)
+      guard let data = FileManager.default.contents(atPath: directory + "/" + name) else {
+        return nil
+      }
+      var lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+      if lines.count > 1 { lines.removeLast() }
+      guard let first = lines.first,
+        var record = (try? JSONSerialization.jsonObject(with: first)) as? [String: Any],
+        var checkpoint = record["checkpoint"] as? [String: Any]
       else { return nil }
-      return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+      var parts: [Int: Any] = [:]
+      let appended = lines.dropFirst().compactMap {
+        (try? JSONSerialization.jsonObject(with: $0)) as? [String: Any]
+      }
+      for part in ((checkpoint["parts"] as? [[String: Any]]) ?? []) + appended {
+        if let number = part["number"] as? Int { parts[number] = part }
+      }
+      checkpoint["parts"] = parts.keys.sorted().compactMap { parts[$0] }
+      record["checkpoint"] = checkpoint
+      return record
     }
   }
 

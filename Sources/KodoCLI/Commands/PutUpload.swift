@@ -236,6 +236,8 @@ struct PutUpload: Sendable {
         resuming = saved
       }
     }
+    let journal = store.flatMap { store in key.map { CheckpointJournal(store, for: $0) } }
+    defer { journal?.close() }
     let latest = Mutex<UploadCheckpoint?>(nil)
     let planned = Mutex<Int64>(settings.partSize)
     let location = job.location
@@ -249,7 +251,7 @@ struct PutUpload: Sendable {
         to: uploader, resuming: resuming,
         checkpoints: { checkpoint in
           latest.withLock { $0 = checkpoint }
-          if let store, let key { store.save(checkpoint, for: key) }
+          journal?.save(checkpoint)
           partsHeld?(checkpoint.parts.reduce(0) { $0 + $1.size })
         },
         events: { event in
