@@ -53,6 +53,22 @@ struct TransferProgressLinesTests {
     #expect(!later.contains { $0.1.contains("[") || $0.1.contains("\r") }, "\(later)")
   }
 
+  /// An object kept with no work counts as listed and done, as `listed` then `finished` do.
+  @Test func aKeptObjectIsListedAndDone() {
+    let clock = TestClock()
+    let lines = ProgressTests.collecting {
+      let progress = TransferProgress(
+        mode: .lines(every: Progress.lineInterval), now: { clock.now })
+      progress.listed(objects: 1, bytes: 2 << 20)
+      progress.underWay(bytes: 1 << 20)
+      progress.kept(bytes: 1 << 20)
+      progress.kept(bytes: 1 << 20)
+      clock.advance(.seconds(10))
+      progress.listingComplete()
+    }
+    #expect(lines.map(\.1) == ["2/3 objects  2.0 MiB/4.0 MiB  0 B/s  ETA --"], "\(lines)")
+  }
+
   @Test func eachOutputGetsItsMode() {
     typealias P = TransferProgress
     // stderr a terminal: the bar, unless JSON lines go to the same terminal.
