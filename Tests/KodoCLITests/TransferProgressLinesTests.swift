@@ -17,6 +17,16 @@ struct TransferProgressLinesTests {
     func advance(_ duration: Duration) { instant.withLock { $0 += duration } }
   }
 
+  /// What a progress of plain lines on a clock of its own writes while `body` drives both.
+  static func linesWritten(_ body: (TransferProgress, TestClock) -> Void)
+    -> [(DiagnosticLevel, String)]
+  {
+    let clock = TestClock()
+    return ProgressTests.collecting {
+      body(TransferProgress(mode: .lines(every: Progress.lineInterval), now: { clock.now }), clock)
+    }
+  }
+
   @Test func aPlainLineComesAfterTenSecondsAndNotBefore() {
     let clock = TestClock()
     let lines = ProgressTests.collecting {
@@ -55,10 +65,7 @@ struct TransferProgressLinesTests {
 
   /// An object kept with no work counts as listed and done, as `listed` then `finished` do.
   @Test func aKeptObjectIsListedAndDone() {
-    let clock = TestClock()
-    let lines = ProgressTests.collecting {
-      let progress = TransferProgress(
-        mode: .lines(every: Progress.lineInterval), now: { clock.now })
+    let lines = Self.linesWritten { progress, clock in
       progress.listed(objects: 1, bytes: 2 << 20)
       progress.underWay(bytes: 1 << 20)
       progress.kept(bytes: 1 << 20)
