@@ -169,10 +169,11 @@ struct PutTreeTests {
       var failures = 0
       for item in LocalTree(root: root, followLinks: false) {
         switch item {
-        case .file(let path, let relative, let size):
-          #expect(path == root + "/" + relative)
-          #expect(size == 1, "each file was made with one byte")
-          met.append(relative)
+        case .file(let file):
+          #expect(file.path == root + "/" + file.relative)
+          #expect(file.key == file.relative, "no key prefix")
+          #expect(file.size == 1, "each file was made with one byte")
+          met.append(file.relative)
         case .failed: failures += 1
         case .skipped(let text): Issue.record("skipped \(text)")
         }
@@ -193,6 +194,18 @@ struct PutTreeTests {
             path.map { String(decoding: $0, as: UTF8.self) }.joined(separator: "/")
           })
       #expect((failures > 0) == (expected.count < files.count))
+      // With a key prefix: the same files, each key the prefix and the relative path, and a
+      // job's source the file's path.
+      let prefix = "p/\u{E9}/"
+      var prefixed: [String] = []
+      for case .file(let file) in LocalTree(root: root + "/", followLinks: false, keyPrefix: prefix)
+      {
+        #expect(file.key == prefix + file.relative)
+        #expect(file.path == root + "/" + file.relative)
+        #expect(PutJob(file: file, bucket: "b").source == file.path)
+        prefixed.append(file.relative)
+      }
+      #expect(prefixed == met)
     }
   }
 

@@ -173,16 +173,20 @@ struct SyncCompareTests {
         start = end
       }
       let listing = FolderListing(pages: pages)
-      // Random keys, then every other listed key in order (the walk's usual order).
+      // Random keys, then every other listed key in order (the walk's usual order), then each
+      // of the first half in order (each the one after the last found, across pages).
       let asked =
         lookups.map { Array($0.utf8) }
         + listed.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        + listed.prefix(listed.count / 2)
       var found = Set<[UInt8]>()
       for bytes in asked {
         let object = listing.take(String(decoding: bytes, as: UTF8.self))
         let index = listed.firstIndex(of: bytes)
         #expect(object.map { Array($0.key.utf8) } == index.map { listed[$0] })
         #expect(object?.size == index.map { Int64($0 + 1) })
+        let place = listing.takePlace(String(decoding: bytes, as: UTF8.self))
+        #expect(place.map { listing.size(at: $0) } == index.map { Int64($0 + 1) })
         if index != nil { found.insert(bytes) }
       }
       let left = listing.untaken(prefix: "", .none).map { Array($0.utf8) }

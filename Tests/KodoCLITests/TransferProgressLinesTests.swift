@@ -17,6 +17,16 @@ struct TransferProgressLinesTests {
     func advance(_ duration: Duration) { instant.withLock { $0 += duration } }
   }
 
+  /// What a progress of plain lines on a clock of its own writes while `body` drives both.
+  static func linesWritten(_ body: (TransferProgress, TestClock) -> Void)
+    -> [(DiagnosticLevel, String)]
+  {
+    let clock = TestClock()
+    return ProgressTests.collecting {
+      body(TransferProgress(mode: .lines(every: Progress.lineInterval), now: { clock.now }), clock)
+    }
+  }
+
   @Test func aPlainLineComesAfterTenSecondsAndNotBefore() {
     let clock = TestClock()
     let lines = ProgressTests.collecting {
@@ -51,6 +61,19 @@ struct TransferProgressLinesTests {
       later.first?.1 == "1/≥3 objects  2.0 MiB/≥3.0 MiB  205 KiB/s  ETA --", "\(later)")
     #expect(later.last?.1 == "2/3 objects  2.0 MiB/3.0 MiB  102 KiB/s  ETA 10s", "\(later)")
     #expect(!later.contains { $0.1.contains("[") || $0.1.contains("\r") }, "\(later)")
+  }
+
+  /// An object kept with no work counts as listed and done, as `listed` then `finished` do.
+  @Test func aKeptObjectIsListedAndDone() {
+    let lines = Self.linesWritten { progress, clock in
+      progress.listed(objects: 1, bytes: 2 << 20)
+      progress.underWay(bytes: 1 << 20)
+      progress.kept(bytes: 1 << 20)
+      progress.kept(bytes: 1 << 20)
+      clock.advance(.seconds(10))
+      progress.listingComplete()
+    }
+    #expect(lines.map(\.1) == ["2/3 objects  2.0 MiB/4.0 MiB  0 B/s  ETA --"], "\(lines)")
   }
 
   @Test func eachOutputGetsItsMode() {

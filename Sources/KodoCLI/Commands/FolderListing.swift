@@ -16,8 +16,10 @@ final class FolderListing {
   let count: Int
   /// Whether a local file has the object at the same index.
   private var taken: [Bool]
-  /// Where the next key is looked for first.
+  /// Where the next key is looked for first: its index (counted over every page), and its
+  /// page and place in that page.
   private var cursor = 0
+  private var cursorPlace = (page: 0, offset: 0)
 
   /// `pages` as listed: their objects in strictly increasing byte order of their keys.
   init(pages: [[ObjectEntry]]) {
@@ -65,11 +67,31 @@ final class FolderListing {
     return pages[page][offset].key
   }
 
+  /// Where an object is in the listing: its page, and its place in that page.
+  struct Place {
+    fileprivate let page: Int
+    fileprivate let offset: Int
+  }
+
+  /// The object at `place`.
+  subscript(place: Place) -> ObjectEntry { pages[place.page][place.offset] }
+
+  /// The size of the object at `place` (read in place: no copy of the object).
+  func size(at place: Place) -> Int64 { pages[place.page][place.offset].size }
+
   /// The object listed at exactly `key`'s bytes (`nil`: none), marked as having a local file.
-  func take(_ key: String) -> ObjectEntry? {
+  func take(_ key: String) -> ObjectEntry? { takePlace(key).map { self[$0] } }
+
+  /// Where the object listed at exactly `key`'s bytes is (`nil`: none), marked as having a
+  /// local file.
+  func takePlace(_ key: String) -> Place? {
     let index: Int
-    if cursor < count, KeyBytes.compare(self.key(cursor), key) == 0 {
+    let found: (page: Int, offset: Int)
+    if cursor < count,
+      KeyBytes.compare(pages[cursorPlace.page][cursorPlace.offset].key, key) == 0
+    {
       index = cursor
+      found = cursorPlace
     } else {
       // The first object whose key does not sort before `key`.
       var low = 0
@@ -83,13 +105,19 @@ final class FolderListing {
         }
       }
       cursor = low
-      guard low < count, KeyBytes.compare(self.key(low), key) == 0 else { return nil }
+      guard low < count else { return nil }
+      cursorPlace = place(low)
+      guard KeyBytes.compare(pages[cursorPlace.page][cursorPlace.offset].key, key) == 0 else {
+        return nil
+      }
       index = low
+      found = cursorPlace
     }
     taken[index] = true
     cursor = index + 1
-    let (page, offset) = place(index)
-    return pages[page][offset]
+    let next = found.offset + 1
+    cursorPlace = next < pages[found.page].count ? (found.page, next) : (found.page + 1, 0)
+    return Place(page: found.page, offset: found.offset)
   }
 
   /// The keys no local file had, under `prefix`, that the patterns keep (matched against the

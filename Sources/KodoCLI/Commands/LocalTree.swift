@@ -20,31 +20,77 @@ import SystemPackage
 struct LocalTree: Sequence {
   /// One thing the walk met.
   enum Item {
-    /// A regular file: its path (as the walk reached it), its path relative to the root,
-    /// `/`-separated, and its size when the walk looked.
-    case file(path: String, relative: String, size: Int64)
+    /// A regular file.
+    case file(File)
     /// Skipped, not a failure (a link, a special file): what to tell the user.
     case skipped(DisplayText)
     /// A failure (a name that is not UTF-8, a directory that cannot be read).
     case failed(StorageError)
   }
 
+  /// A regular file the walk met: its name (`keyPrefix`, then its path relative to the root,
+  /// `/`-separated) and its size as the walk found it. Its path is made when asked: a run that
+  /// settles the file by its name and size never needs it.
+  struct File {
+    /// The root as the walk's paths start (without trailing slashes, `/` itself excepted).
+    let root: String
+    /// `keyPrefix` followed by the path relative to the root.
+    let key: String
+    /// How many bytes of `key` are `keyPrefix`.
+    let prefixCount: Int
+    let size: Int64
+
+    /// The path relative to the root, `/`-separated.
+    var relative: String {
+      prefixCount == 0 ? key : String(decoding: key.utf8.dropFirst(prefixCount), as: UTF8.self)
+    }
+
+    /// The path the walk reached: the root, `/`, the relative path.
+    var path: String { Self.path(root: root, relative: relative) }
+
+    /// The path of the file at `relative` under `root` (as the walk reached it).
+    static func path(root: String, relative: String) -> String {
+      root + "/" + relative
+    }
+  }
+
   let root: String
   let followLinks: Bool
+  /// Put before each file's relative path in its `File.key`.
+  var keyPrefix = ""
 
-  func makeIterator() -> Iterator { Iterator(root: root, followLinks: followLinks) }
+  func makeIterator() -> Iterator {
+    Iterator(root: root, followLinks: followLinks, keyPrefix: keyPrefix)
+  }
 
   /// The walk's state: a stack of open directories, each with its names still to visit.
   final class Iterator: IteratorProtocol {
-    private struct Level {
+    /// A reference: visiting a name holds it once (not each of its arrays and strings).
+    private final class Level {
       let descriptor: Int32
-      /// `root/...` as text, for messages and for the files' paths.
+      /// `root/...` as text, for messages and for the paths below it.
       let path: String
-      /// Relative to the root, `/`-separated, ending in `/` (empty for the root).
-      let relative: String
+      /// The key prefix, then the path relative to the root, `/`-separated, ending in `/`
+      /// (the key prefix alone for the root).
+      let key: String
       /// The directory's device and inode, to refuse a followed link back to it.
       let identity: FileIdentity
-      var names: [[UInt8]]
+      /// The directory's names, each followed by a NUL, one after the other.
+      let names: [UInt8]
+      /// Where each name starts in `names` and how long it is; popped from the end.
+      var order: [Range<Int>]
+
+      init(
+        descriptor: Int32, path: String, key: String, identity: FileIdentity, names: [UInt8],
+        order: [Range<Int>]
+      ) {
+        self.descriptor = descriptor
+        self.path = path
+        self.key = key
+        self.identity = identity
+        self.names = names
+        self.order = order
+      }
     }
 
     private struct FileIdentity: Equatable {
@@ -53,11 +99,19 @@ struct LocalTree: Sequence {
     }
 
     private let followLinks: Bool
+    private let root: String
+    private let prefixCount: Int
     private var stack: [Level] = []
     private var pending: [Item] = []
 
-    init(root: String, followLinks: Bool) {
+    init(root: String, followLinks: Bool, keyPrefix: String = "") {
       self.followLinks = followLinks
+      prefixCount = keyPrefix.utf8.count
+      // `dir/` and `dir` give the same paths (not `dir//a`); `/` stays itself.
+      var bytes = Array(root.utf8)
+      while bytes.count > 1 && bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
+      let trimmed = String(decoding: bytes, as: UTF8.self)
+      self.root = trimmed
       let descriptor = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
       guard descriptor >= 0 else {
         pending.append(
@@ -68,11 +122,7 @@ struct LocalTree: Sequence {
             )))
         return
       }
-      // `dir/` and `dir` give the same paths (not `dir//a`); `/` stays itself.
-      var bytes = Array(root.utf8)
-      while bytes.count > 1 && bytes.last == UInt8(ascii: "/") { bytes.removeLast() }
-      let trimmed = String(decoding: bytes, as: UTF8.self)
-      enter(descriptor, path: trimmed, relative: "")
+      enter(descriptor, path: trimmed, key: keyPrefix)
     }
 
     deinit {
@@ -82,32 +132,39 @@ struct LocalTree: Sequence {
     func next() -> Item? {
       while true {
         if !pending.isEmpty { return pending.removeFirst() }
-        guard var level = stack.popLast() else { return nil }
-        guard let name = level.names.popLast() else {
+        guard let level = stack.last else { return nil }
+        guard let name = level.order.popLast() else {
           _ = close(level.descriptor)
+          stack.removeLast()
           continue
         }
-        stack.append(level)
-        if let item = visit(name, in: level) { return item }
+        let item = level.names.withUnsafeBufferPointer { names in
+          visit(UnsafeBufferPointer(rebasing: names[name]), in: level)
+        }
+        if let item { return item }
       }
     }
 
-    /// What `name` in `level` is: a file to upload, a directory entered, or a report.
-    private func visit(_ name: [UInt8], in level: Level) -> Item? {
+    /// What `name` (followed by a NUL) in `level` is: a file to upload, a directory entered,
+    /// or a report.
+    private func visit(_ name: UnsafeBufferPointer<UInt8>, in level: Level) -> Item? {
       guard let text = String(validating: name, as: UTF8.self) else {
-        let escaped = DisplayText(quotingBytes: Array(level.path.utf8) + [UInt8(ascii: "/")] + name)
+        let escaped = DisplayText(
+          quotingBytes: Array(level.path.utf8) + [UInt8(ascii: "/")] + Array(name))
         return .failed(
           StorageError(
             .invalidInput,
             "\(escaped) was not uploaded: its name is not valid UTF-8, and keys are UTF-8"))
       }
-      // The path the walk reached: the file's to upload, and the one messages show.
-      let shown = level.path + "/" + text
       var status = stat()
       let flags = followLinks ? 0 : AT_SYMLINK_NOFOLLOW
-      // A valid UTF-8 name has no NUL (readdir ends names there): the String is the name's bytes.
-      guard fstatat(level.descriptor, text, &status, flags) == 0 else {
+      // The name's bytes up to the NUL that follows them in `names` (readdir ends names there).
+      let looked = name.withMemoryRebound(to: CChar.self) { characters in
+        characters.baseAddress.map { fstatat(level.descriptor, $0, &status, flags) } ?? -1
+      }
+      guard looked == 0 else {
         let failure = Errno(rawValue: errno)
+        let shown = level.path + "/" + text
         if followLinks, failure == .noSuchFileOrDirectory {
           return .skipped("skipped \(DisplayText(quoting: shown)): a link to nothing")
         }
@@ -116,8 +173,13 @@ struct LocalTree: Sequence {
       }
       switch status.st_mode & S_IFMT {
       case S_IFREG:
-        return .file(path: shown, relative: level.relative + text, size: Int64(status.st_size))
+        // No path here: `File.path` makes it from the root and the relative path, the same text.
+        return .file(
+          File(
+            root: root, key: level.key + text, prefixCount: prefixCount,
+            size: Int64(status.st_size)))
       case S_IFDIR:
+        let shown = level.path + "/" + text
         let identity = FileIdentity(
           device: UInt64(status.st_dev), inode: UInt64(status.st_ino))
         if stack.contains(where: { $0.identity == identity }) {
@@ -133,36 +195,33 @@ struct LocalTree: Sequence {
               "cannot read the directory \(DisplayText(quoting: shown)): \(Errno(rawValue: errno))"
             ))
         }
-        enter(descriptor, path: shown, relative: level.relative + text + "/")
+        enter(descriptor, path: shown, key: level.key + text + "/")
         return nil
       case S_IFLNK:
         return .skipped(
-          "skipped \(DisplayText(quoting: shown)): a symbolic link (--follow-symlinks follows it)")
+          "skipped \(DisplayText(quoting: level.path + "/" + text)): a symbolic link (--follow-symlinks follows it)"
+        )
       default:
         return .skipped(
-          "skipped \(DisplayText(quoting: shown)): not a regular file (a device, FIFO or socket)")
+          "skipped \(DisplayText(quoting: level.path + "/" + text)): not a regular file (a device, FIFO or socket)"
+        )
       }
     }
 
-    private static let dot = [UInt8(ascii: ".")]
-    private static let dotDot = [UInt8(ascii: "."), UInt8(ascii: ".")]
-
     /// Whether `lhs` sorts before `rhs` byte by byte (a prefix first), with `memcmp`.
-    static func bytesPrecede(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-      lhs.withUnsafeBytes { left in
-        rhs.withUnsafeBytes { right in
-          let common = Swift.min(left.count, right.count)
-          guard common > 0, let a = left.baseAddress, let b = right.baseAddress else {
-            return left.count < right.count
-          }
-          let order = memcmp(a, b, common)
-          return order != 0 ? order < 0 : left.count < right.count
-        }
+    static func bytesPrecede(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>)
+      -> Bool
+    {
+      let common = Swift.min(lhs.count, rhs.count)
+      guard common > 0, let a = lhs.baseAddress, let b = rhs.baseAddress else {
+        return lhs.count < rhs.count
       }
+      let order = memcmp(a, b, common)
+      return order != 0 ? order < 0 : lhs.count < rhs.count
     }
 
     /// Reads the names of the directory open at `descriptor` and puts it on the stack.
-    private func enter(_ descriptor: Int32, path: String, relative: String) {
+    private func enter(_ descriptor: Int32, path: String, key: String) {
       var status = stat()
       guard fstat(descriptor, &status) == 0, let directory = fdopendir(descriptor) else {
         pending.append(
@@ -174,18 +233,23 @@ struct LocalTree: Sequence {
         _ = close(descriptor)
         return
       }
-      var names: [[UInt8]] = []
+      // Every name in one buffer (not an array each), each followed by its NUL.
+      var names: [UInt8] = []
+      var order: [Range<Int>] = []
       errno = 0
       while let entry = readdir(directory) {
         // The name read in place (not a copy of the whole `d_name` field), up to its NUL.
-        let name = withUnsafeMutablePointer(to: &entry.pointee.d_name) { field in
+        withUnsafeMutablePointer(to: &entry.pointee.d_name) { field in
           field.withMemoryRebound(to: CChar.self, capacity: Int(NAME_MAX) + 1) { characters in
             let bytes = UnsafeRawBufferPointer(start: characters, count: strlen(characters))
-            return bytes.elementsEqual(Self.dot) || bytes.elementsEqual(Self.dotDot)
-              ? nil : Array(bytes)
+            guard !(bytes.elementsEqual(Self.dot) || bytes.elementsEqual(Self.dotDot)) else {
+              return
+            }
+            order.append(names.count..<names.count + bytes.count)
+            names.append(contentsOf: bytes)
+            names.append(0)
           }
         }
-        if let name { names.append(name) }
       }
       // The stream owns the descriptor: a duplicate stays open for the walk below it.
       let kept = dup(descriptor)
@@ -200,12 +264,20 @@ struct LocalTree: Sequence {
         return
       }
       // Popped from the end: sorted in reverse, visited in byte order.
-      names.sort { Self.bytesPrecede($1, $0) }
+      names.withUnsafeBufferPointer { buffer in
+        order.sort {
+          Self.bytesPrecede(
+            UnsafeBufferPointer(rebasing: buffer[$1]), UnsafeBufferPointer(rebasing: buffer[$0]))
+        }
+      }
       stack.append(
         Level(
-          descriptor: kept, path: path, relative: relative,
+          descriptor: kept, path: path, key: key,
           identity: FileIdentity(device: UInt64(status.st_dev), inode: UInt64(status.st_ino)),
-          names: names))
+          names: names, order: order))
     }
+
+    private static let dot = [UInt8(ascii: ".")]
+    private static let dotDot = [UInt8(ascii: "."), UInt8(ascii: ".")]
   }
 }

@@ -194,8 +194,11 @@ struct Put: KodoCommand {
 
 /// One source and where it goes.
 struct PutJob: Sendable {
-  var source: String
-  var location: ObjectLocation
+  /// Where the file is: a path (or `-`), or the root of the walk that found it (the path is
+  /// then the root, `/`, and the key's part after the folder: made when asked, as a run that
+  /// keeps an unchanged file never asks).
+  private let origin: Origin
+  let location: ObjectLocation
   /// For `sync`: what the destination's listing held at the key (compared first, replaced when
   /// it differs).
   var sync: SyncTarget? = nil
@@ -205,10 +208,46 @@ struct PutJob: Sendable {
   /// uploads, held at the key (`nil`: not listed; compare with the object's details).
   var destinationListing: DestinationListing? = nil
 
+  private enum Origin {
+    case path(String)
+    /// The walk's root, and how many bytes of the key are the folder before the relative path.
+    case tree(root: String, prefixCount: Int)
+  }
+
+  init(source: String, location: ObjectLocation, size: Int64? = nil) {
+    origin = .path(source)
+    self.location = location
+    self.size = size
+  }
+
+  /// The job of a file a walk found (its key is the walk's key prefix and relative path).
+  init(file: LocalTree.File, bucket: String) {
+    origin = .tree(root: file.root, prefixCount: file.prefixCount)
+    location = ObjectLocation(bucket: bucket, key: file.key)
+    size = file.size
+  }
+
+  /// The file's path (or `-` for stdin).
+  var source: String {
+    switch origin {
+    case .path(let path): path
+    case .tree(let root, let prefixCount):
+      LocalTree.File.path(
+        root: root,
+        relative: String(decoding: location.key.utf8.dropFirst(prefixCount), as: UTF8.self))
+    }
+  }
+
+  /// Whether the source is stdin (`-`).
+  var isStandardInput: Bool {
+    guard case .path(let path) = origin else { return false }
+    return path == "-"
+  }
+
   /// The source's size: as the walk found it, else from a `stat` (`nil` for stdin, or a file
   /// that cannot be read: its upload says why).
   var sourceSize: Int64? {
-    source == "-" ? nil : size ?? (try? PutSource.identity(of: source))?.identity.size
+    isStandardInput ? nil : size ?? (try? PutSource.identity(of: source))?.identity.size
   }
 }
 
@@ -238,34 +277,40 @@ struct PutTreeJobs: Sequence {
   let patterns: KeyPatterns
   let followLinks: Bool
 
-  func makeIterator() -> AnyIterator<PutItem> {
-    var roots = self.roots.makeIterator()
-    var walk: LocalTree.Iterator?
-    return AnyIterator {
+  func makeIterator() -> Iterator {
+    Iterator(
+      roots: roots.makeIterator(), bucket: bucket, folder: folder, patterns: patterns,
+      followLinks: followLinks)
+  }
+
+  /// The walk of each root in turn.
+  struct Iterator: IteratorProtocol {
+    var roots: IndexingIterator<[String]>
+    let bucket: String
+    let folder: String
+    let patterns: KeyPatterns
+    let followLinks: Bool
+    var walk: LocalTree.Iterator? = nil
+
+    mutating func next() -> PutItem? {
       while true {
         if walk == nil {
           guard let root = roots.next() else { return nil }
-          walk = LocalTree(root: root, followLinks: followLinks).makeIterator()
+          walk = LocalTree(root: root, followLinks: followLinks, keyPrefix: folder).makeIterator()
         }
         guard let item = walk?.next() else {
           walk = nil
           continue
         }
         switch item {
-        case .file(let path, let relative, let size):
-          guard patterns.keeps(relative) else { continue }
-          return .job(
-            PutJob(
-              source: path,
-              location: ObjectLocation(bucket: bucket, key: Self.key(folder, relative)),
-              size: size))
+        case .file(let file):
+          // The file's key is the folder and its relative path already (`keyPrefix`).
+          guard patterns.isEmpty || patterns.keeps(file.relative) else { continue }
+          return .job(PutJob(file: file, bucket: bucket))
         case .skipped(let text): return .skipped(text)
         case .failed(let error): return .failed(error)
         }
       }
     }
   }
-
-  /// The key of the file at `relative` (`/`-separated, below the root) under `folder`.
-  static func key(_ folder: String, _ relative: String) -> String { folder + relative }
 }

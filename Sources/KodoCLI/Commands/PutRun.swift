@@ -75,6 +75,9 @@ struct PutSettings: Sendable {
 enum PutOutcome: Sendable {
   case uploaded(key: String, size: Int64, result: WriteResult)
   case skipped(key: String, size: Int64)
+  /// Skipped as `sync` listed it, with no work (`PutUpload.keptAsListed`): listed and done at
+  /// once.
+  case kept(key: String, size: Int64)
 }
 
 /// One `put` run: each job in turn, every failure reported, a summary at the end.
@@ -117,6 +120,10 @@ struct PutRun: Sendable {
         tally.skipped.add(1, ordering: .relaxed)
         progress.finished(bytes: size, transferred: false)
         try write("skipped", key, size, nil, to: output)
+      case .success(.kept(let key, let size)):
+        tally.skipped.add(1, ordering: .relaxed)
+        progress.kept(bytes: size)
+        try write("skipped", key, size, nil, to: output)
       case .failure(let error):
         progress.underWay(bytes: 0)
         progress.clear()
@@ -148,8 +155,7 @@ struct PutRun: Sendable {
         // A `sync` file the same as the object listed (by size with `--size-only`, else
         // compared already): no task.
         guard let size = PutUpload.keptAsListed(job) else { return nil }
-        progress.listed(objects: 1, bytes: size)
-        return .success(.skipped(key: job.location.key, size: size))
+        return .success(.kept(key: job.location.key, size: size))
       },
       start: { job, size in
         // `sync` replaces an object it listed (after comparing it), and only that one.

@@ -33,7 +33,7 @@ enum PutSchedule {
         }
         let size = job.sourceSize
         let work = start(job, size)
-        let alone = job.source == "-" || (size ?? 0) > settings.threshold
+        let alone = job.isStandardInput || (size ?? 0) > settings.threshold
         while inFlight >= (alone ? 1 : settings.parallel), let next = try await group.next() {
           inFlight -= 1
           try report(next)

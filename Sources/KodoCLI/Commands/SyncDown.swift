@@ -76,8 +76,8 @@ struct SyncDown {
     var status = stat()
     guard stat(directory, &status) == 0 else { return [:] }
     var files: [ExactKey: String] = [:]
-    for case .file(let path, let relative, _) in LocalTree(root: directory, followLinks: false) {
-      files[ExactKey(relative)] = path
+    for case .file(let file) in LocalTree(root: directory, followLinks: false) {
+      files[ExactKey(file.relative)] = file.path
     }
     return files
   }

@@ -34,12 +34,13 @@ struct SyncUp {
       followLinks: options.followSymlinks
     ).lazy.map { item -> PutItem in
       guard case .job(var job) = item else { return item }
-      let listed = listing.take(job.location.key)
-      if sizeOnly, let listed, listed.size == job.size {
-        // Kept by its size, which the walk found: settled here, with no object to hold.
+      let place = listing.takePlace(job.location.key)
+      if sizeOnly, let place, listing.size(at: place) == job.size {
+        // Kept by its size, which the walk found: settled here, with no object to hold (nor
+        // copied out of the listing).
         job.sync = SyncTarget(listed: nil, sizeOnly: true, same: true)
       } else {
-        job.sync = SyncTarget(listed: listed, sizeOnly: sizeOnly)
+        job.sync = SyncTarget(listed: place.map { listing[$0] }, sizeOnly: sizeOnly)
       }
       return .job(job)
     }

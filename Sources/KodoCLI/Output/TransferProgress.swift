@@ -76,9 +76,15 @@ final class TransferProgress: Sendable {
 
   /// `count` objects of `bytes` in all were listed.
   func listed(objects count: Int, bytes: Int64) {
+    update { counts in counts.listed(objects: count, bytes: bytes) }
+  }
+
+  /// One object of `bytes` listed and kept at once (found the same with no work): `listed`
+  /// and `finished` in one update.
+  func kept(bytes: Int64) {
     update { counts in
-      counts.objectsListed += count
-      counts.bytesListed = counts.bytesListed.addingClamped(bytes)
+      counts.listed(objects: 1, bytes: bytes)
+      counts.finished(bytes: bytes, transferred: false)
     }
   }
 
@@ -87,12 +93,7 @@ final class TransferProgress: Sendable {
 
   /// One object is done: `transferred` (downloaded) or kept.
   func finished(bytes: Int64, transferred: Bool) {
-    update { counts in
-      counts.objectsDone += 1
-      counts.bytesUnderWay = 0
-      counts.bytesDone = counts.bytesDone.addingClamped(bytes)
-      if transferred { counts.bytesTransferred = counts.bytesTransferred.addingClamped(bytes) }
-    }
+    update { counts in counts.finished(bytes: bytes, transferred: transferred) }
   }
 
   /// The totals are known from the start (a single `get`): `count` objects of `bytes` in all.
@@ -197,6 +198,20 @@ final class TransferProgress: Sendable {
   }
 
   private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+}
+
+extension TransferProgress.Counts {
+  fileprivate mutating func listed(objects count: Int, bytes: Int64) {
+    objectsListed += count
+    bytesListed = bytesListed.addingClamped(bytes)
+  }
+
+  fileprivate mutating func finished(bytes: Int64, transferred: Bool) {
+    objectsDone += 1
+    bytesUnderWay = 0
+    bytesDone = bytesDone.addingClamped(bytes)
+    if transferred { bytesTransferred = bytesTransferred.addingClamped(bytes) }
+  }
 }
 
 extension Int64 {
