@@ -15,16 +15,19 @@ public struct ParallelListing: Sendable {
   let pageSize: Int
   let concurrency: Int
   let pagesAhead: Int
+  /// Only each object's key is used (`ListRequest.keysOnly`).
+  let keysOnly: Bool
 
   /// A listing of everything under `prefix`.
   public init(
     fetch: @escaping PageFetcher, bucket: String, prefix: String, pageSize: Int = 1000,
-    concurrency: Int, pagesAhead: Int = 4
+    concurrency: Int, pagesAhead: Int = 4, keysOnly: Bool = false
   ) {
     self.fetch = fetch
     self.bucket = bucket
     self.prefix = prefix
     self.pageSize = pageSize
+    self.keysOnly = keysOnly
     self.concurrency = max(1, concurrency)
     self.pagesAhead = max(1, pagesAhead)
   }
@@ -34,7 +37,9 @@ public struct ParallelListing: Sendable {
   /// - Throws: `StorageError` from any listing, or whatever `consume` throws; all listings stop.
   public func run(_ consume: ([ObjectEntry]) async throws -> Void) async throws {
     var level = ListPages(
-      ListRequest(bucket: bucket, prefix: prefix, delimiter: "/", limit: pageSize), fetch: fetch
+      ListRequest(
+        bucket: bucket, prefix: prefix, delimiter: "/", limit: pageSize, keysOnly: keysOnly),
+      fetch: fetch
     ).makeAsyncIterator()
     var upcoming: [Segment] = []
     var position = 0
@@ -93,7 +98,9 @@ public struct ParallelListing: Sendable {
       if active >= concurrency { break }
       folder.start(
         ListPages(
-          ListRequest(bucket: bucket, prefix: folder.prefix, limit: pageSize), fetch: fetch),
+          ListRequest(
+            bucket: bucket, prefix: folder.prefix, limit: pageSize, keysOnly: keysOnly),
+          fetch: fetch),
         pagesAhead: pagesAhead)
       active += 1
     }
