@@ -526,6 +526,9 @@ struct AnswerDecoder: Sendable {
     AnswerDecoder("region query") { (reader) throws(JSONReader.Failure) in
       try Decode.regions(&reader)
     },
+    AnswerDecoder("list (keys only)") { (reader) throws(JSONReader.Failure) in
+      try Decode.listPage(&reader, keysOnly: true)
+    },
   ]
 }
 

@@ -42,6 +42,19 @@ struct RoundTripPropertyTests {
     }
   }
 
+  /// `KodoBatch.deleteBody` writes the deletes of keys as `KodoBatch.body` writes them.
+  @Test func aBatchOfDeletesIsWrittenFromItsKeysAsFromItsOperations() async {
+    await seededCheck(
+      count: 300, input: anyKey.array(of: 1...8), Gen.lowercaseLetter.string(of: 1...12)
+    ) { keys, bucket in
+      let operations = keys.map { KodoOperation.delete(ObjectLocation(bucket: bucket, key: $0)) }
+      #expect(KodoBatch.deleteBody(bucket: bucket, keys: keys[...]) == KodoBatch.body(operations))
+      #expect(
+        KodoBatch.deleteBody(bucket: bucket, keys: keys.dropFirst())
+          == KodoBatch.body(Array(operations.dropFirst())))
+    }
+  }
+
   @Test func urlPathRoundTripsAnyKey() async {
     await seededCheck(count: 500, input: anyKey) { key in
       let path = PercentEncoding.encodePath(key)

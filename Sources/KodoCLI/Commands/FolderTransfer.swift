@@ -93,9 +93,10 @@ struct FolderTransfer {
     do {
       try await folder.scan { objects in
         listed(objects.count)
-        for object in objects {
+        // By index: `for object in objects` would copy each entry (a retain per field).
+        for index in objects.indices {
           seen += 1
-          let request = request(for: object)
+          let request = request(for: objects[index])
           if request.destination.key.isEmpty {
             try await report(
               TransferOutcome(

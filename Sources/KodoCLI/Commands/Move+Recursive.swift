@@ -116,8 +116,6 @@ final class TransferReporter {
   }
 
   func report(_ outcome: TransferOutcome) throws {
-    let from = outcome.request.source.bucket + "/" + outcome.request.source.key
-    let to = outcome.request.destination.bucket + "/" + outcome.request.destination.key
     if holdRefusals, outcome.error?.kind == .exists, held.count < Self.heldLimit {
       held.append(outcome)
       return
@@ -130,6 +128,10 @@ final class TransferReporter {
       return
     }
     done += 1
+    // Named only when written: most runs write nothing per object.
+    guard json || dryRun else { return }
+    let from = outcome.request.source.bucket + "/" + outcome.request.source.key
+    let to = outcome.request.destination.bucket + "/" + outcome.request.destination.key
     if json {
       var line = JSONLine()
       line.string("type", dryRun ? "would-" + verb : type)

@@ -23,6 +23,9 @@ struct RecursiveScan {
   var delimiter: String? = nil
   /// Stop a page-by-page scan after this many entries (folders and objects).
   var entryLimit: Int? = nil
+  /// Only each object's key is used: the provider may leave the other fields at their
+  /// defaults (`ListRequest.keysOnly`).
+  var keysOnly = false
   /// Told the length of the current run of empty pages (page by page).
   var onEmptyPages: (@Sendable (Int) -> Void)? = nil
   /// What the notes of a parallel scan that stops say after "interrupted; " or "the listing
@@ -49,7 +52,8 @@ struct RecursiveScan {
     }
     let pages = ListPages(
       ListRequest(
-        bucket: bucket, prefix: prefix, delimiter: delimiter, marker: marker, limit: pageSize),
+        bucket: bucket, prefix: prefix, delimiter: delimiter, marker: marker, limit: pageSize,
+        keysOnly: keysOnly),
       fetch: provider.pageFetcher, entryLimit: entryLimit,
       maximumEmptyPages: Listing.maximumEmptyPages, onEmptyPages: onEmptyPages)
     // Where the output stands: the marker of the first entry not yet handed to `body`.
@@ -85,7 +89,7 @@ struct RecursiveScan {
   ) async throws {
     let listing = ParallelListing(
       fetch: provider.pageFetcher, bucket: bucket, prefix: prefix, pageSize: pageSize,
-      concurrency: concurrency)
+      concurrency: concurrency, keysOnly: keysOnly)
     let note = parallelNote
     Signals.setResumeHint(note.map { "interrupted; " + $0 } ?? "interrupted")
     defer { Signals.setResumeHint(nil) }

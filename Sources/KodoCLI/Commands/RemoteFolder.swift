@@ -31,10 +31,11 @@ struct RemoteFolder {
   }
 
   /// Calls `body` with each page of the folder's objects, in key order, while the listing
-  /// streams.
-  func scan(_ body: ([ObjectEntry]) async throws -> Void) async throws {
+  /// streams; with `keysOnly`, only their keys are read (the other fields keep their defaults).
+  func scan(keysOnly: Bool = false, _ body: ([ObjectEntry]) async throws -> Void) async throws {
     try await RecursiveScan(
-      provider: provider, bucket: bucket, prefix: prefix, pageSize: pageSize, parallel: nil
+      provider: provider, bucket: bucket, prefix: prefix, pageSize: pageSize, parallel: nil,
+      keysOnly: keysOnly
     ).run { objects, _ in
       try await body(objects)
       return true
@@ -57,7 +58,7 @@ struct RemoteFolder {
     try Confirm.requireTerminal(refusal)
     var count = 0
     let progress = Progress.forScan()
-    try await scan { objects in
+    try await scan(keysOnly: true) { objects in
       count += objects.count
       progress.add(objects.count)
     }

@@ -140,7 +140,7 @@ struct DeleteBatches {
   /// Reports the batches still running, sending nothing more: on a way out (a listing that
   /// failed), so that what was deleted is told.
   func settle(report: (DeleteEvent) throws -> Void) async throws {
-    try await window.finish { events in for event in events { try report(event) } }
+    try await window.finish { events in try Self.report(events, to: report) }
   }
 
   private func send(_ batch: [String], report: (DeleteEvent) throws -> Void) async throws {
@@ -151,8 +151,16 @@ struct DeleteBatches {
         batch, writer: writer, provider: provider, bucket: bucket, statFirst: statFirst,
         dryRun: dryRun)
     } deliver: { events in
-      for event in events { try report(event) }
+      try Self.report(events, to: report)
     }
+  }
+
+  /// Tells `report` each of `events`, in order: by index, as `for event in events` would copy
+  /// each one.
+  private static func report(_ events: [DeleteEvent], to report: (DeleteEvent) throws -> Void)
+    rethrows
+  {
+    for index in events.indices { try report(events[index]) }
   }
 
   /// What became of each key of `batch`, in order.

@@ -127,8 +127,9 @@ struct Remove: KodoCommand {
     let progress = Progress.forScan()
     defer { progress.clear() }
     do {
-      try await folder.scan { objects in
-        for object in objects { try await deleter.add(object.key) }
+      try await folder.scan(keysOnly: true) { objects in
+        // By index: `for object in objects` would copy each entry (a retain per field).
+        for index in objects.indices { try await deleter.add(objects[index].key) }
         progress.add(objects.count)
       }
     } catch {

@@ -118,7 +118,8 @@ extension KodoClient {
     let requestID = response.requestID
     let decode: @Sendable () throws(StorageError) -> ListPage = { () throws(StorageError) in
       try Decode.answer("list", body, requestID: requestID) {
-        (reader) throws(JSONReader.Failure) in try Decode.listPage(&reader)
+        (reader) throws(JSONReader.Failure) in
+        try Decode.listPage(&reader, keysOnly: request.keysOnly)
       }
     }
     guard let marker = Decode.leadingMarker(body) else { return PageAnswer(try decode()) }

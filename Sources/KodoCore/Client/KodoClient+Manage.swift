@@ -25,20 +25,29 @@ extension KodoClient {
   public func batch(_ operations: [KodoOperation]) async throws(StorageError) -> [KodoBatch.Result]
   {
     guard let first = operations.first else { return [] }
-    try BucketName.validate(first.object.bucket)
-    let bases = try await bases(for: .rs, bucket: first.object.bucket)
+    return try await batch(count: operations.count, bucket: first.object.bucket) {
+      KodoBatch.body(operations[$0])
+    }
+  }
+
+  /// `batch` of `count` operations about `bucket`, whose form body for the operations in a range
+  /// `body` writes: a batch of deletes writes it from the keys.
+  private func batch(count: Int, bucket: String, body: (Range<Int>) -> [UInt8])
+    async throws(StorageError) -> [KodoBatch.Result]
+  {
+    try BucketName.validate(bucket)
+    let bases = try await bases(for: .rs, bucket: bucket)
     var results: [KodoBatch.Result] = []
-    results.reserveCapacity(operations.count)
+    results.reserveCapacity(count)
     var start = 0
-    while start < operations.count {
-      let chunk = Array(operations[start..<min(start + KodoBatch.limit, operations.count)])
+    while start < count {
+      let chunk = start..<min(start + KodoBatch.limit, count)
       let context = CallContext(
-        what:
-          "a batch of \(chunk.count) operations in bucket \(DisplayText.quoted(first.object.bucket))",
-        bucket: first.object.bucket)
+        what: "a batch of \(chunk.count) operations in bucket \(DisplayText.quoted(bucket))",
+        bucket: bucket)
       let (response, _) = try await perform(
         method: "POST", bases: bases, path: "/batch", authorization: .qiniu, context: context,
-        body: .bytes(KodoBatch.body(chunk)), idempotency: .unsafe)
+        body: .bytes(body(chunk)), idempotency: .unsafe)
       results += try KodoBatch.results(
         response.body, expected: chunk.count, requestID: response.requestID)
       start += chunk.count
@@ -107,13 +116,22 @@ extension KodoClient: ServerSideMoving {
   public func deleteBatch(bucket: String, keys: [String]) async throws(StorageError)
     -> [DeleteOutcome]
   {
-    let operations = keys.map { KodoOperation.delete(ObjectLocation(bucket: bucket, key: $0)) }
-    let results = try await batch(operations)
-    return zip(operations, results).map { operation, result in
-      DeleteOutcome(
-        key: operation.object.key,
-        error: result.code == 200 ? nil : Self.error(for: result, of: operation))
+    guard !keys.isEmpty else { return [] }
+    // Written from the keys: no operation is made for each (a failed one names its own).
+    let results = try await batch(count: keys.count, bucket: bucket) {
+      KodoBatch.deleteBody(bucket: bucket, keys: keys[$0])
     }
+    var outcomes: [DeleteOutcome] = []
+    outcomes.reserveCapacity(keys.count)
+    for (key, result) in zip(keys, results) {
+      outcomes.append(
+        DeleteOutcome(
+          key: key,
+          error: result.code == 200
+            ? nil
+            : Self.error(for: result, of: .delete(ObjectLocation(bucket: bucket, key: key)))))
+    }
+    return outcomes
   }
 
   /// `/copy` with `force` when overwriting is allowed (else 614 → `.exists`); Kodo's answer

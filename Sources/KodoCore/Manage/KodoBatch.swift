@@ -15,20 +15,33 @@ public enum KodoBatch {
   /// request, and each would otherwise build its entries, path and escaped value as strings.
   /// The bytes are those of `formBody` of the operations' paths.
   public static func body(_ operations: [KodoOperation]) -> [UInt8] {
+    body(operations[...])
+  }
+
+  /// `body` of the operations of a slice.
+  static func body(_ operations: ArraySlice<KodoOperation>) -> [UInt8] {
     var body: [UInt8] = []
     body.reserveCapacity(operations.count * 128)
-    var path: [UInt8] = []
     var scratch: [UInt8] = []
-    for operation in operations {
-      if !body.isEmpty { body.append(UInt8(ascii: "&")) }
+    // By index: `for operation in operations` would copy each one (a retain per string).
+    for index in operations.indices {
+      if index != operations.startIndex { body.append(UInt8(ascii: "&")) }
       body.append(contentsOf: "op=".utf8)
-      path.removeAll(keepingCapacity: true)
-      operation.appendPath(to: &path, scratch: &scratch)
-      // Without the leading `/`.
-      path.withUnsafeBufferPointer {
-        PercentEncoding.append(
-          UnsafeBufferPointer(rebasing: $0.dropFirst()), keepSlash: false, to: &body)
-      }
+      operations[index].appendPath(to: &body, scratch: &scratch, asForm: true)
+    }
+    return body
+  }
+
+  /// `body` of the deletes of `keys` in `bucket` (`rm -r`'s batches), written from the keys.
+  package static func deleteBody(bucket: String, keys: ArraySlice<String>) -> [UInt8] {
+    var body: [UInt8] = []
+    body.reserveCapacity(keys.count * (bucket.utf8.count + 64))
+    var scratch: [UInt8] = []
+    for index in keys.indices {
+      if index != keys.startIndex { body.append(UInt8(ascii: "&")) }
+      body.append(contentsOf: "op=".utf8)
+      KodoOperation.appendDelete(
+        bucket: bucket, key: keys[index], to: &body, scratch: &scratch, asForm: true)
     }
     return body
   }
@@ -65,9 +78,11 @@ public enum KodoBatch {
     let results = try Decode.answer("batch", body, requestID: requestID) {
       (reader) throws(JSONReader.Failure) in
       var results: [Result] = []
+      results.reserveCapacity(expected)
       try reader.readArray { (reader) throws(JSONReader.Failure) in
         var result = Result(code: 0)
-        try reader.readObject { (reader, name) throws(JSONReader.Failure) in
+        // Names as `MemberName`s: a thousand results, no string made for each name.
+        try reader.readMembers { (reader, name) throws(JSONReader.Failure) in
           switch name {
           case "code": result.code = Int(clamping: try reader.readInt64())
           case "data":

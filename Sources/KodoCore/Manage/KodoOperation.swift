@@ -73,33 +73,75 @@ public enum KodoOperation: Sendable, Equatable {
   /// Appends `path`'s bytes to `bytes`: for a delete without a condition, a move and a copy
   /// (what batches carry by the thousand) without building a string; `scratch` is working
   /// space, reused from one call to the next.
-  func appendPath(to bytes: inout [UInt8], scratch: inout [UInt8]) {
+  ///
+  /// `asForm` writes instead what a batch's form body carries for the path: without its leading
+  /// `/`, percent-encoded as a query value (`/` is `%2F`, each entry's padding `=` is `%3D`; the
+  /// rest of an entry needs no escape).
+  func appendPath(to bytes: inout [UInt8], scratch: inout [UInt8], asForm: Bool = false) {
+    let slash: StaticString = asForm ? "%2F" : "/"
+    func literal(_ text: StaticString) {
+      bytes.append(
+        contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
     func entry(_ location: ObjectLocation) {
-      EncodedEntryURI.append(
-        bucket: location.bucket, key: location.key, to: &bytes, scratch: &scratch)
+      Self.appendEntry(
+        bucket: location.bucket, key: location.key, to: &bytes, scratch: &scratch, asForm: asForm)
     }
     func transfer(
       _ name: StaticString, _ source: ObjectLocation, _ destination: ObjectLocation, _ force: Bool
     ) {
-      bytes.append(
-        contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+      if !asForm { literal(slash) }
+      literal(name)
+      literal(slash)
       entry(source)
-      bytes.append(UInt8(ascii: "/"))
+      literal(slash)
       entry(destination)
-      bytes.append(contentsOf: (force ? "/force/true" : "/force/false").utf8)
+      literal(slash)
+      literal("force")
+      literal(slash)
+      literal(force ? "true" : "false")
     }
     switch self {
     case .delete(let object, nil):
-      bytes.append(contentsOf: "/delete/".utf8)
-      entry(object)
+      Self.appendDelete(
+        bucket: object.bucket, key: object.key, to: &bytes, scratch: &scratch, asForm: asForm)
     case .move(let source, let destination, let force):
-      transfer("/move/", source, destination, force)
+      transfer("move", source, destination, force)
     case .copy(let source, let destination, let force):
-      transfer("/copy/", source, destination, force)
+      transfer("copy", source, destination, force)
     case .delete(_, .some), .changeMetadata, .changeType, .changeStatus, .deleteAfterDays,
       .lifecycle, .restoreArchive, .stat:
-      bytes.append(contentsOf: path.utf8)
+      guard asForm else { return bytes.append(contentsOf: path.utf8) }
+      // Without the leading `/`.
+      var path = path
+      path.withUTF8 {
+        PercentEncoding.append(
+          UnsafeBufferPointer(rebasing: $0.dropFirst()), keepSlash: false, to: &bytes)
+      }
     }
+  }
+
+  /// Appends the path of the delete of `bucket:key` as `appendPath` does (a batch of deletes
+  /// writes it from the keys, without an operation for each).
+  static func appendDelete(
+    bucket: String, key: String, to bytes: inout [UInt8], scratch: inout [UInt8], asForm: Bool
+  ) {
+    bytes.append(contentsOf: (asForm ? "delete%2F" : "/delete/").utf8)
+    appendEntry(bucket: bucket, key: key, to: &bytes, scratch: &scratch, asForm: asForm)
+  }
+
+  /// Appends the `EncodedEntryURI` of `bucket:key`, `asForm` with its padding as `%3D`.
+  private static func appendEntry(
+    bucket: String, key: String, to bytes: inout [UInt8], scratch: inout [UInt8], asForm: Bool
+  ) {
+    EncodedEntryURI.append(bucket: bucket, key: key, to: &bytes, scratch: &scratch)
+    guard asForm else { return }
+    var padding = 0
+    while bytes.last == UInt8(ascii: "=") {
+      bytes.removeLast()
+      padding += 1
+    }
+    for _ in 0..<padding { bytes.append(contentsOf: "%3D".utf8) }
   }
 
   /// The object the operation is about (the source of a move or copy).

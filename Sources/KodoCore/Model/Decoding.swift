@@ -23,7 +23,11 @@ enum Decode {
     }
   }
 
-  static func listPage(_ reader: inout JSONReader) throws(Failure) -> ListPage {
+  /// Reads a list answer; with `keysOnly`, only each item's key (`ListRequest.keysOnly`), the
+  /// other fields left at Kodo's defaults.
+  static func listPage(_ reader: inout JSONReader, keysOnly: Bool = false) throws(Failure)
+    -> ListPage
+  {
     var page = ListPage()
     var repeats = JSONReader.RecentStrings()
     let names = entryNames
@@ -44,6 +48,7 @@ enum Decode {
         try reader.readArray { (reader) throws(Failure) in
           // Decoded in place: no entry is copied into the page and destroyed.
           page.items.append(empty)
+          if keysOnly { return try listKey(&reader, into: &page.items[page.items.count - 1]) }
           try listItem(
             &reader, into: &page.items[page.items.count - 1], repeats: &repeats, names: names)
         }
@@ -86,6 +91,17 @@ enum Decode {
       if !known { try reader.skipValue() }
     }
     guard sawKey else { throw Failure(offset: start, reason: "an item has no key") }
+  }
+
+  /// Reads only the key of one item of a list answer into `entry`, passing over the other
+  /// members (still checked to be JSON).
+  static func listKey(_ reader: inout JSONReader, into entry: inout ObjectEntry) throws(Failure) {
+    reader.skipWhitespace()
+    let start = reader.index
+    guard let key = try reader.readObject(stringOf: "key") else {
+      throw Failure(offset: start, reason: "an item has no key")
+    }
+    entry.key = key
   }
 
   /// Reads a stat answer (or an item). `key` is used when the object has none (stat answers).

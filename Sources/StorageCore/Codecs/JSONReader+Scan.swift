@@ -25,6 +25,59 @@ extension JSONReader {
     }
   }
 
+  /// Passes over a string value, checked as `readString` checks it: a plain one (ASCII, no
+  /// escape) without making a `String` of it, any other through `readString`.
+  mutating func skipString() throws(Failure) {
+    skipWhitespace()
+    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+      throw fail("expected a string")
+    }
+    let end = plainASCIIEnd(from: index + 1)
+    guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else {
+      _ = try readString()
+      return
+    }
+    index = end + 1
+  }
+
+  /// Reads an object for the string value of its member `name` alone (the last one, when it
+  /// names it twice; `nil` when it has none), passing over the other members, checked as
+  /// `skipValue` checks them: `rm -r`'s listing wants each item's key and nothing else.
+  package mutating func readObject(stringOf name: StaticString) throws(Failure) -> String? {
+    var value: String?
+    try readContainer(open: "{", close: "}", what: "an object") { (reader) throws(Failure) in
+      reader.skipWhitespace()
+      guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: "\"")
+      else {
+        throw reader.fail("expected a member name")
+      }
+      let wanted = try reader.readName(is: name)
+      reader.skipWhitespace()
+      guard reader.index < reader.bytes.count, reader.bytes[reader.index] == UInt8(ascii: ":")
+      else {
+        throw reader.fail("expected ':'")
+      }
+      reader.index += 1
+      if wanted { value = try reader.readString() } else { try reader.skipValue() }
+    }
+    return value
+  }
+
+  /// Reads a member name (at its opening quote) and tells whether it is `literal`: a plain one
+  /// compared in place, any other read as `readString` reads it.
+  private mutating func readName(is literal: StaticString) throws(Failure) -> Bool {
+    let start = index + 1
+    let end = plainASCIIEnd(from: start)
+    guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else {
+      return try readString() == literal.description
+    }
+    index = end + 1
+    guard end - start == literal.utf8CodeUnitCount else { return false }
+    let text = literal.utf8Start
+    for offset in 0..<(end - start) where bytes[start + offset] != text[offset] { return false }
+    return true
+  }
+
   /// The marks (`ByteWord`) of the bytes of `word` that end a plain string: `"`, `\`, control
   /// characters and non-ASCII. The lowest mark is exact.
   @inline(__always)

@@ -124,7 +124,7 @@ package struct JSONReader {
 
   /// The loop both containers share: `open`, elements separated by commas, `close`.
   @inline(__always)
-  private mutating func readContainer(
+  mutating func readContainer(
     open: Unicode.Scalar, close: Unicode.Scalar, what: String,
     _ element: (inout JSONReader) throws(Failure) -> Void
   ) throws(Failure) {
@@ -266,6 +266,13 @@ package struct JSONReader {
   package mutating func readNumberText() throws(Failure) -> String {
     skipWhitespace()
     let start = index
+    try skipNumber()
+    return String(decoding: bytes[start..<index], as: UTF8.self)
+  }
+
+  /// Passes over a number, checked as `readNumberText` checks it.
+  mutating func skipNumber() throws(Failure) {
+    skipWhitespace()
     if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
     guard index < bytes.count else { throw fail("invalid number") }
     if bytes[index] == UInt8(ascii: "0") {
@@ -285,7 +292,6 @@ package struct JSONReader {
       }
       guard countDigits() > 0 else { throw fail("invalid number") }
     }
-    return String(decoding: bytes[start..<index], as: UTF8.self)
   }
 
   private mutating func countDigits() -> Int {
@@ -432,13 +438,13 @@ package struct JSONReader {
     return matches
   }
 
-  /// Skips any value.
+  /// Skips any value, checked as reading it would check it, making no string of it.
   package mutating func skipValue() throws(Failure) {
     switch try peekKind() {
-    case .object: try readObject { (reader, _) throws(Failure) in try reader.skipValue() }
+    case .object: try readMembers { (reader, _) throws(Failure) in try reader.skipValue() }
     case .array: try readArray { (reader) throws(Failure) in try reader.skipValue() }
-    case .string: _ = try readString()
-    case .number: _ = try readNumberText()
+    case .string: try skipString()
+    case .number: try skipNumber()
     case .bool: _ = try readBool()
     case .null: _ = readNull()
     }

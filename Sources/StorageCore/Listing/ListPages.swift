@@ -10,17 +10,22 @@ public struct ListRequest: Sendable, Equatable {
   public var marker: String?
   /// The most entries on the page, 1–1000; prefixes and objects both count.
   public var limit: Int
+  /// Whether the caller uses only each object's key (`rm -r`): a provider may then skip decoding
+  /// the other fields, which keep their defaults (size 0, no hash…). Nothing of it goes on the
+  /// wire.
+  public var keysOnly: Bool
 
   /// A request from its parts.
   public init(
     bucket: String, prefix: String = "", delimiter: String? = nil, marker: String? = nil,
-    limit: Int = 1000
+    limit: Int = 1000, keysOnly: Bool = false
   ) {
     self.bucket = bucket
     self.prefix = prefix
     self.delimiter = delimiter
     self.marker = marker
     self.limit = limit
+    self.keysOnly = keysOnly
   }
 }
 

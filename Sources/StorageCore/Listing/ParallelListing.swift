@@ -17,16 +17,19 @@ public struct ParallelListing: Sendable {
   let pageSize: Int
   let concurrency: Int
   let pagesAhead: Int
+  /// Only each object's key is used (`ListRequest.keysOnly`).
+  let keysOnly: Bool
 
   /// A listing of everything under `prefix`.
   public init(
     fetch: @escaping PageFetcher, bucket: String, prefix: String, pageSize: Int = 1000,
-    concurrency: Int, pagesAhead: Int = 4
+    concurrency: Int, pagesAhead: Int = 4, keysOnly: Bool = false
   ) {
     self.fetch = fetch
     self.bucket = bucket
     self.prefix = prefix
     self.pageSize = pageSize
+    self.keysOnly = keysOnly
     self.concurrency = max(1, concurrency)
     self.pagesAhead = max(1, pagesAhead)
   }
@@ -36,11 +39,13 @@ public struct ParallelListing: Sendable {
   /// - Throws: `StorageError` from any listing, or whatever `consume` throws; all listings stop.
   public func run(_ consume: ([ObjectEntry]) async throws -> Void) async throws {
     var level = ListPages(
-      ListRequest(bucket: bucket, prefix: prefix, delimiter: "/", limit: pageSize), fetch: fetch
+      ListRequest(
+        bucket: bucket, prefix: prefix, delimiter: "/", limit: pageSize, keysOnly: keysOnly),
+      fetch: fetch
     ).makeAsyncIterator()
     let starter = FolderStarter(
-      concurrency: concurrency, bucket: bucket, pageSize: pageSize, pagesAhead: pagesAhead,
-      fetch: fetch)
+      concurrency: concurrency, pagesAhead: pagesAhead,
+      request: ListRequest(bucket: bucket, limit: pageSize, keysOnly: keysOnly), fetch: fetch)
     var upcoming: [Segment] = []
     var position = 0
     defer {
@@ -122,17 +127,16 @@ private final class FolderStarter: Sendable {
 
   private let state = Mutex(State())
   private let concurrency: Int
-  private let bucket: String
-  private let pageSize: Int
+  /// Each folder's request, but for its prefix.
+  private let request: ListRequest
   private let pagesAhead: Int
   private let fetch: PageFetcher
 
   init(
-    concurrency: Int, bucket: String, pageSize: Int, pagesAhead: Int, fetch: @escaping PageFetcher
+    concurrency: Int, pagesAhead: Int, request: ListRequest, fetch: @escaping PageFetcher
   ) {
     self.concurrency = concurrency
-    self.bucket = bucket
-    self.pageSize = pageSize
+    self.request = request
     self.pagesAhead = pagesAhead
     self.fetch = fetch
   }
@@ -175,8 +179,9 @@ private final class FolderStarter: Sendable {
       return ready
     }
     for folder in ready {
-      let listing = ListPages(
-        ListRequest(bucket: bucket, prefix: folder.prefix, limit: pageSize), fetch: fetch)
+      var request = self.request
+      request.prefix = folder.prefix
+      let listing = ListPages(request, fetch: fetch)
       folder.start(listing, pagesAhead: pagesAhead) { [weak self] in self?.fetched() }
     }
   }
