@@ -1,3 +1,4 @@
+import Foundation
 import KodoTestSupport
 import NIOCore
 import OSSCore
@@ -180,6 +181,18 @@ enum ReferenceListingXML {
     return out
   }
 
+  /// A restore state as OSS writes it, its date by Foundation's RFC 1123 formatter (not by the
+  /// one the writers share).
+  static func restoreText(_ restore: OSSRestore) -> String {
+    guard let expiry = restore.expiry else { return "ongoing-request=\"\(restore.ongoing)\"" }
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    let date = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(expiry)))
+    return "ongoing-request=\"\(restore.ongoing)\", expiry-date=\"\(date)\""
+  }
+
   /// Every byte but RFC 3986's unreserved ones as `%XX`.
   static func percentEncoded(_ bytes: [UInt8]) -> [UInt8] {
     let unreserved = Set(
@@ -256,7 +269,7 @@ enum ReferenceListingXML {
           element("DisplayName", owner.displayName)
           out += Array("</Owner>".utf8)
         }
-        element("RestoreInfo", restore?.text)
+        element("RestoreInfo", restore.map(restoreText))
         out += Array("</Contents>".utf8)
       case .prefix(let prefix):
         out += Array("<CommonPrefixes>".utf8)

@@ -377,6 +377,13 @@ struct AnswerTests {
     #expect(OSSRestore("ongoing-request=\"true\", ongoing-request=\"false\"") == nil)
     let restored = OSSRestore(ongoing: false, expiry: 1_492_330_353)
     #expect(OSSRestore(restored.text) == restored)
+    #expect(OSSRestore(ongoing: true).text == "ongoing-request=\"true\"")
+    #expect(OSSRestore(ongoing: false).text == "ongoing-request=\"false\"")
+    #expect(
+      restored.text == "ongoing-request=\"false\", expiry-date=\"Sun, 16 Apr 2017 08:12:33 GMT\"")
+    #expect(
+      OSSRestore(ongoing: true, expiry: .min).text
+        == "ongoing-request=\"true\", expiry-date=\"\(HTTPDate.format(unixSeconds: .min))\"")
   }
 
   @Test func iso8601Times() {

@@ -324,6 +324,44 @@ struct CodecPropertyTests {
     }
   }
 
+  /// The formatter writes bytes (`HTTPDate.write`); it writes what Foundation's RFC 1123
+  /// formatter writes for the years 1970–2099, and what the string-built formatter it replaced
+  /// wrote for any `Int64` (years of any length and sign).
+  @Test func httpDatesAreWhatFoundationAndTheStringFormatterWrite() async {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "GMT")
+    formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+    await seededCheck(count: fuzzCount(500), input: Gen<Int64>.value(in: 0...4_102_444_799)) {
+      seconds in
+      let expected = formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
+      #expect(HTTPDate.format(unixSeconds: seconds) == expected, "\(seconds)")
+    }
+    let edges: [Int64] = [
+      .min, .min + 1, -62_167_219_201, -62_167_219_200, -1, 0, 253_402_300_800, .max,
+    ]
+    for seconds in edges {
+      #expect(HTTPDate.format(unixSeconds: seconds) == Self.stringBuiltHTTPDate(seconds))
+    }
+    await seededCheck(count: fuzzCount(500), input: Gen<Int64>.value(in: .min ... .max)) {
+      seconds in
+      #expect(HTTPDate.format(unixSeconds: seconds) == Self.stringBuiltHTTPDate(seconds))
+    }
+  }
+
+  /// `HTTPDate.format` as it was before it wrote bytes: interpolated strings.
+  static func stringBuiltHTTPDate(_ unixSeconds: Int64) -> String {
+    let months = [
+      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
+    let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+    let civil = CivilTime(unixSeconds: unixSeconds)
+    let weekday = weekdays[Int(((CivilTime.days(unixSeconds) % 7) + 7) % 7)]
+    return
+      "\(weekday), \(pad(Int64(civil.day), 2)) \(months[civil.month - 1]) \(pad(civil.year, 4)) "
+      + "\(pad(Int64(civil.hour), 2)):\(pad(Int64(civil.minute), 2)):\(pad(Int64(civil.second), 2)) GMT"
+  }
+
   @Test func httpDatesRoundTrip() async {
     #expect(HTTPDate.format(unixSeconds: 784_111_777) == "Sun, 06 Nov 1994 08:49:37 GMT")
     await seededCheck(count: 300, input: Gen<Int64>.value(in: 0...4_102_444_800)) { seconds in

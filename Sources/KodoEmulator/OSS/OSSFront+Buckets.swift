@@ -145,13 +145,17 @@ extension OSSFront {
     var qetag = [UInt8]()
     for item in page.items[items] {
       // A synthetic object's ETag comes from its qetag's bytes, without the qetag's text.
-      // Its MD5 only for an object whose ETag shows it (a "Normal" one).
+      // Its MD5 only for an object whose ETag shows it (a "Normal" one): its kind, found for
+      // that, is kept.
+      var syntheticKind: (type: String, parts: Int)?
       let metadata =
         synthetic?.listedMetadata(at: item.index, qetag: &qetag) { size in
-          OSSObjectView.kind(size: size, index: item.index, synthetic: seed).type == "Normal"
+          let kind = OSSObjectView.kind(size: size, index: item.index, synthetic: seed)
+          syntheticKind = kind
+          return kind.type == "Normal"
         } ?? source.metadata(at: item.index, digests: [])
       let storageClass = OSSObjectView.storageClass(kodoType: metadata.type)
-      let kind = OSSObjectView.kind(metadata, index: item.index, synthetic: seed)
+      let kind = syntheticKind ?? OSSObjectView.kind(metadata, index: item.index, synthetic: seed)
       etag.removeAll(keepingCapacity: true)
       OSSObjectView.appendETag(
         metadata, qetag: synthetic != nil ? qetag : nil, objectType: kind.type, parts: kind.parts,

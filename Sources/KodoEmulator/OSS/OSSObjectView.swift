@@ -110,7 +110,9 @@ struct OSSObjectView {
       return
     }
     if let qetag, qetag.count >= 17 {
-      appendUpperHex(qetag[1..<17], to: &tag)
+      qetag.withUnsafeBytes {
+        appendUpperHex(UnsafeRawBufferPointer(rebasing: $0[1..<17]), to: &tag)
+      }
     } else {
       appendDerivedTag(metadata.hash, to: &tag)
     }
@@ -124,16 +126,26 @@ struct OSSObjectView {
   private static func appendUpperHexDigits(_ md5: String, to tag: inout [UInt8]) -> Bool {
     var md5 = md5
     return md5.withUTF8 { digits in
-      guard digits.count == 32, digits.allSatisfy({ Hex.digitValue($0) != nil }) else {
-        return false
-      }
-      withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { upper in
-        for (position, digit) in digits.enumerated() {
-          upper[position] = digit >= UInt8(ascii: "a") ? digit &- 0x20 : digit
+      guard digits.count == 32 else { return false }
+      var valid = true
+      // Checked and upper-cased in one pass into the tag's room; none of it is kept unless
+      // every byte is a hex digit.
+      tag.appendBytes(upTo: 32) { upper in
+        for position in 0..<32 {
+          let digit = digits[position]
+          let lower = digit | 0x20
+          if digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") {
+            upper[position] = digit
+          } else if lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "f") {
+            upper[position] = lower &- 0x20
+          } else {
+            valid = false
+            return 0
+          }
         }
-        tag.append(contentsOf: UnsafeBufferPointer(upper))
+        return 32
       }
-      return true
+      return valid
     }
   }
 
@@ -159,19 +171,21 @@ struct OSSObjectView {
       tag += MD5.hex(Array(qetag.utf8)).uppercased().utf8
       return
     }
-    withUnsafeBytes(of: &decoded) { bytes in appendUpperHex(bytes[1..<17], to: &tag) }
+    withUnsafeBytes(of: &decoded) { bytes in
+      appendUpperHex(UnsafeRawBufferPointer(rebasing: bytes[1..<17]), to: &tag)
+    }
   }
 
-  /// Appends 16 bytes as 32 upper-case hex digits.
-  private static func appendUpperHex(_ bytes: some Collection<UInt8>, to tag: inout [UInt8]) {
-    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { hex in
-      var position = 0
-      for byte in bytes.prefix(16) {
-        hex[position] = hexDigit(byte >> 4)
-        hex[position + 1] = hexDigit(byte & 15)
-        position += 2
+  /// Appends (the first 16 of) `bytes` as upper-case hex digits, two a byte.
+  private static func appendUpperHex(_ bytes: UnsafeRawBufferPointer, to tag: inout [UInt8]) {
+    let count = min(bytes.count, 16)
+    tag.appendBytes(upTo: 2 * count) { hex in
+      for position in 0..<count {
+        let byte = bytes[position]
+        hex[2 * position] = hexDigit(byte >> 4)
+        hex[2 * position + 1] = hexDigit(byte & 15)
       }
-      tag.append(contentsOf: UnsafeBufferPointer(rebasing: hex[0..<position]))
+      return 2 * count
     }
   }
 

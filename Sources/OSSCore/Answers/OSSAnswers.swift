@@ -148,7 +148,25 @@ public struct OSSRestore: Sendable, Equatable {
 
   /// The text OSS writes.
   public var text: String {
-    "ongoing-request=\"\(ongoing)\""
-      + (expiry.map { ", expiry-date=\"" + HTTPDate.format(unixSeconds: $0) + "\"" } ?? "")
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumTextLength) { buffer in
+      guard let base = buffer.baseAddress else { return "" }
+      let count = write(to: base)
+      return String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
+    }
+  }
+
+  /// The most bytes `write(to:)` writes.
+  package static var maximumTextLength: Int { 40 + HTTPDate.maximumLength }
+
+  /// Writes `text` at `out`, which has room for `maximumTextLength` bytes; returns how many it
+  /// wrote (the one formatter: `text` and the emulator's listing writer use it).
+  package func write(to out: UnsafeMutablePointer<UInt8>) -> Int {
+    var at = out.write(ongoing ? "ongoing-request=\"true\"" : "ongoing-request=\"false\"")
+    if let expiry {
+      at += (out + at).write(", expiry-date=\"")
+      at += HTTPDate.write(unixSeconds: expiry, to: out + at)
+      at += (out + at).write("\"")
+    }
+    return at
   }
 }

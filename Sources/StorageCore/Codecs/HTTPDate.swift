@@ -1,10 +1,10 @@
 /// RFC 1123 dates in HTTP `Date` headers (`Sun, 06 Nov 1994 08:49:37 GMT`), without Foundation's
 /// formatters.
 package enum HTTPDate {
-  private static let months = [
+  private static let months: [StaticString] = [
     "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
   ]
-  private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+  private static let weekdays: [StaticString] = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
 
   /// Unix seconds of an RFC 1123 date, or `nil`.
   ///
@@ -14,7 +14,9 @@ package enum HTTPDate {
     let parts = WireText.split(text, at: " ", omittingEmpty: true)
     guard parts.count == 6, WireText.same(parts[5], "GMT"), let day = Int(parts[1]),
       (1...31).contains(day),
-      let month = months.firstIndex(of: String(parts[2])), let year = Int64(parts[3]),
+      let month = months.firstIndex(where: { name in
+        name.withUTF8Buffer { parts[2].utf8.elementsEqual($0) }
+      }), let year = Int64(parts[3]),
       (0...9_999).contains(year)
     else { return nil }
     let time = WireText.split(parts[4], at: ":", omittingEmpty: true)
@@ -30,11 +32,35 @@ package enum HTTPDate {
 
   /// The RFC 1123 text for Unix seconds.
   package static func format(unixSeconds: Int64) -> String {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumLength) { buffer in
+      guard let base = buffer.baseAddress else { return "" }
+      let count = write(unixSeconds: unixSeconds, to: base)
+      return String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
+    }
+  }
+
+  /// The most bytes `write(unixSeconds:to:)` writes: the fixed fields and a year of any `Int64`.
+  package static var maximumLength: Int { 25 + DecimalText.maximumLength(minimumDigits: 4) }
+
+  /// Writes `format(unixSeconds:)`'s text at `out`, which has room for `maximumLength` bytes;
+  /// returns how many it wrote (the one formatter: `format` and the emulator's listing writer,
+  /// which writes archived objects' restore dates, use it).
+  package static func write(unixSeconds: Int64, to out: UnsafeMutablePointer<UInt8>) -> Int {
     let civil = CivilTime(unixSeconds: unixSeconds)
     let days = CivilTime.days(unixSeconds)
-    let weekday = weekdays[Int(((days % 7) + 7) % 7)]
-    return
-      "\(weekday), \(pad(Int64(civil.day), 2)) \(months[civil.month - 1]) \(pad(civil.year, 4)) "
-      + "\(pad(Int64(civil.hour), 2)):\(pad(Int64(civil.minute), 2)):\(pad(Int64(civil.second), 2)) GMT"
+    var at = out.write(weekdays[Int(((days % 7) + 7) % 7)])
+    at += (out + at).write(", ")
+    at += DecimalText.write(Int64(civil.day), minimumDigits: 2, to: out + at)
+    at += (out + at).write(" ")
+    at += (out + at).write(months[civil.month - 1])
+    at += (out + at).write(" ")
+    at += DecimalText.write(civil.year, minimumDigits: 4, to: out + at)
+    at += (out + at).write(" ")
+    at += DecimalText.write(Int64(civil.hour), minimumDigits: 2, to: out + at)
+    at += (out + at).write(":")
+    at += DecimalText.write(Int64(civil.minute), minimumDigits: 2, to: out + at)
+    at += (out + at).write(":")
+    at += DecimalText.write(Int64(civil.second), minimumDigits: 2, to: out + at)
+    return at + (out + at).write(" GMT")
   }
 }

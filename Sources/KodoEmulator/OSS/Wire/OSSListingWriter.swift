@@ -89,9 +89,9 @@ package struct OSSListingWriter: Sendable {
     key: UnsafeBufferPointer<UInt8>, lastModified: Timestamp, etag: [UInt8]?, type: String?,
     size: Int64, storageClass: String?, owner: OSSOwner?, restore: OSSRestore?
   ) {
-    let restoreText = restore?.text
     var room = 400 + RawXML.room(key.count) + RawXML.room(etag?.count ?? 0)
-    room += RawXML.room(type) + RawXML.room(storageClass) + RawXML.room(restoreText)
+    room +=
+      RawXML.room(type) + RawXML.room(storageClass) + (restore == nil ? 0 : RawXML.restoreRoom)
     if let owner { room += RawXML.room(owner.id) + RawXML.room(owner.displayName) }
     let url = url
     buffer.writeRawXML(room: room) { xml in
@@ -125,9 +125,9 @@ package struct OSSListingWriter: Sendable {
         xml.escaped(owner.displayName)
         xml.literal("</DisplayName></Owner>")
       }
-      if let restoreText {
+      if let restore {
         xml.literal("<RestoreInfo>")
-        xml.escaped(restoreText)
+        xml.restore(restore)
         xml.literal("</RestoreInfo>")
       }
       xml.literal("</Contents>")

@@ -49,7 +49,11 @@ package struct OSSIncomingRequest: Sendable, Equatable {
       for pair in WireText.split(parts[1], at: "&", omittingEmpty: true) {
         let halves = WireText.split(pair, at: "=", maxSplits: 1)
         func decode(_ text: Substring) -> String? {
-          PercentEncoding.decode(text.replacingOccurrences(of: "+", with: " "))
+          // Without a `+` there is nothing to replace (most names and values): no Foundation.
+          guard text.utf8.contains(UInt8(ascii: "+")) else {
+            return PercentEncoding.decode(String(text))
+          }
+          return PercentEncoding.decode(text.replacingOccurrences(of: "+", with: " "))
         }
         guard let name = decode(halves[0]) else { return nil }
         if halves.count == 2 {

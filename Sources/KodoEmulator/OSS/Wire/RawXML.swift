@@ -1,5 +1,5 @@
 package import NIOCore
-import OSSCore
+package import OSSCore
 package import StorageCore
 
 /// XML written at a raw pointer into room reserved for it (`ByteBuffer.writeRawXML`, over `RawBytes`), with the
@@ -58,6 +58,18 @@ package struct RawXML: RawBytesWriter {
   @inline(__always)
   package mutating func decimal(_ value: Int64) {
     bytes.decimal(value)
+  }
+
+  /// The most bytes `restore(_:)` writes.
+  package static var restoreRoom: Int { room(OSSRestore.maximumTextLength) }
+
+  /// A restore state's text (`OSSRestore.text`), escaped: formatted into room on the stack, not
+  /// into a string.
+  package mutating func restore(_ restore: OSSRestore) {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: OSSRestore.maximumTextLength) {
+      guard let base = $0.baseAddress else { return }
+      escaped(UnsafeBufferPointer(start: base, count: restore.write(to: base)))
+    }
   }
 
   /// A time as OSS writes it (`XMLWriter.time`).
