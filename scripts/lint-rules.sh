@@ -40,4 +40,15 @@ if [ -n "$found" ]; then
   echo 'lint: write property tests with seededCheck (Tests/KodoTestSupport/SeededCheck.swift)' >&2
   status=1
 fi
+# 4. Descriptors are closed on exec: `open`/`openat` pass O_CLOEXEC, and the calls that cannot
+#    (`dup`, `mkstemp`) go through Descriptors (Sources/StorageCore/Support/Descriptors.swift).
+#    A descriptor without the flag stays open in every process started meanwhile, with any
+#    `flock` taken through it.
+found=$(grep -rnE '(^|[^a-zA-Z_.])(dup|dup2|mkstemp|pipe)\(' Sources --include='*.swift' \
+  | grep -v '^Sources/StorageCore/Support/Descriptors.swift:' | grep -vE '^[^:]+:[0-9]+:\s*///')
+if [ -n "$found" ]; then
+  echo "$found"
+  echo 'lint: duplicate descriptors and make temporary files through Descriptors (Sources/StorageCore/Support/Descriptors.swift), closed on exec' >&2
+  status=1
+fi
 exit $status

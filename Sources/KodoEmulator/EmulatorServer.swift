@@ -62,12 +62,25 @@ public final class EmulatorServer: Sendable {
     }
     let memory = MemoryBudget(limit: configuration.memoryLimit)
     let spool = try SpoolDirectory()
-    let stores: [BucketStore]
-    do {
-      stores = try loadBuckets(configuration, memory: memory, spool: spool)
-    } catch {
-      spool.remove()
-      throw error
+    var stores: [BucketStore] = []
+    // A process being started holds a copy of every descriptor until it runs its program, the
+    // one a claim is held through too (`DirectoryClaim`): a claim refused at first is tried
+    // again for a while before another emulator is taken to serve the directory.
+    let patience = ContinuousClock.now + .seconds(2)
+    while true {
+      do {
+        stores = try loadBuckets(configuration, memory: memory, spool: spool)
+        break
+      } catch {
+        if case .invalidConfiguration(let message) = error,
+          message.utf8.starts(with: BucketLoading.inUse.utf8), ContinuousClock.now < patience
+        {
+          try? await Task.sleep(for: .milliseconds(20))
+          continue
+        }
+        spool.remove()
+        throw error
+      }
     }
     let service = EmulatorService(
       configuration: configuration, buckets: stores, memory: memory, spool: spool)

@@ -1,6 +1,7 @@
 import Foundation
 import KodoEmulator
 import KodoTestSupport
+import Synchronization
 import Testing
 
 /// A `--writable` directory is served by one emulator at a time (a lock on `DIR/.kodo-emulator`),
@@ -75,5 +76,59 @@ import Testing
       let keys = try #require(listed["items"]?.arrayValue).compactMap { $0["key"]?.stringValue }
       #expect(keys == ["a.txt"])
     }
+  }
+
+  /// A process started while an emulator serves the directory (a test running `kodo`) does not
+  /// keep its claim: the descriptor the lock is held through is closed on exec. (Spawned with no
+  /// file actions, the child would keep every descriptor not so marked.)
+  @Test func aProcessStartedMeanwhileDoesNotKeepTheClaim() async throws {
+    let tree = try TemporaryDirectory()
+    defer { tree.remove() }
+    let path = tree.path
+    var child: pid_t = 0
+    try await EmulatorHarness.with(configuration(path)) { _ in
+      let arguments: [UnsafeMutablePointer<CChar>?] = [strdup("/bin/sleep"), strdup("600"), nil]
+      defer { for argument in arguments { free(argument) } }
+      #expect(posix_spawn(&child, "/bin/sleep", nil, nil, arguments, environ) == 0)
+    }
+    defer {
+      kill(child, SIGKILL)
+      var status: Int32 = 0
+      waitpid(child, &status, 0)
+    }
+    try await EmulatorHarness.with(configuration(path)) { emulator in
+      let listed = try await emulator.get("/list?bucket=files")
+      #expect(listed.status == 200)
+    }
+  }
+
+  /// Processes started all the while (their copies of the descriptors live until they run their
+  /// program) never make an emulator that starts after another has stopped take the directory
+  /// for served: a claim refused at first is tried again.
+  @Test func emulatorsStartedOneAfterAnotherWhileProcessesStartAllClaimTheDirectory() async throws {
+    let tree = try TemporaryDirectory()
+    defer { tree.remove() }
+    let configuration = configuration(tree.path)
+    let stop = Mutex(false)
+    let spawner = Thread {
+      while !stop.withLock({ $0 }) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/true")
+        try? process.run()
+        process.waitUntilExit()
+      }
+    }
+    spawner.start()
+    defer { stop.withLock { $0 = true } }
+    var refused = 0
+    for _ in 0..<200 {
+      do {
+        let server = try await EmulatorServer.start(configuration)
+        try await server.shutdown()
+      } catch {
+        refused += 1
+      }
+    }
+    #expect(refused == 0)
   }
 }

@@ -252,7 +252,7 @@ struct LocalTree: Sequence {
         }
       }
       // The stream owns the descriptor: a duplicate stays open for the walk below it.
-      let kept = dup(descriptor)
+      let kept = Descriptors.duplicate(descriptor)
       closedir(directory)
       guard kept >= 0 else {
         pending.append(

@@ -263,7 +263,7 @@ struct RecursiveGet {
     _ segments: [String], in root: Int32, at directory: FilePath, key: String
   ) throws(StorageError) -> (Int32, FilePath) {
     var path = directory
-    var current = dup(root)
+    var current = Descriptors.duplicate(root)
     guard current >= 0 else {
       throw StorageError(
         .localIO, "cannot open \(DisplayText(quoting: directory.string)): \(Errno(rawValue: errno))"

@@ -125,7 +125,7 @@ struct SyncDown {
     throws(StorageError)
   {
     let segments = KeySegments.segments(of: relative).map(String.init)
-    var current = dup(root)
+    var current = Descriptors.duplicate(root)
     guard current >= 0 else {
       throw StorageError(
         .localIO, "cannot delete \(DisplayText(quoting: path)): \(Errno(rawValue: errno))")

@@ -55,7 +55,7 @@ final class HeldOutput {
       var template = Array((directory + "/kodo-ls-XXXXXX").utf8CString)
       let descriptor = template.withUnsafeMutableBufferPointer { buffer -> Int32 in
         guard let base = buffer.baseAddress else { return -1 }
-        let descriptor = mkstemp(base)
+        let descriptor = Descriptors.temporaryFile(base)
         if descriptor >= 0 { unlink(base) }
         return descriptor
       }

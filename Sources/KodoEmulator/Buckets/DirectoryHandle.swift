@@ -1,3 +1,5 @@
+import StorageCore
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -59,7 +61,7 @@ final class DirectoryHandle: Sendable {
   /// Opens the folder `components` names below the root, one link-free step at a time; the
   /// caller closes the descriptor. `nil` when a component is missing, a link or not a folder.
   func openFolder(_ components: some Collection<String>) -> Int32? {
-    var current = dup(descriptor)
+    var current = Descriptors.duplicate(descriptor)
     guard current >= 0 else { return nil }
     for component in components {
       guard Self.isPlainName(component) else {

@@ -26,7 +26,7 @@ final class DirectoryClaim: Sendable {
   /// - Throws: `.inUse` when another emulator holds it; `.io` when the lock cannot be taken
   ///   for another reason than the file system having none.
   init(state: Int32) throws(WritableDirectory.Failure) {
-    let own = dup(state)
+    let own = Descriptors.duplicate(state)
     guard own >= 0 else { throw .io(errno) }
     while flock(own, LOCK_EX | LOCK_NB) != 0 {
       let code = errno
@@ -59,7 +59,7 @@ final class DirectoryClaim: Sendable {
   /// an entry (a link is removed, never followed); anything else is left. Returns how many.
   /// Only while the folder's directory is claimed: the files of a running emulator look the same.
   static func removeLeftovers(in folder: Int32) -> Int {
-    let listed = dup(folder)
+    let listed = Descriptors.duplicate(folder)
     guard listed >= 0 else { return 0 }
     guard let stream = fdopendir(listed) else {
       close(listed)

@@ -1,3 +1,5 @@
+import StorageCore
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -47,7 +49,7 @@ final class WritableDirectory: Sendable {
     // (unclaimed, on a file system without locks, they may be a running one's: left alone).
     if claim.isHeld { _ = DirectoryClaim.removeLeftovers(in: temporary.descriptor) }
     records = DirectoryHandle(descriptor: try Self.folder("objects", in: state))
-    let parts = dup(temporary.descriptor)
+    let parts = Descriptors.duplicate(temporary.descriptor)
     guard parts >= 0 else { throw .io(errno) }
     partFolder = SpoolDirectory(folder: parts, path: Self.stateFolder + "/tmp")
   }
@@ -181,7 +183,7 @@ final class WritableDirectory: Sendable {
     of components: [String], _ body: (Int32, String) throws(Failure) -> T
   ) throws(Failure) -> T {
     guard let name = components.last else { throw .keyNotAPath }
-    var current = dup(root.descriptor)
+    var current = Descriptors.duplicate(root.descriptor)
     guard current >= 0 else { throw .io(errno) }
     defer { close(current) }
     for component in components.dropLast() {
