@@ -119,11 +119,13 @@ final class PutSource: Sendable {
       if spool < 0 && total > threshold {
         spool = open(temporaryDirectory, temporaryFileFlag | O_RDWR | O_CLOEXEC, 0o600)
         guard spool >= 0 else { throw fail("make a temporary file for stdin") }
-        guard writeAll(held, to: spool) else { throw fail("write a temporary file for stdin") }
+        guard FileDescriptorWriter.writeAll(held, to: spool) == nil else {
+          throw fail("write a temporary file for stdin")
+        }
         held = []
       }
       if spool >= 0 {
-        guard writeAll(Array(chunk[0..<count]), to: spool) else {
+        guard FileDescriptorWriter.writeAll(Array(chunk[0..<count]), to: spool) == nil else {
           throw fail("write a temporary file for stdin")
         }
       } else {
@@ -138,19 +140,6 @@ final class PutSource: Sendable {
 
   /// Linux's `O_TMPFILE` (`__O_TMPFILE | O_DIRECTORY`; the C macro is not imported).
   private static let temporaryFileFlag = Int32(0o20_000_000) | O_DIRECTORY
-
-  private static func writeAll(_ bytes: [UInt8], to descriptor: Int32) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
-      let written = bytes[offset...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-      if written < 0 {
-        if errno == EINTR { continue }
-        return false
-      }
-      offset += written
-    }
-    return true
-  }
 
   /// Throws when the file is no longer what was opened (its size or modification time changed
   /// while it was read): the object made from it may hold neither version.
