@@ -226,6 +226,8 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
   case invalidConfiguration(String)
   /// The address could not be bound.
   case bindFailed(address: String, reason: String)
+  /// Another emulator serves this directory as a writable bucket (it holds the claim on it).
+  case directoryInUse(String)
 
   /// A one-line explanation.
   public var description: String {
@@ -243,6 +245,9 @@ public enum EmulatorError: Error, Sendable, Equatable, CustomStringConvertible {
     case .duplicateKey(let key): "two objects have the key '\(key)'"
     case .invalidConfiguration(let reason): reason
     case .bindFailed(let address, let reason): "cannot listen on \(address): \(reason)"
+    case .directoryInUse(let path):
+      "another kodo-emulator is serving \(path) as a writable bucket (it holds the lock on "
+        + "\(path)/\(WritableDirectory.stateFolder)); stop it first"
     }
   }
 }

@@ -72,9 +72,7 @@ public final class EmulatorServer: Sendable {
         stores = try loadBuckets(configuration, memory: memory, spool: spool)
         break
       } catch {
-        if case .invalidConfiguration(let message) = error,
-          message.utf8.starts(with: BucketLoading.inUse.utf8), ContinuousClock.now < patience
-        {
+        if case .directoryInUse = error, ContinuousClock.now < patience {
           try? await Task.sleep(for: .milliseconds(20))
           continue
         }

@@ -264,7 +264,7 @@ struct EmulatorCommand: ParsableCommand {
     case .directoryNotFound, .notADirectory, .unreadableDirectory, .unreadableFile: 66
     case .bindFailed: 69
     case .invalidBucketName, .duplicateBucket, .unknownPrivateBucket, .duplicateKey,
-      .invalidConfiguration, .notAWritableBucket:
+      .invalidConfiguration, .notAWritableBucket, .directoryInUse:
       64
     }
   }

@@ -57,11 +57,12 @@ import Testing
         try? await second.shutdown()
         Issue.record("a second emulator started on a directory the first one writes into")
       } catch {
-        guard case EmulatorError.invalidConfiguration(let message) = error else {
+        guard case EmulatorError.directoryInUse(let claimed) = error else {
           Issue.record("unexpected error \(error)")
           return
         }
-        #expect(message.contains("another kodo-emulator is serving"))
+        #expect(claimed == path)
+        #expect("\(error)".contains("another kodo-emulator is serving \(path)"))
       }
       // A read-only emulator of the same directory needs no claim.
       var readOnly = configuration(path)

@@ -26,9 +26,6 @@ enum BucketLoading {
     return ObjectStore(objects: stored, memory: memory, spool: spool)
   }
 
-  /// How the failure to claim a directory another emulator holds begins.
-  static let inUse = "another kodo-emulator is serving"
-
   /// A `--writable` directory bucket: the scan's files, with the metadata recorded in
   /// `DIR/.kodo-emulator/objects/` for those whose size and modification time still match, and
   /// the digests of the others read once now.
@@ -40,9 +37,7 @@ enum BucketLoading {
     do {
       directory = try WritableDirectory(root: source.rootHandle)
     } catch .inUse {
-      throw .invalidConfiguration(
-        inUse + " \(path) as a writable bucket (it holds the lock on "
-          + "\(path)/\(WritableDirectory.stateFolder)); stop it first")
+      throw .directoryInUse(path)
     } catch {
       throw .invalidConfiguration(
         "cannot write the emulator's metadata into \(path)/\(WritableDirectory.stateFolder)")
