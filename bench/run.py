@@ -543,7 +543,7 @@ def main():
         elif part == "write":
             rows, checks, part_ok = write_bench.run(
                 measure, median_run, progress, Emulator, emulator_binary, kodo, options.python,
-                env, options.runs, scratch, BENCH)
+                env, options.runs, scratch, BENCH, spread)
         else:
             rows, checks, part_ok = browse_bench.run(
                 progress, Emulator, emulator_binary, kodo, env, scratch, big=options.objects)
