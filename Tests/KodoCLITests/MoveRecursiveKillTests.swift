@@ -33,8 +33,10 @@ import Testing
         #expect(lost.isEmpty, "missing from both places: \(lost.prefix(5))")
         return (source, destination)
       }
+      // No 30 s idle limit: on a loaded machine the writes let through may take longer than
+      // that to be answered, and the held one must be waited on until the kill.
       let running = try CLIRunner("kodo", environment: environment).start(
-        ["mv", "-r", "--yes", "bkt/k", "two/m/"])
+        ["mv", "-r", "--yes", "--timeout", "600", "bkt/k", "two/m/"])
       // Killed from a thread of its own as soon as the first held write arrives: a task on a
       // busy pool could come back after kodo's 30 s low-speed limit had ended the run itself.
       let server = emulator.server

@@ -10,11 +10,9 @@ import StorageCore
 /// the functions here receive the command line's words, the index of the word being completed
 /// and its text up to the cursor. They read the configuration that the words already typed name
 /// (`--config`, `--profile`, `--provider`, a scheme), list at most one page, give up after
-/// `deadline`, and answer nothing on any failure: completing never prints an error, never
-/// retries and never prompts.
+/// `Runtime.completionDeadline` (2 s), and answer nothing on any failure: completing never
+/// prints an error, never retries and never prompts.
 enum ShellCompletion {
-  /// How long a completion may wait for the service.
-  static let deadline: Duration = .seconds(2)
   /// The most entries one completion lists.
   static let pageSize = 200
 
@@ -192,13 +190,14 @@ enum ShellCompletion {
 
   // MARK: - Running one completion
 
-  /// Runs `work` with the configuration the typed words name, quietly, within `deadline`;
-  /// `[]` on any failure or when the deadline passes.
+  /// Runs `work` with the configuration the typed words name, quietly, within the runtime's
+  /// `completionDeadline`; `[]` on any failure or when the deadline passes.
   static func complete(
     words: [String], index: Int,
     _ work: @escaping @Sendable (Context, any KodoCommand) async throws -> [String]
   ) async -> [String] {
     let runtime = quiet(Runtime.current)
+    let deadline = runtime.completionDeadline
     return await Runtime.$current.withValue(runtime) {
       guard index >= 1, index <= words.count,
         let command = try? await Kodo.asyncParseAsRoot(Array(words[1..<index])),
@@ -207,7 +206,8 @@ enum ShellCompletion {
       var options = kodoCommand.global.merged(with: kodoCommand.root.global)
       options.verbose = false
       options.retries = 1
-      options.timeout = Int(deadline.components.seconds)
+      // Whole seconds, at least one: the transport's own limits end a request no sooner.
+      options.timeout = max(1, Int(deadline.components.seconds))
       guard let context = try? Context(options: options) else { return [] }
       let candidates = await withTaskGroup(of: [String]?.self) { group in
         group.addTask { try? await work(context, kodoCommand) }

@@ -24,6 +24,10 @@ public struct Runtime: Sendable {
   /// terminal (10 s). Tests that read stderr whole set it beyond their length, so a run slowed
   /// by a loaded machine does not gain a progress line.
   public var progressLineInterval: Duration = .seconds(10)
+  /// How long a shell completion may wait for the service before it answers nothing (2 s).
+  /// Tests that check what a completion lists set it longer, so that a loaded machine does not
+  /// empty the list.
+  public var completionDeadline: Duration = .seconds(2)
 
   /// A runtime from its parts.
   public init(
