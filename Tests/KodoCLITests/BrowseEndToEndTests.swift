@@ -224,7 +224,7 @@ struct BrowseEndToEndTests {
       let found = try? FileManager.default.subpathsOfDirectory(atPath: session.directory)
       return (found ?? []).filter { $0.hasSuffix(".part") }
     }
-    let deadline = ContinuousClock.now + .seconds(25)
+    let deadline = Patience.deadline
     while temporaries().isEmpty && ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(50))
     }

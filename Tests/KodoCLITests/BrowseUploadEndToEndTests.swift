@@ -186,7 +186,7 @@ struct BrowseUploadEndToEndTests {
         return (found ?? []).filter { $0.hasSuffix(".part") }
       }
       try await session.keys("s")
-      let started = ContinuousClock.now + .seconds(60)
+      let started = Patience.deadline
       while temporaries().isEmpty && ContinuousClock.now < started {
         try await Task.sleep(for: .milliseconds(20))
       }
@@ -200,7 +200,7 @@ struct BrowseUploadEndToEndTests {
       try await Write.expectScreen(session, "the download cancelled") {
         $0.contains("cancelled") && $0.contains("0 running")
       }
-      let removed = ContinuousClock.now + .seconds(60)
+      let removed = Patience.deadline
       while !temporaries().isEmpty && ContinuousClock.now < removed {
         try await Task.sleep(for: .milliseconds(20))
       }

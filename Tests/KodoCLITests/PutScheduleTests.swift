@@ -1,3 +1,4 @@
+import KodoTestSupport
 import StorageCore
 import Synchronization
 import Testing
@@ -51,9 +52,9 @@ struct PutScheduleTests {
 
     /// Waits until `company` uploads have run together since this one entered (`before` was
     /// the count then), or `total` have started (no more can join), or the task is cancelled;
-    /// at most a minute.
+    /// at most `Patience.bound`.
     func wait(since before: Int, total: Int) async {
-      let deadline = ContinuousClock.now + .seconds(60)
+      let deadline = Patience.deadline
       while ContinuousClock.now < deadline && !Task.isCancelled {
         let ready = counts.withLock { $0.full > before || $0.started >= total }
         if ready { return }

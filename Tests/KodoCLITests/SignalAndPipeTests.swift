@@ -22,16 +22,10 @@ struct SignalAndPipeTests {
     let running = try kodo.start(
       ["ls", "-r", "--summarize", "--page-size", "100"] + format + ["slow"])
     await #expect(running.waitFor { $0.split(separator: "\n").count >= 200 })
-    let sent = Date()
     running.send(signal)
-    let result = await running.wait(seconds: 10)
-    // When the process exited, not when this task got a thread back to see it.
-    let elapsed = (running.exitedAt ?? Date()).timeIntervalSince(sent)
-
+    let result = await running.wait()
+    // The signal's status, not the 0 of a listing left to finish (a minute at this latency).
     #expect(result.status == status, "\(result)")
-    // A hang guard, not a timing: the handler exits 0.7 s after the signal at the latest, but a
-    // loaded machine may take longer to schedule it.
-    #expect(elapsed < 8, "exited \(elapsed) s after the signal")
     #expect(!result.stderr.contains("kodo: error:"), "an interruption is not an error")
     expectNoCrash(result)
     #expect(
@@ -56,7 +50,7 @@ struct SignalAndPipeTests {
     let running = try kodo.start(["ls", "-r", "--parallel", "2", "--page-size", "100", "slow"])
     await #expect(running.waitFor { $0.split(separator: "\n").count >= 100 })
     running.send(SIGINT)
-    let result = await running.wait(seconds: 10)
+    let result = await running.wait()
     #expect(result.status == 130, "\(result)")
     expectNoCrash(result)
     #expect(!result.stderr.contains("kodo: error:"))
@@ -98,7 +92,7 @@ struct SignalAndPipeTests {
     try await emulator.scheduleFault(endpoint: "download", mode: "stall-after-headers")
     let running = try kodo.start(["get", "b", String(key), "-o", directory + "/file.bin"])
     // Wait until the download is under way: its temporary file exists.
-    let deadline = Date().addingTimeInterval(20)
+    let deadline = Patience.deadlineDate
     while (try FileManager.default.contentsOfDirectory(atPath: directory)).isEmpty,
       Date() < deadline, running.process.isRunning
     {
@@ -106,12 +100,10 @@ struct SignalAndPipeTests {
     }
     let partial = try FileManager.default.contentsOfDirectory(atPath: directory)
     #expect(partial.count == 1 && partial[0].hasSuffix(".part"), "\(partial)")
-    let sent = Date()
     running.send(signal)
-    let result = await running.wait(seconds: 10)
+    let result = await running.wait()
+    // The signal's status, not the 69 of the stalled download's idle limit.
     #expect(result.status == status, "\(result)")
-    let elapsed = (running.exitedAt ?? Date()).timeIntervalSince(sent)
-    #expect(elapsed < 8, "a hang guard, not a timing")
     expectNoCrash(result)
     #expect(!result.stderr.contains("kodo: error:"))
     #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
@@ -125,12 +117,12 @@ struct SignalAndPipeTests {
     let directory = try temporaryDirectory()
     try await emulator.scheduleFault(endpoint: "download", mode: "stall-after-headers")
     let running = try kodo.start(["get", "-r", "--parallel", "1", "b", directory])
-    let deadline = Date().addingTimeInterval(20)
+    let deadline = Patience.deadlineDate
     while (try await emulator.stats()["download"] ?? 0) == 0, Date() < deadline {
       try await Task.sleep(for: .milliseconds(10))
     }
     running.send(SIGINT)
-    let result = await running.wait(seconds: 10)
+    let result = await running.wait()
     #expect(result.status == 130, "\(result)")
     expectNoCrash(result)
     #expect(!result.stderr.contains("kodo: error:"), "\(result.stderr)")
@@ -148,12 +140,12 @@ struct SignalAndPipeTests {
       try kodo.run(["ls", "-r", "-0", "b"]).stdout.split(separator: "\0").first)
     try await emulator.scheduleFault(endpoint: "download", mode: "stall-after-headers")
     let running = try kodo.start(["cat", "b", String(key)])
-    let deadline = Date().addingTimeInterval(20)
+    let deadline = Patience.deadlineDate
     while (try await emulator.stats()["download"] ?? 0) == 0, Date() < deadline {
       try await Task.sleep(for: .milliseconds(10))
     }
     running.send(SIGINT)
-    let result = await running.wait(seconds: 10)
+    let result = await running.wait()
     #expect(result.status == 130, "\(result)")
     #expect(result.stdoutBytes.isEmpty)
     expectNoCrash(result)

@@ -77,7 +77,7 @@ struct ClientLoopbackTests {
           + "Content-Length: \(first.count + rest.count)\r\n\r\n").utf8)
       // The rest of the first page waits until the second page has been asked for.
       return .split(head + first) {
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = Patience.deadline
         while ContinuousClock.now < deadline {
           if markers.withLock({ $0.contains("p1") }) {
             sawSecondEarly.withLock { $0 = true }

@@ -69,7 +69,7 @@ import Testing
         var raw = [UInt8]()
         for _ in 0..<3 {
           try await connection.send(list)
-          let result = try await connection.readResponse(timeout: .seconds(30))
+          let result = try await connection.readResponse(timeout: Patience.bound)
           guard let response = result.response else { break }
           statuses.append(response.status)
           raw = response.body
@@ -160,7 +160,7 @@ import Testing
         let result = try await RawHTTPClient.withConnection(port: emulator.port) { connection in
           // On a busy machine the server may close before the bytes are sent: the same outcome.
           if !input.isEmpty { try? await connection.send(input) }
-          return try await connection.readResponse(timeout: .seconds(60))
+          return try await connection.readResponse(timeout: Patience.bound)
         }
         guard case .closed(let received) = result else {
           Issue.record("\(String(decoding: input, as: UTF8.self)): \(result.summary)")
@@ -175,9 +175,9 @@ import Testing
         afterAnAnswer = try await RawHTTPClient.withConnection(port: emulator.port) {
           connection in
           try? await connection.send(emulator.request("GET", "/buckets"))
-          let first = try await connection.readResponse(timeout: .seconds(60))
+          let first = try await connection.readResponse(timeout: Patience.bound)
           guard first.response?.status == 200 else { return nil }
-          return try await connection.readResponse(timeout: .seconds(60))
+          return try await connection.readResponse(timeout: Patience.bound)
         }
       }
       guard case .closed = afterAnAnswer else {
@@ -220,7 +220,7 @@ import Testing
       let request = emulator.request("GET", "/buckets")
       let port = emulator.port
       let result = try await holding(idle[...], port: port) {
-        try await RawHTTPClient.send(request, port: port, timeout: .seconds(60))
+        try await RawHTTPClient.send(request, port: port, timeout: Patience.bound)
       }
       #expect(result.response?.status == 200, "\(result.summary)")
       #expect(emulator.server.stats.connections >= 193)
@@ -243,9 +243,9 @@ import Testing
             try await third.send(request)
             #expect(try await third.readResponse().response?.status == 200)
             // A fourth is answered; the first is closed for it, the others still work.
-            let fourth = try await RawHTTPClient.send(request, port: port, timeout: .seconds(60))
+            let fourth = try await RawHTTPClient.send(request, port: port, timeout: Patience.bound)
             #expect(fourth.response?.status == 200, "\(fourth.summary)")
-            let reaped = try await first.readResponse(timeout: .seconds(60))
+            let reaped = try await first.readResponse(timeout: Patience.bound)
             guard case .closed(let received) = reaped else {
               Issue.record("the idlest connection: \(reaped.summary)")
               return
@@ -278,7 +278,7 @@ import Testing
             if !taken { try await Task.sleep(for: .milliseconds(10)) }
           }
           #expect(taken)
-          let third = try await RawHTTPClient.send(request, port: port, timeout: .seconds(60))
+          let third = try await RawHTTPClient.send(request, port: port, timeout: Patience.bound)
           guard case .closed(let received) = third else {
             Issue.record("over the cap, every connection answering: \(third.summary)")
             return
@@ -288,7 +288,7 @@ import Testing
         // One slot is free again once the server has seen the close.
         var answered = false
         for _ in 0..<200 where !answered {
-          let result = try await RawHTTPClient.send(request, port: port, timeout: .seconds(60))
+          let result = try await RawHTTPClient.send(request, port: port, timeout: Patience.bound)
           answered = result.response?.status == 200
         }
         #expect(answered)
@@ -306,7 +306,7 @@ import Testing
       for input in [[], Array("GET /buckets HTTP/1.1\r\n\(host)X-Half: ".utf8)] {
         let result = try await RawHTTPClient.withConnection(port: emulator.port) { connection in
           if !input.isEmpty { try? await connection.send(input) }
-          return try await connection.readResponse(timeout: .seconds(60))
+          return try await connection.readResponse(timeout: Patience.bound)
         }
         guard case .closed(let received) = result else {
           Issue.record("\(String(decoding: input, as: UTF8.self)): \(result.summary)")
@@ -333,8 +333,8 @@ import Testing
       for head in heads {
         let result = try await RawHTTPClient.withConnection(port: emulator.port) { connection in
           try await connection.send(Array(head.utf8))
-          let answer = try await connection.readResponse(timeout: .seconds(60))
-          let after = try await connection.readResponse(timeout: .seconds(60))
+          let answer = try await connection.readResponse(timeout: Patience.bound)
+          let after = try await connection.readResponse(timeout: Patience.bound)
           return (answer, after)
         }
         #expect(result.0.response?.status == 413)
@@ -372,7 +372,7 @@ import Testing
         let target = emulator.publicDownloadTarget(bucket: "files", key: key)
         let result = try await emulator.send(
           RawHTTPRequest(target: target, headers: [("Host", emulator.hostHeader)]),
-          timeout: .seconds(60))
+          timeout: Patience.bound)
         let response = try #require(result.response, "\(key): \(result.summary)")
         #expect(response.status == 404, "\(key)")
         #expect(response.errorMessage == "no such file or directory")

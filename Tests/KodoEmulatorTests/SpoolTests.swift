@@ -30,7 +30,7 @@ import Testing
 
   /// Waits (polling, generous deadline) until `condition` holds.
   static func eventually(_ condition: () -> Bool) async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(60)
+    let deadline = Patience.deadline
     while !condition() {
       guard ContinuousClock.now < deadline else { return false }
       try await Task.sleep(for: .milliseconds(20))
@@ -79,7 +79,7 @@ import Testing
         + "\r\n"
       let answer = try await RawHTTPClient.withConnection(port: emulator.port) { connection in
         try await connection.send(Array(head.utf8) + Self.content(size, seed: 1))
-        return try await connection.readResponse(timeout: .seconds(120))
+        return try await connection.readResponse(timeout: Patience.bound)
       }
       #expect(answer.response?.status == 413)
       #expect(emulator.server.bodyMemory.peak <= Self.heldPerBody)

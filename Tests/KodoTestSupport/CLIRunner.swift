@@ -74,7 +74,8 @@ public struct CLIRunner: Sendable {
   }
 
   /// Runs `script` with `bash -c`, the binary's path in `$KODO`, and waits for the exit.
-  public func runShell(_ script: String, seconds: Double = 120) async throws -> Result {
+  public func runShell(_ script: String, seconds: Double = Patience.seconds) async throws -> Result
+  {
     let process = try start(
       executable: "/bin/bash", ["-c", script], stdin: nil, environment: ["KODO": executable])
     return await process.wait(seconds: seconds)
@@ -211,7 +212,7 @@ public struct CLIRunner: Sendable {
     /// wait many seconds for a thread of a busy cooperative pool, and the deadline would then
     /// pass while the output had long been there (an emulator "did not start" that had).
     public func waitFor(
-      seconds: Double = 20, _ condition: @escaping @Sendable (String) -> Bool
+      seconds: Double = Patience.seconds, _ condition: @escaping @Sendable (String) -> Bool
     ) async -> Bool {
       await withCheckedContinuation { continuation in
         Thread {
@@ -238,7 +239,7 @@ public struct CLIRunner: Sendable {
     /// work to interrupt would be done by then.
     public func send(
       _ signal: Int32, when condition: @escaping @Sendable () -> Bool,
-      seconds: Double = 300
+      seconds: Double = Patience.seconds
     ) async {
       await withCheckedContinuation { continuation in
         Thread {
@@ -256,7 +257,7 @@ public struct CLIRunner: Sendable {
     /// Waits for the exit (killing the process after `seconds` as a hang guard), polling with
     /// `Task.sleep` so that no thread of the cooperative pool is held: tests that wait for
     /// processes must not starve the tests that wait for continuations.
-    public func wait(seconds: Double = 120) async -> Result {
+    public func wait(seconds: Double = Patience.seconds) async -> Result {
       let deadline = Date().addingTimeInterval(seconds)
       while process.isRunning && Date() < deadline {
         try? await Task.sleep(for: .milliseconds(5))

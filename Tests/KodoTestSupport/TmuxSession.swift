@@ -73,7 +73,7 @@ public final class TmuxSession: @unchecked Sendable {
     var prefix =
       "for fd in $(ls /proc/$$/fd); do [ $fd -gt 2 ] && eval \"exec $fd>&-\"; done 2>/dev/null; "
     if let cwd { prefix += "cd \(Self.quote(cwd)) && " }
-    return try await shell.runShell(prefix + "tmux -L \(socket) " + arguments, seconds: 60)
+    return try await shell.runShell(prefix + "tmux -L \(socket) " + arguments)
   }
 
   /// The screen as text lines.
@@ -83,7 +83,8 @@ public final class TmuxSession: @unchecked Sendable {
 
   /// Waits until `condition` holds for the screen (up to `seconds`); returns the last screen
   /// and whether it held.
-  public func waitFor(seconds: Double = 30, _ condition: (String) -> Bool) async throws
+  public func waitFor(seconds: Double = Patience.seconds, _ condition: (String) -> Bool)
+    async throws
     -> (holds: Bool, screen: String)
   {
     let end = Date().addingTimeInterval(seconds)
@@ -129,7 +130,7 @@ public final class TmuxSession: @unchecked Sendable {
 
   /// The program's process id, once it started.
   public func pid() async throws -> pid_t? {
-    let end = Date().addingTimeInterval(30)
+    let end = Patience.deadlineDate
     while Date() < end {
       if let text = file("pid"),
         let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
@@ -142,7 +143,7 @@ public final class TmuxSession: @unchecked Sendable {
   }
 
   /// Waits for the program's exit status.
-  public func exitStatus(seconds: Double = 30) async throws -> Int32? {
+  public func exitStatus(seconds: Double = Patience.seconds) async throws -> Int32? {
     let end = Date().addingTimeInterval(seconds)
     while Date() < end {
       if let text = file("exit"),

@@ -581,7 +581,7 @@ struct CurlTransportTests {
     try await Server.withServer { _ in
       .hang
     } body: { server in
-      let transport = CurlTransport(configuration: .init(idleTimeout: .seconds(60), proxy: .none))
+      let transport = CurlTransport(configuration: .init(idleTimeout: Patience.bound, proxy: .none))
       let task = Task { try await transport.send(HTTPRequest(url: server.url("/hang"))) }
       try await server.waitForRequests(1)
       task.cancel()
@@ -596,7 +596,8 @@ struct CurlTransportTests {
     } body: {
       server in
       try await withTemporaryFile { descriptor, _ in
-        let transport = CurlTransport(configuration: .init(idleTimeout: .seconds(60), proxy: .none))
+        let transport = CurlTransport(
+          configuration: .init(idleTimeout: Patience.bound, proxy: .none))
         let task = Task {
           try await transport.download(HTTPRequest(url: server.url("/slow")), to: descriptor)
         }

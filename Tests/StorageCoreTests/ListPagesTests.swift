@@ -1,3 +1,4 @@
+import KodoTestSupport
 import StorageCore
 import Synchronization
 import Testing
@@ -36,7 +37,7 @@ struct ListPagesTests {
     #expect(first?.page.items.map(\.key) == ["a"])
     // Without being asked for another page, the listing has already asked for it.
     let clock = ContinuousClock()
-    let deadline = clock.now + .seconds(30)
+    let deadline = Patience.deadline
     while script.requests.withLock({ $0.count }) < 2 && clock.now < deadline {
       await Task.yield()
     }
@@ -124,7 +125,7 @@ struct ListPagesTests {
         let next = self.next(after: marker)
         MarkerWatch.current?.report(self.early[marker ?? ""] ?? next)
         self.reported.withLock { $0.append(marker) }
-        let deadline = ContinuousClock.now + .seconds(120)
+        let deadline = Patience.deadline
         while !self.releaseAll, !self.released.withLock({ $0.contains(marker ?? "") }),
           ContinuousClock.now < deadline
         {
@@ -143,7 +144,7 @@ struct ListPagesTests {
     func release(_ marker: String?) { released.withLock { _ = $0.insert(marker ?? "") } }
 
     func waitUntil(_ condition: () -> Bool) async {
-      let deadline = ContinuousClock.now + .seconds(120)
+      let deadline = Patience.deadline
       while !condition() && ContinuousClock.now < deadline {
         try? await Task.sleep(for: .milliseconds(1))
       }

@@ -148,7 +148,7 @@ struct ParallelListingTests {
     let listing = Task { try await Self.list(bucket, pageSize: 10, concurrency: 3) }
     let clock = ContinuousClock()
     // Generous: at the start of `make test` every thread of the pool has many tests to run.
-    let deadline = clock.now + .seconds(600)
+    let deadline = Patience.deadline
     while bucket.started.count < 6 && clock.now < deadline {
       try await Task.sleep(for: .milliseconds(5))
     }
