@@ -188,11 +188,6 @@ public struct CLIRunner: Sendable {
       }.start()
     }
 
-    /// When the process exited, as its reaper thread saw it (`nil` while it runs): unlike the
-    /// time `wait()` returns, it does not include how long this task waited for a thread of the
-    /// cooperative pool, which on a busy test run can be many seconds.
-    public var exitedAt: Date? { process.exitedAt }
-
     /// stdout so far.
     public var stdoutSoFar: String {
       lock.lock()

@@ -16,7 +16,7 @@ public import Foundation
 /// (`posix_spawn_file_actions_addclosefrom_np`), starts with every signal at its default and
 /// none blocked, and is waited for with `waitpid` on a thread that is not the cooperative pool's.
 public final class SpawnedProcess: @unchecked Sendable {
-  // `status` and `exitTime` are guarded by `condition`, which makes the conformance sound.
+  // `status` is guarded by `condition`, which makes the conformance sound.
 
   /// How the process ended.
   public enum TerminationReason: Sendable, Equatable {
@@ -29,7 +29,6 @@ public final class SpawnedProcess: @unchecked Sendable {
   private let condition = NSCondition()
   /// The raw `waitpid` status, once the child has ended.
   private var status: Int32?
-  private var exitTime: Date?
 
   /// Starts `executable` (a path) with `arguments` and exactly `environment`, its standard
   /// input, output and error on the given descriptors (the parent keeps its own copies).
@@ -79,7 +78,6 @@ public final class SpawnedProcess: @unchecked Sendable {
       while waitpid(child, &raw, 0) < 0 && errno == EINTR {}
       condition.lock()
       status = raw
-      exitTime = Date()
       condition.broadcast()
       condition.unlock()
     }.start()
@@ -111,13 +109,6 @@ public final class SpawnedProcess: @unchecked Sendable {
     condition.lock()
     defer { condition.unlock() }
     return status == nil
-  }
-
-  /// When the reaper saw the child end (`nil` while it runs).
-  public var exitedAt: Date? {
-    condition.lock()
-    defer { condition.unlock() }
-    return exitTime
   }
 
   /// Blocks until the child has ended. Call it off the cooperative pool, or once `isRunning` is
