@@ -234,7 +234,7 @@ struct BrowseEndToEndTests {
     try await session.keys("q")
     #expect(try await session.waitFor { $0.contains("running: quit and cancel them? [y/N]") }.holds)
     try await session.keys("y")
-    #expect(try await session.exitStatus(seconds: 20) == 0)
+    #expect(try await session.exitStatus() == 0)
     #expect(temporaries().isEmpty, "\(temporaries())")
     #expect(session.file(unwritten) == nil)
   }

@@ -1,5 +1,6 @@
 import Foundation
 import KodoBrowse
+import KodoTestSupport
 import StorageCore
 import Synchronization
 import Testing
@@ -62,9 +63,9 @@ struct BrowseQuitTests {
     static let unused = StorageError(.invalidInput, "not used in this test")
   }
 
-  /// Polls `condition` every few milliseconds for at most `seconds`; whether it came true.
-  static func poll(seconds: Int, _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(seconds)
+  /// Polls `condition` every few milliseconds for at most `Patience.bound`; whether it came true.
+  static func poll(_ condition: () -> Bool) async -> Bool {
+    let deadline = Patience.deadline
     while !condition() {
       if ContinuousClock.now > deadline { return false }
       try? await Task.sleep(for: .milliseconds(5))
@@ -78,7 +79,7 @@ struct BrowseQuitTests {
       provider: provider, kind: ProviderRegistry.standard, domain: { _ in DomainChoice() },
       toTerminal: { _ in }, environment: [:], expires: 3600, send: { _ in })
     runner.run(.listPage(id: 1, bucket: "photos", prefix: "", marker: nil))
-    #expect(await Self.poll(seconds: 300) { provider.entered == 1 })
+    #expect(await Self.poll { provider.entered == 1 })
 
     let stopped = Atomic<Bool>(false)
     let quit = Task {
@@ -89,7 +90,7 @@ struct BrowseQuitTests {
     }
     // The gate opens only when quitting is done or after a generous bound, so a quit that waits
     // for the listing fails here rather than hanging.
-    _ = await Self.poll(seconds: 60) { stopped.load(ordering: .relaxed) }
+    _ = await Self.poll { stopped.load(ordering: .relaxed) }
     provider.open()
     #expect(await quit.value, "quitting waited for the listing's answer")
   }

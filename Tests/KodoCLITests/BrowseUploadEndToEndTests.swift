@@ -88,7 +88,7 @@ struct BrowseUploadEndToEndTests {
           && $0.contains("2 transfers, 0 running")
       }
       try await session.keys("Escape", "q")
-      #expect(try await session.exitStatus(seconds: 60) == 0)
+      #expect(try await session.exitStatus() == 0)
       try await BrowseEndToEndTests.expectSane(session)
     }
   }
@@ -113,7 +113,7 @@ struct BrowseUploadEndToEndTests {
       #expect(try await RemoveTests.keys(environment) == ["a.txt", "b.txt"])
       #expect(try await Write.body("a.txt", environment) == "new a")
       try await session.keys("q")
-      #expect(try await session.exitStatus(seconds: 60) == 0)
+      #expect(try await session.exitStatus() == 0)
     }
   }
 
@@ -140,7 +140,7 @@ struct BrowseUploadEndToEndTests {
       try await session.keys("q")
       // Nothing running: q in the list quits at once.
       try await session.keys("q")
-      #expect(try await session.exitStatus(seconds: 60) == 0)
+      #expect(try await session.exitStatus() == 0)
       #expect(try await RemoveTests.keys(environment) == ["a.txt"])
     }
   }
@@ -168,7 +168,7 @@ struct BrowseUploadEndToEndTests {
         $0.contains("quit and cancel them?")
       }
       try await session.keys("y")
-      #expect(try await session.exitStatus(seconds: 60) == 0)
+      #expect(try await session.exitStatus() == 0)
       try await BrowseEndToEndTests.expectSane(session)
       #expect(try await RemoveTests.keys(environment) == ["a.txt"])
     }
@@ -207,7 +207,7 @@ struct BrowseUploadEndToEndTests {
       #expect(temporaries().isEmpty, "\(temporaries())")
       #expect(session.file("a.txt") == nil)
       try await session.keys("q", "q")
-      #expect(try await session.exitStatus(seconds: 60) == 0)
+      #expect(try await session.exitStatus() == 0)
       #expect(session.file("a.txt") == nil)
     }
   }
@@ -247,7 +247,7 @@ struct BrowseUploadEndToEndTests {
         $0.contains("upload · many · 30/30 objects") && $0.contains("1 transfer, 0 running")
       }
       try await session.keys("Escape", "q")
-      #expect(try await session.exitStatus(seconds: 60) == 0)
+      #expect(try await session.exitStatus() == 0)
     }
   }
 
@@ -272,7 +272,7 @@ struct BrowseUploadEndToEndTests {
         $0.contains("cancelled") && $0.contains("0 running")
       }
       try await session.keys("q", "q")
-      #expect(try await session.exitStatus(seconds: 60) == 0)
+      #expect(try await session.exitStatus() == 0)
       let texts = Dictionary(uniqueKeysWithValues: files.map { ($0.path, $0.text) })
       let landed = try await RemoveTests.keys(environment).filter { $0 != "a.txt" }
       #expect(!landed.isEmpty && landed.count < files.count, "\(landed)")

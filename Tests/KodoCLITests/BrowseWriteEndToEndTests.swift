@@ -27,7 +27,7 @@ struct BrowseWriteEndToEndTests {
     _ session: TmuxSession, _ what: String, _ condition: (String) -> Bool,
     sourceLocation: SourceLocation = #_sourceLocation
   ) async throws {
-    let seen = try await session.waitFor(seconds: 60, condition)
+    let seen = try await session.waitFor(condition)
     #expect(seen.holds, "waiting for \(what):\n\(seen.screen)", sourceLocation: sourceLocation)
   }
 
@@ -49,7 +49,7 @@ struct BrowseWriteEndToEndTests {
       try await expectScreen(session, "the folder") { $0.contains(shown) }
       try await body(session, environment)
       try await session.keys("q")
-      #expect(try await session.exitStatus(seconds: 60) == 0)
+      #expect(try await session.exitStatus() == 0)
     }
   }
 
@@ -207,7 +207,7 @@ struct BrowseWriteEndToEndTests {
         && status($0).hasSuffix(")") && Self.row($0, "top.txt")
     }
     try await session.keys("q")
-    #expect(try await session.exitStatus(seconds: 60) == 0)
+    #expect(try await session.exitStatus() == 0)
   }
 
   /// An object's content, read back with `kodo cat`.

@@ -21,8 +21,8 @@ struct FaultToleranceTests {
       arguments)
     let cleanRun = try CLIRunner("kodo", environment: ["KODO_CONFIG": clean.configFile()]).start(
       arguments)
-    let withFaults = await faultyRun.wait(seconds: 180)
-    let reference = await cleanRun.wait(seconds: 180)
+    let withFaults = await faultyRun.wait()
+    let reference = await cleanRun.wait()
 
     #expect(reference.status == 0, "\(reference)")
     #expect(withFaults.status == 0, "\(withFaults)")
@@ -152,7 +152,7 @@ struct FaultToleranceTests {
     // Once the first page is out, every further list request fails.
     await #expect(running.waitFor { $0.split(separator: "\n").count >= 100 })
     try await emulator.scheduleFault(endpoint: "list", mode: mode, count: 50, status: 503)
-    let result = await running.wait(seconds: 60)
+    let result = await running.wait()
     try await emulator.clearFaults()
 
     expectFailure(result, status: exit, stdoutEmpty: false)

@@ -50,7 +50,7 @@ import Testing
       let killed = await running.wait()
       #expect(killed.status == 128 + SIGKILL, "killed midway, not after the end: \(killed)")
       // The writes let through may still be finishing at the emulator: wait for them.
-      let deadline = ContinuousClock.now + .seconds(300)
+      let deadline = Patience.deadline
       var seen = try await observe()
       while seen.source.count > count - movedAtKill || seen.destination.count < copiedAtKill {
         try #require(

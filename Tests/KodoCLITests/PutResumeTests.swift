@@ -18,7 +18,7 @@ struct PutResumeTests {
   /// with its checkpoint kept.
   static func interrupt(_ bench: PutBench, _ path: String) async throws -> CLIRunner.Result {
     let run = Task { try await bench.run(["put"] + small + [path, "mem/big.bin"]) }
-    let deadline = ContinuousClock.now + .seconds(300)
+    let deadline = Patience.deadline
     while bench.partsSaved() < 2 && ContinuousClock.now < deadline {
       try await Task.sleep(for: .milliseconds(20))
     }
@@ -101,7 +101,7 @@ struct PutResumeTests {
     try await PutBench.with(wire, latencyMilliseconds: 150) { bench in
       let path = try bench.file("big.bin", PutBench.bytes(Self.size, seed: 6))
       let run = Task { try await bench.run(["put"] + Self.small + [path, "mem/big.bin"]) }
-      let deadline = ContinuousClock.now + .seconds(300)
+      let deadline = Patience.deadline
       while bench.partsSaved() < 2 && ContinuousClock.now < deadline {
         try await Task.sleep(for: .milliseconds(20))
       }

@@ -57,7 +57,7 @@ struct ReadmeTests {
     let runner = CLIRunner(
       "kodo", environment: ["PATH": CLIRunner.binDirectory.path + ":/usr/bin:/bin"])
     let script = ReadmeSessions.script(steps, root: Fixtures.repositoryRoot.path)
-    let run = try await runner.runShell(script, seconds: 600)
+    let run = try await runner.runShell(script)
     let results = ReadmeSessions.results(run.stdout, count: steps.count)
     #expect(results.count == steps.count, "\(run)")
     for (step, result) in zip(steps, results) {
@@ -101,7 +101,7 @@ struct ReadmeTests {
     let runner = CLIRunner(
       "kodo", environment: ["PATH": CLIRunner.binDirectory.path + ":/usr/bin:/bin"])
     let script = ReadmeSessions.script(steps, root: Fixtures.repositoryRoot.path)
-    let run = try await runner.runShell(script, seconds: 300)
+    let run = try await runner.runShell(script)
     let results = ReadmeSessions.results(run.stdout, count: steps.count)
     #expect(results.count == steps.count, "\(run)")
     for (step, result) in zip(steps, results) {

@@ -151,7 +151,7 @@ struct RecursiveGetTests {
         return .respond(.text("x", headers: ["X-Reqid": "scripted"]))
       }
       return .deferred {
-        let deadline = ContinuousClock.now + .seconds(300)
+        let deadline = Patience.deadline
         while !FileManager.default.fileExists(atPath: directory + "/sub"),
           ContinuousClock.now < deadline
         {

@@ -157,7 +157,7 @@ struct SignalTests {
     ])
     await #expect(running.waitFor { $0.split(separator: "\n").count >= 200 })
     running.send(SIGINT)
-    let result = await running.wait(seconds: 10)
+    let result = await running.wait()
     #expect(result.status == 130, "\(result.stderr)")
     #expect(result.stderr.contains("--marker "), "\(result.stderr)")
     // Resuming from the marker completes the set exactly.

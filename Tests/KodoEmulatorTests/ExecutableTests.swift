@@ -26,7 +26,7 @@ struct ExecutableTests {
     _ arguments: [String], environment: [String: String] = [:], through last: String = "export "
   ) async throws -> (running: CLIRunner.Running, lines: [String], port: Int) {
     let running = try runner.start(arguments, environment: environment)
-    let started = await running.waitFor(seconds: 60) { output in
+    let started = await running.waitFor { output in
       output.split(separator: "\n").contains { $0.hasPrefix(last) }
     }
     guard started else {
@@ -42,7 +42,7 @@ struct ExecutableTests {
 
   private func stop(_ running: CLIRunner.Running) async -> CLIRunner.Result {
     running.send(SIGTERM)
-    return await running.wait(seconds: 60)
+    return await running.wait()
   }
 
   @Test func printsTheListeningLineFirstThenAnExportLineAndExitsZeroOnSIGTERM() async throws {

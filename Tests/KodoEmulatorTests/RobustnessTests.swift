@@ -11,7 +11,7 @@ import Testing
   {
     try await RawHTTPClient.withConnection(port: emulator.port) { connection in
       try await connection.send(bytes)
-      return try await connection.readResponse(timeout: .seconds(10))
+      return try await connection.readResponse(timeout: Patience.bound)
     }
   }
 
@@ -93,7 +93,7 @@ import Testing
       let outcome = try await RawHTTPClient.withConnection(port: emulator.port) { connection in
         try await connection.send(request)
         let first = try await connection.readResponse()
-        let second = try await connection.readResponse(timeout: .seconds(10))
+        let second = try await connection.readResponse(timeout: Patience.bound)
         return (first.response?.header("Connection"), second.summary)
       }
       #expect(outcome.0 == "close")

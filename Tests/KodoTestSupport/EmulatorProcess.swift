@@ -24,7 +24,7 @@ public final class EmulatorProcess: @unchecked Sendable {
       ["--host", "127.0.0.1", "--port", "0", "--access-key", accessKey, "--secret-key", secretKey]
         + arguments)
     let prefix = "kodo-emulator listening on "
-    guard await running.waitFor(seconds: 60, { $0.contains("\n") && $0.hasPrefix(prefix) }),
+    guard await running.waitFor({ $0.contains("\n") && $0.hasPrefix(prefix) }),
       let first = running.stdoutSoFar.split(separator: "\n").first
     else {
       running.send(SIGKILL)

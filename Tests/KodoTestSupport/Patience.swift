@@ -11,7 +11,7 @@ public enum Patience {
   /// The bound on any wait: 10 minutes.
   public static let bound: Duration = .seconds(600)
   /// The bound in seconds, for the APIs that take a `Double`.
-  public static let seconds: Double = 600
+  public static var seconds: Double { Double(bound.components.seconds) }
 
   /// When a wait that starts now gives up.
   public static var deadline: ContinuousClock.Instant { .now + bound }

@@ -1,4 +1,5 @@
 import Foundation
+import KodoTestSupport
 import Synchronization
 import Testing
 
@@ -167,7 +168,7 @@ final class MemoryMultipart: MultipartUploading {
 func waitUntil(
   _ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-  let deadline = ContinuousClock.now + .seconds(300)
+  let deadline = Patience.deadline
   while !condition() {
     guard ContinuousClock.now < deadline else {
       Issue.record("the condition did not hold within 5 minutes", sourceLocation: sourceLocation)
