@@ -23,7 +23,7 @@ enum InProcess {
   static func run(
     _ arguments: [String], environment: [String: String] = [:], stdin: [UInt8] = [],
     stdout: String? = nil, stdoutFlags: Int32 = O_WRONLY | O_CREAT | O_TRUNC,
-    completionDeadline: Duration = .seconds(600)
+    completionDeadline: Duration = Patience.bound
   ) async throws -> CLIRunner.Result {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "kodo-inprocess-\(UUID())"
